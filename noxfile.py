@@ -1,0 +1,59 @@
+"""Development sessions: `nox` runs the default set (what CI runs); `nox -s NAME` runs one.
+
+Every session gets its own virtual environment (uv), so frameworks that cannot share one never do.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nox
+
+nox.options.default_venv_backend = "uv"
+nox.options.reuse_venv = "no"
+nox.options.error_on_missing_interpreters = True
+nox.options.sessions = ["lint", "typecheck", "tests-core", "examples"]
+
+ROOT = Path(__file__).parent
+LINT_TOOLS = ["ruff>=0.8"]
+TEST_TOOLS = ["pytest>=8", "pytest-asyncio>=0.24"]
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff: lint rules and formatting."""
+    session.install(*LINT_TOOLS)
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+
+
+@nox.session
+def typecheck(session: nox.Session) -> None:
+    """mypy --strict on the core distribution (core, local engine, testing suites)."""
+    session.install("mypy>=1.13", *TEST_TOOLS, "-e", "./core")
+    session.run("mypy", "--strict", "core/src")
+
+
+@nox.session(name="tests-core")
+def tests_core(session: nox.Session) -> None:
+    """The core, the local engine and the end-to-end tests (demo, CLI, README)."""
+    session.install(*TEST_TOOLS, "-e", "./core")
+    session.run("pytest", "tests/core", "tests/local", "tests/e2e", *session.posargs)
+
+
+@nox.session
+def examples(session: nox.Session) -> None:
+    """Run every example offline on the local engine."""
+    session.install("-e", "./core")
+    scripts = sorted((ROOT / "examples").glob("*.py"))
+    if not scripts:
+        session.error("no examples found")
+    for script in scripts:
+        session.run("python", str(script))
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Benchmarks (not part of the default run): they print JSON figures."""
+    session.install("-e", "./core")
+    session.run("python", "benchmarks/local_engine.py", *(session.posargs or ["--quick"]))
