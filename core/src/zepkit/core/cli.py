@@ -1,0 +1,128 @@
+"""The `zepkit` command: a demo of the memory loop, and a look into a local memory database."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import tempfile
+import textwrap
+from collections.abc import Sequence
+
+from zepkit.core.errors import ZepkitError
+from zepkit.core.loop import MemoryLoop
+from zepkit.core.models import SCOPES, Identity
+from zepkit.core.search_tool import format_results
+
+DEMO_USER = Identity(user_id="demo-maya", thread_id="demo-session-1", first_name="Maya")
+
+SESSION_1 = (
+    (
+        "Hi! I'm Maya. I just moved to Lisbon to work at the Oceanarium.",
+        "Welcome to Lisbon, Maya! Congratulations on the new job.",
+    ),
+    (
+        "My dog Biscuit is a border collie and he loves the beach at Cascais.",
+        "Biscuit sounds like great company for beach days.",
+    ),
+    (
+        "I'm allergic to peanuts, so keep that in mind when you suggest food.",
+        "Noted: no peanuts in anything I suggest.",
+    ),
+)
+SESSION_2_QUESTION = "Can you plan a relaxed Saturday for me and my dog, with a snack on the way?"
+
+
+def _rule(title: str) -> str:
+    return f"\n== {title} " + "=" * max(0, 70 - len(title))
+
+
+async def run_demo(db_path: str) -> int:
+    """Two sessions of one user: session 1 tells facts, session 2's first turn recalls them."""
+    async with MemoryLoop.local(db_path) as memory:
+        print(_rule("Session 1: Maya tells the assistant about herself"))
+        for number, (said, answered) in enumerate(SESSION_1, start=1):
+            await memory.begin_turn(DEMO_USER, said, turn_id=f"s1-{number}")
+            await memory.capture_reply(DEMO_USER, answered, turn_id=f"s1-{number}")
+            print(f"  Maya:      {said}\n  Assistant: {answered}")
+
+        facts = await memory.search(
+            "Maya Lisbon Biscuit peanuts", user_id=DEMO_USER.user_id, limit=10
+        )
+        print(_rule("What the memory stored (facts)"))
+        print(textwrap.indent(format_results(facts), "  "))
+
+        session_2 = DEMO_USER.model_copy(update={"thread_id": "demo-session-2"})
+        block = await memory.begin_turn(session_2, SESSION_2_QUESTION, turn_id="s2-1")
+        print(_rule("Session 2, a new thread: Maya asks"))
+        print(f"  Maya: {SESSION_2_QUESTION}")
+        print(_rule("Context block injected into the model's system prompt"))
+        print(block or "(no context)")
+        print(f"\nDatabase: {db_path}")
+        return 0 if block else 1
+
+
+async def run_search(db_path: str, user_id: str, query: str, scope: str, limit: int) -> int:
+    async with MemoryLoop.local(db_path, on_error="raise") as memory:
+        results = await memory.search(query, user_id=user_id, scope=scope, limit=limit)  # type: ignore[arg-type]
+        print(format_results(results))
+        return 0
+
+
+async def run_context(db_path: str, thread_id: str) -> int:
+    async with MemoryLoop.local(db_path, on_error="raise") as memory:
+        print(memory.render(await memory.get_context(thread_id)) or "(no context)")
+        return 0
+
+
+def _existing_db(path: str) -> str:
+    if not os.path.exists(path):
+        raise argparse.ArgumentTypeError(f"no database at {path}")
+    return path
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="zepkit", description="Long-term memory for AI agents: demo and inspection tools."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    demo = commands.add_parser("demo", help="run a scripted two-session conversation")
+    demo.add_argument("--db", help="database file to keep (default: a temporary one)")
+    search = commands.add_parser("search", help="search one user's memory in a database")
+    search.add_argument("--db", required=True, type=_existing_db)
+    search.add_argument("--user", required=True, help="the app's user id")
+    search.add_argument(
+        "--scope",
+        default="edges",
+        choices=[s for s in SCOPES if s in ("edges", "nodes", "episodes", "auto")],
+    )
+    search.add_argument("--limit", type=int, default=10)
+    search.add_argument("query")
+    context = commands.add_parser("context", help="show the context block for a thread")
+    context.add_argument("--db", required=True, type=_existing_db)
+    context.add_argument("--thread", required=True, help="the app's thread id")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "demo":
+            if args.db:
+                return asyncio.run(run_demo(args.db))
+            with tempfile.TemporaryDirectory(prefix="zepkit-demo-") as folder:
+                return asyncio.run(run_demo(os.path.join(folder, "memory.db")))
+        if args.command == "search":
+            return asyncio.run(run_search(args.db, args.user, args.query, args.scope, args.limit))
+        return asyncio.run(run_context(args.db, args.thread))
+    except (ValueError, ZepkitError) as exc:
+        print(f"zepkit: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # a readable line, not a traceback, for a command-line user
+        print(f"zepkit: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,34 @@
+"""Limits every backend observes, with where each comes from.
+
+The core enforces them once, so an app gets the same behaviour on Zep Cloud and on the local engine.
+"""
+
+from typing import Final
+
+MAX_MESSAGES_PER_CALL: Final = 30
+"""Zep: at most 30 messages in one `thread.add_messages` call. Longer lists are sent in batches."""
+
+MAX_MESSAGE_CHARS: Final = 4096
+"""Per-message cap. Zep allows 2,500 (free) to 14,000 (paid) characters; 4,096 sits between them
+and is what Zep's own integrations use. Longer messages are split into several, never cut."""
+
+MAX_DATA_CHARS: Final = 10_000
+"""Zep: at most 10,000 characters per `graph.episode.add`. Longer data is chunked."""
+
+MAX_METADATA_KEYS: Final = 10
+"""Zep: at most 10 metadata keys on a message or an episode."""
+
+MAX_SEARCH_LIMIT: Final = 50
+"""Zep: search `limit` / `page_size` is at most 50."""
+
+MAX_QUERY_CHARS: Final = 400
+"""The query ceiling Zep's integrations state for graph search."""
+
+DEFAULT_SEARCH_LIMIT: Final = 10
+DEFAULT_MMR_LAMBDA: Final = 0.5
+
+MAX_ID_CHARS: Final = 500
+"""Zep v4: an external `user_id` is at most 500 characters; zepkit holds every app id to it."""
+
+DEFAULT_CONTEXT_CHARS: Final = 4000
+"""Default budget for a rendered context block, so memory never crowds out the conversation."""

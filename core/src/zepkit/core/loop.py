@@ -1,0 +1,540 @@
+"""`MemoryLoop`: the one memory loop every adapter drives.
+
+Provisioning is strict (real failures raise typed errors). The data path (writes, context, search)
+is fail-soft: a backend failure is handled by the `on_error` policy and a neutral value comes back.
+Invalid arguments always raise a `ValueError` or `TypeError` naming the field.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from os import PathLike
+from typing import Any, TypeAlias, TypeVar
+
+from zepkit.core.backend import Backend, Capabilities, SearchRequest, UserProfile
+from zepkit.core.failsoft import FailSoft, OnError
+from zepkit.core.limits import (
+    DEFAULT_CONTEXT_CHARS,
+    DEFAULT_SEARCH_LIMIT,
+    MAX_DATA_CHARS,
+    MAX_MESSAGES_PER_CALL,
+)
+from zepkit.core.models import (
+    DATA_TYPES,
+    DataType,
+    Episode,
+    Identity,
+    Message,
+    Reranker,
+    Scope,
+    SearchResults,
+)
+from zepkit.core.rendering import DEFAULT_TEMPLATE, check_template, render_context
+from zepkit.core.search_tool import SearchTool
+from zepkit.core.sync import Portal
+from zepkit.core.turns import LRU, Once
+from zepkit.core.validation import (
+    batches,
+    check_id,
+    check_limit,
+    check_query,
+    check_target,
+    chunk_data,
+    prepare_messages,
+)
+
+logger = logging.getLogger("zepkit.core")
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class ContextInput:
+    """What a custom context builder receives for one turn."""
+
+    loop: MemoryLoop
+    identity: Identity
+    user_message: str
+
+
+ContextBuilder: TypeAlias = Callable[[ContextInput], Awaitable[str | None]]
+
+
+class MemoryLoop:
+    """Identity, provisioning, the per-turn round trip, reply capture, rendering and search."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        *,
+        on_error: OnError = "log",
+        template: str = DEFAULT_TEMPLATE,
+        max_context_chars: int | None = DEFAULT_CONTEXT_CHARS,
+        context_builder: ContextBuilder | None = None,
+        recall_budget: float | None = None,
+        assistant_name: str = "Assistant",
+        cache_size: int = 1024,
+    ) -> None:
+        if not isinstance(backend, Backend):
+            raise TypeError(f"backend must implement zepkit.core.Backend, got {type(backend)!r}")
+        if recall_budget is not None and recall_budget <= 0:
+            raise ValueError(
+                f"recall_budget must be a positive number of seconds, got {recall_budget}"
+            )
+        if max_context_chars is not None and max_context_chars < 1:
+            raise ValueError(f"max_context_chars must be positive, got {max_context_chars}")
+        self.backend = backend
+        self.failsoft = FailSoft(on_error)
+        self.template = check_template(template)
+        self.max_context_chars = max_context_chars
+        self.context_builder = context_builder
+        self.recall_budget = recall_budget
+        self.assistant_name = assistant_name
+        self._provisioned: Once[tuple[str, ...], bool] = Once(cache_size)
+        self._turns: Once[tuple[str, str, str], str] = Once(cache_size)
+        self._replies: LRU[tuple[str, str, str], bool] = LRU(cache_size)
+        self._last_blocks: LRU[tuple[str, str], str] = LRU(cache_size)
+        self._pending: set[asyncio.Task[Any]] = set()
+        self._portal = Portal()
+        self._sync: SyncMemory | None = None
+
+    # -- construction -------------------------------------------------------------------------
+
+    @classmethod
+    def local(cls, path: str | PathLike[str] = ":memory:", **options: Any) -> MemoryLoop:
+        """A loop on the embedded local engine: one SQLite file, or `":memory:"` for tests."""
+        from zepkit.local import LocalBackend
+
+        return cls(LocalBackend(path), **options)
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return self.backend.capabilities
+
+    @property
+    def sync(self) -> SyncMemory:
+        """Blocking twins of every operation, safe inside or outside a running event loop."""
+        if self._sync is None:
+            self._sync = SyncMemory(self)
+        return self._sync
+
+    async def aclose(self) -> None:
+        """Wait briefly for late recalls, then close the backend and the sync facade's loop."""
+        if self._pending:
+            await asyncio.wait(set(self._pending), timeout=5)
+        await self.backend.aclose()
+        self._portal.close()
+
+    async def __aenter__(self) -> MemoryLoop:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    # -- provisioning (strict) ----------------------------------------------------------------
+
+    async def ensure_user(
+        self,
+        user_id: str,
+        *,
+        first_name: str | None = None,
+        last_name: str | None = None,
+        email: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> bool:
+        """Create the user unless it exists; True when this call created it."""
+        check_id(user_id, "user_id")
+        profile = UserProfile(user_id, first_name, last_name, email, metadata)
+        return await self.backend.ensure_user(profile)
+
+    async def ensure_thread(self, thread_id: str, *, user_id: str) -> bool:
+        """Create the thread for the user unless it exists; True when this call created it."""
+        check_id(thread_id, "thread_id")
+        check_id(user_id, "user_id")
+        return await self.backend.ensure_thread(thread_id, user_id)
+
+    async def ensure_graph(self, graph_id: str) -> bool:
+        """Create a shared graph unless it exists; True when this call created it."""
+        check_id(graph_id, "graph_id")
+        return await self.backend.ensure_graph(graph_id)
+
+    async def provision(self, identity: Identity) -> None:
+        """Ensure the identity's user and thread exist, once per process (cached)."""
+
+        async def work() -> bool:
+            await self.ensure_user(
+                identity.user_id,
+                first_name=identity.first_name,
+                last_name=identity.last_name,
+                email=identity.email,
+            )
+            return await self.ensure_thread(identity.thread_id, user_id=identity.user_id)
+
+        await self._provisioned.run((identity.user_id, identity.thread_id), work)
+
+    # -- data path (fail-soft) ----------------------------------------------------------------
+
+    async def add_messages(
+        self, thread_id: str, messages: Sequence[Message], *, return_context: bool = False
+    ) -> str | None:
+        """Persist messages (split to size, sent in batches of 30); with `return_context`, the
+        thread's context comes back from the same call. Backend failures are fail-soft."""
+        check_id(thread_id, "thread_id")
+        prepared = prepare_messages(messages)
+        try:
+            return await self._add_prepared(thread_id, prepared, return_context)
+        except Exception as exc:
+            self.failsoft.handle("add_messages", exc, thread_id=thread_id, messages=len(prepared))
+            return None
+
+    async def _add_prepared(
+        self, thread_id: str, prepared: Sequence[Message], return_context: bool
+    ) -> str | None:
+        if not prepared:
+            return await self.backend.get_context(thread_id) if return_context else None
+        chunks = list(batches(prepared, MAX_MESSAGES_PER_CALL))
+        context = None
+        for index, chunk in enumerate(chunks):
+            last = index == len(chunks) - 1
+            context = await self.backend.add_messages(
+                thread_id, chunk, return_context=return_context and last
+            )
+        return context
+
+    async def get_context(self, thread_id: str) -> str | None:
+        """The thread's context (unrendered) without writing anything; None when there is none."""
+        check_id(thread_id, "thread_id")
+        try:
+            return await self.backend.get_context(thread_id)
+        except Exception as exc:
+            self.failsoft.handle("get_context", exc, thread_id=thread_id)
+            return None
+
+    async def get_messages(self, thread_id: str, *, limit: int | None = None) -> list[Message]:
+        """The thread's stored messages, oldest first (the last `limit` when given)."""
+        check_id(thread_id, "thread_id")
+        if limit is not None and (
+            isinstance(limit, bool) or not isinstance(limit, int) or limit < 1
+        ):
+            raise ValueError(f"limit must be a positive integer, got {limit!r}")
+        try:
+            return await self.backend.get_messages(thread_id, limit=limit)
+        except Exception as exc:
+            self.failsoft.handle("get_messages", exc, thread_id=thread_id)
+            return []
+
+    async def search(
+        self,
+        query: str,
+        *,
+        user_id: str | None = None,
+        graph_id: str | None = None,
+        scope: Scope = "edges",
+        reranker: Reranker | None = "rrf",
+        limit: int = DEFAULT_SEARCH_LIMIT,
+        mmr_lambda: float | None = None,
+        center_node_uuid: str | None = None,
+    ) -> SearchResults:
+        """Search a user's graph or a shared graph (exactly one); empty results on failure."""
+        check_query(query)
+        check_target(user_id, graph_id)
+        check_limit(limit)
+        if not self.capabilities.supports(scope):
+            raise ValueError(
+                f"scope {scope!r} is not supported; supported: {list(self.capabilities.scopes)}"
+            )
+        if (
+            scope != "auto"
+            and reranker is not None
+            and not self.capabilities.supports(scope, reranker)
+        ):
+            valid = sorted(self.capabilities.rerankers[scope])
+            raise ValueError(
+                f"reranker {reranker!r} is not valid for scope {scope!r}; valid: {valid}"
+            )
+        if mmr_lambda is not None and not 0 <= mmr_lambda <= 1:
+            raise ValueError(f"mmr_lambda must be between 0 and 1, got {mmr_lambda}")
+        request = SearchRequest(
+            query=query,
+            user_id=user_id,
+            graph_id=graph_id,
+            scope=scope,
+            reranker=None if scope == "auto" else reranker,
+            limit=limit,
+            mmr_lambda=mmr_lambda,
+            center_node_uuid=center_node_uuid,
+        )
+        try:
+            return await self.run_search(request)
+        except Exception as exc:
+            self.failsoft.handle("search", exc, user_id=user_id, graph_id=graph_id, scope=scope)
+            return SearchResults(scope=scope)
+
+    async def run_search(self, request: SearchRequest) -> SearchResults:
+        """Send a validated request to the backend as is (strict: failures raise)."""
+        if request.graph_id is not None:
+            await self._ensure_graph_once(request.graph_id)
+        return await self.backend.search(request)
+
+    async def add_data(
+        self,
+        data: str,
+        *,
+        type: DataType = "text",
+        user_id: str | None = None,
+        graph_id: str | None = None,
+        created_at: datetime | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> list[Episode]:
+        """Add text, JSON or a message line to a user's graph or a shared graph. Data over the
+        per-item limit is chunked, never cut. Returns the stored episodes ([] on failure)."""
+        check_target(user_id, graph_id)
+        if type not in DATA_TYPES:
+            raise ValueError(f"type must be one of {list(DATA_TYPES)}, got {type!r}")
+        if not isinstance(data, str):
+            raise TypeError(f"data must be a string, got {data.__class__.__name__}")
+        if not data.strip():
+            raise ValueError("data must be a non-empty string")
+        if type == "json":
+            try:
+                json.loads(data)
+            except ValueError as exc:
+                raise ValueError(f"data is not valid JSON: {exc}") from None
+        chunks = chunk_data(data, type, MAX_DATA_CHARS)
+        if len(chunks) > 1:
+            logger.info("data of %d characters stored as %d chunks", len(data), len(chunks))
+        stored: list[Episode] = []
+        try:
+            if graph_id is not None:
+                await self._ensure_graph_once(graph_id)
+            for chunk in chunks:
+                stored.append(
+                    await self.backend.add_data(
+                        chunk,
+                        type=type,
+                        user_id=user_id,
+                        graph_id=graph_id,
+                        created_at=created_at,
+                        metadata=metadata,
+                    )
+                )
+        except Exception as exc:
+            self.failsoft.handle(
+                "add_data", exc, user_id=user_id, graph_id=graph_id, chars=len(data)
+            )
+        return stored
+
+    async def delete_thread(self, thread_id: str) -> None:
+        """Delete one thread and its messages (strict: an unknown thread raises)."""
+        check_id(thread_id, "thread_id")
+        await self.backend.delete_thread(thread_id)
+
+    async def _ensure_graph_once(self, graph_id: str) -> None:
+        await self._provisioned.run(("graph", graph_id), lambda: self.ensure_graph(graph_id))
+
+    # -- the turn (what adapters call) ---------------------------------------------------------
+
+    def render(self, context: str | None) -> str:
+        """Wrap raw context in this loop's template and budget; `""` when there is none."""
+        return render_context(context, template=self.template, max_chars=self.max_context_chars)
+
+    async def begin_turn(
+        self, identity: Identity, user_message: str, *, turn_id: str | None = None
+    ) -> str:
+        """Persist the user's message and return the rendered block for the model ("" if none).
+
+        With a `turn_id` (the framework's invocation or run id), repeated calls in one turn persist
+        once and return the same block. Never raises unless `on_error` says so.
+        """
+        try:
+            if turn_id is None:
+                return await self._turn(identity, user_message)
+            key = (identity.user_id, identity.thread_id, turn_id)
+            return await self._turns.run(key, lambda: self._turn(identity, user_message))
+        except Exception as exc:
+            self.failsoft.handle(
+                "begin_turn",
+                exc,
+                user_id=identity.user_id,
+                thread_id=identity.thread_id,
+                chars=len(user_message) if isinstance(user_message, str) else None,
+            )
+            return ""
+
+    async def _turn(self, identity: Identity, user_message: str) -> str:
+        await self.provision(identity)
+        if self.context_builder is not None:
+            return await self._built_turn(identity, user_message)
+        message = Message("user", user_message, name=identity.display_name)
+        recall = self._persist_and_recall(identity, message)
+        if self.recall_budget is None:
+            return await recall
+        return await self._within_budget(identity, recall)
+
+    async def _persist_and_recall(self, identity: Identity, message: Message) -> str:
+        prepared = prepare_messages([message])
+        context = await self._add_prepared(identity.thread_id, prepared, True)
+        block = self.render(context)
+        self._last_blocks.set((identity.user_id, identity.thread_id), block)
+        return block
+
+    async def _within_budget(self, identity: Identity, recall: Awaitable[str]) -> str:
+        """Wait at most `recall_budget`; past it, use the thread's last good block and let the
+        late result land in that slot for the next turn."""
+        task = asyncio.ensure_future(recall)
+        done, _ = await asyncio.wait({task}, timeout=self.recall_budget)
+        if task in done:
+            return task.result()
+        self._pending.add(task)
+        task.add_done_callback(self._late_recall_done(identity))
+        logger.info(
+            "recall over its %.0f ms budget for user_id=%r thread_id=%r; using the last block",
+            (self.recall_budget or 0) * 1000,
+            identity.user_id,
+            identity.thread_id,
+        )
+        return self._last_blocks.get((identity.user_id, identity.thread_id)) or ""
+
+    def _late_recall_done(self, identity: Identity) -> Callable[[asyncio.Task[Any]], None]:
+        def done(task: asyncio.Task[Any]) -> None:
+            self._pending.discard(task)
+            if task.cancelled():
+                return
+            exc = task.exception()
+            if exc is not None:
+                try:
+                    self.failsoft.handle(
+                        "late recall",
+                        exc,
+                        user_id=identity.user_id,
+                        thread_id=identity.thread_id,
+                    )
+                except Exception:
+                    logger.exception("late recall failure for thread_id=%r", identity.thread_id)
+
+        return done
+
+    async def _built_turn(self, identity: Identity, user_message: str) -> str:
+        """Custom context: persistence and the builder run concurrently, each fail-soft alone."""
+        assert self.context_builder is not None
+        message = Message("user", user_message, name=identity.display_name)
+        persist = self._add_prepared(identity.thread_id, prepare_messages([message]), False)
+        built = self.context_builder(ContextInput(self, identity, user_message))
+        stored, context = await asyncio.gather(persist, built, return_exceptions=True)
+        if isinstance(stored, BaseException):
+            self.failsoft.handle(
+                "add_messages", stored, user_id=identity.user_id, thread_id=identity.thread_id
+            )
+        if isinstance(context, BaseException):
+            self.failsoft.handle(
+                "context_builder", context, user_id=identity.user_id, thread_id=identity.thread_id
+            )
+            return ""
+        return self.render(context)
+
+    async def capture_reply(
+        self,
+        identity: Identity,
+        text: str | None,
+        *,
+        turn_id: str | None = None,
+        is_tool_call: bool = False,
+        partial: bool = False,
+        name: str | None = None,
+    ) -> bool:
+        """Persist the assistant's final reply, once per turn. Tool calls, partial (streaming)
+        chunks and empty text are skipped. True when the reply was stored. Never raises unless
+        `on_error` says so."""
+        if is_tool_call or partial or not isinstance(text, str) or not text.strip():
+            return False
+        key = (identity.user_id, identity.thread_id, turn_id) if turn_id is not None else None
+        if key is not None:
+            _, first = self._replies.setdefault(key, True)
+            if not first:
+                return False
+        try:
+            await self.provision(identity)
+            message = Message("assistant", text, name=name or self.assistant_name)
+            await self._add_prepared(identity.thread_id, prepare_messages([message]), False)
+            return True
+        except Exception as exc:
+            if key is not None:
+                self._replies.pop(key)
+            self.failsoft.handle(
+                "capture_reply",
+                exc,
+                user_id=identity.user_id,
+                thread_id=identity.thread_id,
+                chars=len(text),
+            )
+            return False
+
+    def search_tool(self, *, graph_id: str | None = None, **pinned: Any) -> SearchTool:
+        """The model-callable search tool over this loop (see `SearchTool`)."""
+        return SearchTool(self, graph_id=graph_id, **pinned)
+
+
+class SyncMemory:
+    """Blocking twins of `MemoryLoop`'s operations (for CrewAI, scripts, notebooks)."""
+
+    def __init__(self, loop: MemoryLoop) -> None:
+        self._loop = loop
+
+    def run(self, coro: Awaitable[T]) -> T:
+        """Run any zepkit coroutine to completion from blocking code."""
+        return self._loop._portal.run(_as_coroutine(coro))
+
+    def ensure_user(self, user_id: str, **profile: Any) -> bool:
+        return self.run(self._loop.ensure_user(user_id, **profile))
+
+    def ensure_thread(self, thread_id: str, *, user_id: str) -> bool:
+        return self.run(self._loop.ensure_thread(thread_id, user_id=user_id))
+
+    def ensure_graph(self, graph_id: str) -> bool:
+        return self.run(self._loop.ensure_graph(graph_id))
+
+    def provision(self, identity: Identity) -> None:
+        self.run(self._loop.provision(identity))
+
+    def add_messages(
+        self, thread_id: str, messages: Sequence[Message], *, return_context: bool = False
+    ) -> str | None:
+        return self.run(self._loop.add_messages(thread_id, messages, return_context=return_context))
+
+    def get_context(self, thread_id: str) -> str | None:
+        return self.run(self._loop.get_context(thread_id))
+
+    def get_messages(self, thread_id: str, *, limit: int | None = None) -> list[Message]:
+        return self.run(self._loop.get_messages(thread_id, limit=limit))
+
+    def search(self, query: str, **options: Any) -> SearchResults:
+        return self.run(self._loop.search(query, **options))
+
+    def add_data(self, data: str, **options: Any) -> list[Episode]:
+        return self.run(self._loop.add_data(data, **options))
+
+    def delete_thread(self, thread_id: str) -> None:
+        self.run(self._loop.delete_thread(thread_id))
+
+    def begin_turn(
+        self, identity: Identity, user_message: str, *, turn_id: str | None = None
+    ) -> str:
+        return self.run(self._loop.begin_turn(identity, user_message, turn_id=turn_id))
+
+    def capture_reply(self, identity: Identity, text: str | None, **options: Any) -> bool:
+        return self.run(self._loop.capture_reply(identity, text, **options))
+
+    def close(self) -> None:
+        """Close the loop (backend included) from blocking code."""
+        loop = self._loop
+        self.run(loop.backend.aclose())
+        loop._portal.close()
+
+
+async def _as_coroutine(awaitable: Awaitable[T]) -> T:
+    return await awaitable

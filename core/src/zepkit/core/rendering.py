@@ -1,0 +1,151 @@
+"""Turning stored memory into the prompt block: the one template, escaping and the size budget.
+
+Rendering uses `str.replace`, never `str.format`, so braces and percent signs in memory are inert.
+Stored text can never open or close the block: any tag the template uses is escaped in the content.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+from zepkit.core.errors import ConfigurationError
+from zepkit.core.limits import DEFAULT_CONTEXT_CHARS
+from zepkit.core.models import Entity, Fact
+
+logger = logging.getLogger("zepkit.core")
+
+PLACEHOLDER = "{context}"
+
+DEFAULT_TEMPLATE = (
+    "The following context comes from the agent's long-term memory: relevant facts, entities and "
+    "prior knowledge about the user. Use it to inform your responses. Where it disagrees with the "
+    "current conversation, the current conversation is right.\n\n"
+    "<ZEP_CONTEXT>\n{context}\n</ZEP_CONTEXT>"
+)
+
+_TAG = re.compile(r"<\s*/?\s*([A-Za-z_][\w.:-]*)\s*/?\s*>")
+_ENTRY = re.compile(r"^\s*- ")
+
+
+def template_tags(template: str) -> frozenset[str]:
+    """The tag names a template uses, e.g. `{"ZEP_CONTEXT"}` for the default one."""
+    return frozenset(match.group(1).upper() for match in _TAG.finditer(template))
+
+
+def check_template(template: str) -> str:
+    """Raise `ConfigurationError` unless the template has exactly one `{context}` placeholder."""
+    count = template.count(PLACEHOLDER)
+    if count != 1:
+        raise ConfigurationError(
+            f"context template must contain {PLACEHOLDER!r} exactly once (found {count})"
+        )
+    return template
+
+
+def escape_tags(text: str, tags: Iterable[str]) -> str:
+    """Neutralise every opening or closing form of `tags` in `text` (case-insensitive)."""
+    names = {tag.upper() for tag in tags}
+    if not names:
+        return text
+
+    def neutral(match: re.Match[str]) -> str:
+        if match.group(1).upper() not in names:
+            return match.group(0)
+        return match.group(0).replace("<", "&lt;").replace(">", "&gt;")
+
+    return _TAG.sub(neutral, text)
+
+
+def render_context(
+    context: str | None,
+    *,
+    template: str = DEFAULT_TEMPLATE,
+    max_chars: int | None = DEFAULT_CONTEXT_CHARS,
+) -> str:
+    """Wrap backend context in the template; `""` when there is nothing to say.
+
+    With `max_chars`, the rendered block is kept within that many characters by dropping whole
+    entries (`- ...` lines) from the end, never by cutting one in half.
+    """
+    if context is None or not context.strip():
+        return ""
+    check_template(template)
+    body = escape_tags(context.strip("\n"), template_tags(template))
+    rendered = template.replace(PLACEHOLDER, body)
+    if max_chars is None or len(rendered) <= max_chars:
+        return rendered
+    room = max_chars - (len(template) - len(PLACEHOLDER))
+    kept, dropped = _fit_entries(body.split("\n"), room)
+    if not kept:
+        logger.warning(
+            "context dropped: %d characters do not fit the %d-character budget",
+            len(rendered),
+            max_chars,
+        )
+        return ""
+    logger.info("context cut to the %d-character budget: %d entries dropped", max_chars, dropped)
+    return template.replace(PLACEHOLDER, "\n".join(kept))
+
+
+def _fit_entries(lines: Sequence[str], room: int) -> tuple[list[str], int]:
+    """Keep structure lines and as many entries, in order, as fit in `room` characters."""
+    entries = [i for i, line in enumerate(lines) if _ENTRY.match(line)]
+    structure = [i for i, line in enumerate(lines) if not _ENTRY.match(line)]
+    if not entries:  # free text: keep whole lines from the top
+        entries, structure = list(range(len(lines))), []
+    used = sum(len(lines[i]) + 1 for i in structure)
+    keep = set(structure)
+    dropped = 0
+    for i in entries:
+        cost = len(lines[i]) + 1
+        if used + cost <= room + 1:
+            keep.add(i)
+            used += cost
+        else:
+            dropped += 1
+    if len(keep) == len(structure):
+        return [], dropped
+    return [lines[i] for i in sorted(keep)], dropped
+
+
+def _date(value: datetime | None) -> str:
+    return value.strftime("%Y-%m-%d %H:%M:%S") if value else "unknown"
+
+
+def compose_context(facts: Sequence[Fact], entities: Sequence[Entity]) -> str | None:
+    """The FACTS / ENTITIES layout Zep's context blocks use, for backends that build their own."""
+    if not facts and not entities:
+        return None
+    parts: list[str] = []
+    if facts:
+        lines = [
+            f"  - {_one_line(f.fact)} (Date range: {_date(f.valid_at)} - "
+            f"{_date(f.invalid_at) if f.invalid_at else 'present'})"
+            for f in facts
+        ]
+        parts.append(
+            "# Relevant facts, each with the span of time it held\n"
+            "# format: FACT (Date range: from - to)\n<FACTS>\n" + "\n".join(lines) + "\n</FACTS>"
+        )
+    if entities:
+        lines = [
+            f"  - {_one_line(e.name)}: {_one_line(e.summary)}" if e.summary else f"  - {e.name}"
+            for e in entities
+        ]
+        parts.append(
+            "# Relevant entities\n# ENTITY_NAME: entity summary\n<ENTITIES>\n"
+            + "\n".join(lines)
+            + "\n</ENTITIES>"
+        )
+    return "\n\n".join(parts)
+
+
+_LAYOUT_TAGS = frozenset({"FACTS", "ENTITIES", "EPISODES", "ZEP_CONTEXT"})
+
+
+def _one_line(text: str) -> str:
+    """One stored item as one entry line: whitespace collapsed, layout tags neutralised."""
+    return escape_tags(" ".join(text.split()), _LAYOUT_TAGS)
