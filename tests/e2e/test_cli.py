@@ -1,0 +1,65 @@
+"""The `zepkit` command as a user runs it: demo, search and context."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+
+def zepkit(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "zepkit.core.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def _block(output: str) -> str:
+    start = output.index("<ZEP_CONTEXT>")
+    return output[start : output.index("</ZEP_CONTEXT>", start)]
+
+
+def test_demo_shows_a_session_one_fact_in_session_twos_context(tmp_path: Path) -> None:
+    db = tmp_path / "demo.db"
+    result = zepkit("demo", "--db", str(db))
+    assert result.returncode == 0, result.stderr
+    block = _block(result.stdout)
+    assert "Biscuit" in block  # told in session 1, recalled in session 2's first turn
+    assert "What the memory stored" in result.stdout
+    assert db.exists()
+
+
+def test_demo_without_db_uses_a_temporary_file() -> None:
+    result = zepkit("demo")
+    assert result.returncode == 0, result.stderr
+    assert "<ZEP_CONTEXT>" in result.stdout
+
+
+def test_search_and_context_look_into_a_database(tmp_path: Path) -> None:
+    db = tmp_path / "demo.db"
+    assert zepkit("demo", "--db", str(db)).returncode == 0
+    found = zepkit("search", "--db", str(db), "--user", "demo-maya", "peanuts")
+    assert found.returncode == 0, found.stderr
+    assert "peanuts" in found.stdout and found.stdout.startswith("- ")
+    nodes = zepkit("search", "--db", str(db), "--user", "demo-maya", "--scope", "nodes", "Biscuit")
+    assert "Biscuit" in nodes.stdout
+    context = zepkit("context", "--db", str(db), "--thread", "demo-session-2")
+    assert context.returncode == 0, context.stderr
+    assert "<ZEP_CONTEXT>" in context.stdout
+
+
+def test_cli_errors_are_one_readable_line(tmp_path: Path) -> None:
+    missing = zepkit("search", "--db", str(tmp_path / "nope.db"), "--user", "u", "q")
+    assert missing.returncode == 2 and "no database" in missing.stderr
+    db = tmp_path / "demo.db"
+    zepkit("demo", "--db", str(db))
+    unknown = zepkit("context", "--db", str(db), "--thread", "no-such-thread")
+    assert unknown.returncode == 2
+    assert "Traceback" not in unknown.stderr and "no-such-thread" in unknown.stderr

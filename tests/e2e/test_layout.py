@@ -1,0 +1,60 @@
+"""The framework key names everything: folder, distribution, import, extra, nox session, tests."""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _adapter_keys() -> set[str]:
+    folder = ROOT / "adapters"
+    return (
+        {p.name for p in folder.iterdir() if (p / "pyproject.toml").exists()}
+        if folder.exists()
+        else set()
+    )
+
+
+def _nox_sessions() -> set[str]:
+    tree = ast.parse((ROOT / "noxfile.py").read_text())
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef):
+            for decorator in node.decorator_list:
+                name = node.name
+                if isinstance(decorator, ast.Call):
+                    for keyword in decorator.keywords:
+                        if keyword.arg == "name" and isinstance(keyword.value, ast.Constant):
+                            name = str(keyword.value.value)
+                names.add(name)
+    return names
+
+
+def test_every_adapter_is_named_by_its_key_everywhere() -> None:
+    root = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    extras = root["project"].get("optional-dependencies", {})
+    keys = _adapter_keys()
+    sessions = _nox_sessions()
+    members = set(root["tool"]["uv"]["workspace"]["members"])
+    assert set(extras) == keys, "one root extra per adapter folder, and no other"
+    for key in keys:
+        distribution = f"zepkit-{key}"
+        project = tomllib.loads((ROOT / "adapters" / key / "pyproject.toml").read_text())["project"]
+        assert project["name"] == distribution
+        assert any(dep.startswith(distribution) for dep in extras[key])
+        assert (ROOT / "adapters" / key / "src" / "zepkit" / key.replace("-", "_")).is_dir()
+        assert f"tests-{key}" in sessions
+        assert (ROOT / "tests" / "adapters" / key).is_dir()
+        assert f"adapters/{key}" in members
+
+
+def test_the_namespace_stays_a_namespace() -> None:
+    assert not list(ROOT.glob("*/src/zepkit/__init__.py"))
+    assert not list(ROOT.glob("adapters/*/src/zepkit/__init__.py"))
+
+
+def test_core_sessions_exist() -> None:
+    assert {"lint", "typecheck", "tests-core", "examples"} <= _nox_sessions()
