@@ -1,0 +1,148 @@
+"""`LocalBackend`: the embedded engine behind the async `Backend` protocol.
+
+All SQLite work runs on one dedicated worker thread with one connection, so the backend can be
+awaited from any event loop (the sync facade uses its own) and concurrent calls run one at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+import sqlite3
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
+from types import TracebackType
+from typing import Any, TypeVar
+
+from zepkit.core.backend import Capabilities, SearchRequest, UserProfile
+from zepkit.core.errors import BackendError, BackendUnavailableError
+from zepkit.core.models import DataType, Episode, Message, SearchResults
+from zepkit.local.connection import check_fts5, open_connection
+from zepkit.local.engine import CAPABILITIES, Engine
+from zepkit.local.extraction import Extractor, RuleExtractor
+from zepkit.local.schema import migrate
+
+T = TypeVar("T")
+
+
+class LocalBackend:
+    """zepkit's embedded memory: one SQLite file (or ":memory:") searched with FTS5, no server."""
+
+    def __init__(
+        self, path: str | os.PathLike[str] = ":memory:", *, extractor: Extractor | None = None
+    ) -> None:
+        # A missing file is created; `extractor` defaults to the rule-based one.
+        check_fts5()
+        try:
+            conn = open_connection(path)
+        except sqlite3.Error as exc:
+            raise BackendError(f"cannot open the local database {str(path)!r}: {exc}") from exc
+        try:
+            migrate(conn)
+        except sqlite3.Error as exc:
+            conn.close()
+            raise BackendError(f"cannot prepare the local database {str(path)!r}: {exc}") from exc
+        except BaseException:
+            conn.close()
+            raise
+        self._engine = Engine(conn, extractor or RuleExtractor())
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="zepkit-local")
+        self._closed = False
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """edges, nodes and episodes with rrf or mmr; auto without a reranker."""
+        return CAPABILITIES
+
+    async def ensure_user(self, user: UserProfile) -> bool:
+        """See `Backend.ensure_user`; an existing user gets the profile fields that are set."""
+        return await self._run(self._engine.ensure_user, user)
+
+    async def ensure_thread(self, thread_id: str, user_id: str) -> bool:
+        """See `Backend.ensure_thread`."""
+        return await self._run(self._engine.ensure_thread, thread_id, user_id)
+
+    async def ensure_graph(self, graph_id: str) -> bool:
+        """See `Backend.ensure_graph`."""
+        return await self._run(self._engine.ensure_graph, graph_id)
+
+    async def add_messages(
+        self, thread_id: str, messages: Sequence[Message], *, return_context: bool = False
+    ) -> str | None:
+        """See `Backend.add_messages`; committed when it returns, context read after the write."""
+        return await self._run(self._engine.add_messages, thread_id, messages, return_context)
+
+    async def get_context(self, thread_id: str) -> str | None:
+        """See `Backend.get_context`."""
+        return await self._run(self._engine.get_context, thread_id)
+
+    async def get_messages(self, thread_id: str, *, limit: int | None = None) -> list[Message]:
+        """See `Backend.get_messages`."""
+        return await self._run(self._engine.get_messages, thread_id, limit)
+
+    async def search(self, request: SearchRequest) -> SearchResults:
+        """See `Backend.search`."""
+        return await self._run(self._engine.search, request)
+
+    async def add_data(
+        self,
+        data: str,
+        *,
+        type: DataType,
+        user_id: str | None = None,
+        graph_id: str | None = None,
+        created_at: datetime | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Episode:
+        """See `Backend.add_data`; an unknown `graph_id` creates that shared graph."""
+        call = functools.partial(
+            self._engine.add_data,
+            data,
+            type=type,
+            user_id=user_id,
+            graph_id=graph_id,
+            created_at=created_at,
+            metadata=metadata,
+        )
+        return await self._run(call)
+
+    async def delete_thread(self, thread_id: str) -> None:
+        """See `Backend.delete_thread`; the memory derived from its messages goes too."""
+        await self._run(self._engine.delete_thread, thread_id)
+
+    async def aclose(self) -> None:
+        """Finish queued calls, close the connection and stop the worker. Safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            await asyncio.get_running_loop().run_in_executor(self._worker, self._engine.close)
+        finally:
+            self._worker.shutdown(wait=False)
+
+    async def __aenter__(self) -> LocalBackend:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def _run(self, call: Callable[..., T], *args: Any) -> T:
+        """Run one engine call on the worker thread, translating SQLite errors."""
+        if self._closed:
+            raise BackendError("the local backend is closed")
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._worker, call, *args)
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise BackendUnavailableError(f"SQLite database is busy: {exc}") from exc
+            raise BackendError(f"SQLite error: {exc}") from exc
+        except sqlite3.Error as exc:
+            raise BackendError(f"SQLite error: {exc}") from exc

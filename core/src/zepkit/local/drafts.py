@@ -1,0 +1,87 @@
+"""Drafting what a message or data item will store: its episode columns and its statements.
+
+Drafting runs the extractor, so it is done before the write lock is taken.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from zepkit.core.models import DataType, Message
+from zepkit.local.codec import encode_metadata, encode_time, now
+from zepkit.local.extraction import Extractor
+from zepkit.local.text import split_turns
+
+
+@dataclass(frozen=True)
+class DraftStatement:
+    """A statement ready to write; `by_user` links it to the graph's user entity."""
+
+    text: str
+    speaker: str | None
+    entities: tuple[str, ...]
+    by_user: bool
+
+
+@dataclass(frozen=True)
+class Draft:
+    """An episode ready to write: its column values and its statements."""
+
+    source: DataType
+    role: str | None
+    name: str | None
+    content: str
+    created_at: str
+    metadata: str | None
+    statements: tuple[DraftStatement, ...]
+
+
+def draft_message(extractor: Extractor, message: Message) -> Draft:
+    """A thread message as an episode; its speaker is its name, else its role."""
+    speaker = message.name or message.role
+    found = extractor.extract(message.content, speaker=speaker, source="message")
+    by_user = message.role == "user"
+    return Draft(
+        source="message",
+        role=message.role,
+        name=message.name,
+        content=message.content,
+        created_at=encode_time(message.created_at or now()),
+        metadata=encode_metadata(message.metadata),
+        statements=tuple(DraftStatement(s.text, speaker, s.entities, by_user) for s in found),
+    )
+
+
+def draft_data(
+    extractor: Extractor,
+    data: str,
+    *,
+    type: DataType,
+    created_at: str,
+    metadata: dict[str, Any] | None,
+) -> Draft:
+    """A data item as an episode; "message" data reads "Name: content" lines as turns."""
+    if type == "json":
+        try:
+            json.loads(data)
+        except ValueError as exc:
+            raise ValueError(f"data is not valid JSON: {exc}") from exc
+    turns = split_turns(data) if type == "message" else [(None, data)]
+    statements: list[DraftStatement] = []
+    for speaker, said in turns:
+        for found in extractor.extract(said, speaker=speaker, source=type):
+            # A named speaker of a transcript is someone the statement is about.
+            names = (speaker, *found.entities) if speaker else found.entities
+            statements.append(DraftStatement(found.text, speaker, names, by_user=False))
+    speakers = {speaker for speaker, _ in turns if speaker}
+    return Draft(
+        source=type,
+        role=None,
+        name=speakers.pop() if len(speakers) == 1 else None,
+        content=data,
+        created_at=created_at,
+        metadata=encode_metadata(metadata),
+        statements=tuple(statements),
+    )

@@ -1,0 +1,191 @@
+"""The local engine's operations, synchronous: each call is one unit of work on one connection.
+
+`LocalBackend` runs these on its worker thread; nothing here knows about event loops.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from zepkit.core.backend import Capabilities, SearchRequest, UserProfile
+from zepkit.core.errors import UnsupportedError
+from zepkit.core.models import DATA_TYPES, DataType, Episode, Message, SearchResults
+from zepkit.local import deletion, provision
+from zepkit.local.codec import decode_metadata, decode_time, encode_time, now
+from zepkit.local.connection import read_transaction, write_transaction
+from zepkit.local.drafts import draft_data, draft_message
+from zepkit.local.extraction import Extractor
+from zepkit.local.ingest import write_episodes, write_messages
+from zepkit.local.retrieval import statements_of_messages
+from zepkit.local.search import context_block, search_scope
+from zepkit.local.text import MAX_QUERY_TERMS, query_terms
+
+_RERANKERS = frozenset({"rrf", "mmr"})
+CAPABILITIES = Capabilities(
+    rerankers={
+        "edges": _RERANKERS,
+        "nodes": _RERANKERS,
+        "episodes": _RERANKERS,
+        "auto": frozenset(),
+    }
+)
+
+CONTEXT_MESSAGES = 4
+"""Like Zep, a thread's context is searched with its last four messages."""
+
+
+class Engine:
+    """Every backend operation as a plain method over one SQLite connection."""
+
+    def __init__(self, conn: sqlite3.Connection, extractor: Extractor) -> None:
+        self._conn = conn
+        self._extractor = extractor
+
+    def close(self) -> None:
+        """Close the connection (a WAL checkpoint runs when the last connection closes)."""
+        self._conn.close()
+
+    def ensure_user(self, user: UserProfile) -> bool:
+        """See `Backend.ensure_user`."""
+        with write_transaction(self._conn) as conn:
+            return provision.ensure_user(conn, user)
+
+    def ensure_thread(self, thread_id: str, user_id: str) -> bool:
+        """See `Backend.ensure_thread`."""
+        with write_transaction(self._conn) as conn:
+            return provision.ensure_thread(conn, thread_id, user_id)
+
+    def ensure_graph(self, graph_id: str) -> bool:
+        """See `Backend.ensure_graph`."""
+        with write_transaction(self._conn) as conn:
+            return provision.ensure_graph(conn, "shared", graph_id)[1]
+
+    def add_messages(
+        self, thread_id: str, messages: Sequence[Message], return_context: bool
+    ) -> str | None:
+        """Store the messages in one transaction; then, if asked, the context after the write."""
+        drafts = [draft_message(self._extractor, message) for message in messages]
+        with write_transaction(self._conn) as conn:
+            thread = provision.find_thread(conn, thread_id)
+            write_messages(
+                conn,
+                thread=thread.id,
+                graph=thread.graph,
+                user_name=thread.user_name,
+                drafts=drafts,
+            )
+        return self.get_context(thread_id) if return_context else None
+
+    def get_context(self, thread_id: str) -> str | None:
+        """Search the user's graph with the thread's last messages, minus what they said."""
+        with read_transaction(self._conn) as conn:
+            thread = provision.find_thread(conn, thread_id)
+            recent = conn.execute(
+                "SELECT id, content FROM messages WHERE thread = ? ORDER BY id DESC LIMIT ?",
+                (thread.id, CONTEXT_MESSAGES),
+            ).fetchall()
+            terms = _recent_terms([content for _, content in recent])
+            if not terms:
+                return None
+            exclude = statements_of_messages(conn, [message for message, _ in recent])
+            return context_block(conn, thread.graph, terms, exclude=exclude)
+
+    def get_messages(self, thread_id: str, limit: int | None) -> list[Message]:
+        """The thread's messages oldest first; the latest `limit` when given."""
+        with read_transaction(self._conn) as conn:
+            thread = provision.find_thread(conn, thread_id)
+            rows = conn.execute(
+                "SELECT role, content, name, created_at, metadata FROM messages "
+                "WHERE thread = ? ORDER BY id DESC LIMIT ?",
+                (thread.id, -1 if limit is None else max(limit, 0)),
+            ).fetchall()
+        return [
+            Message(role, content, name, decode_time(created_at), decode_metadata(metadata))
+            for role, content, name, created_at, metadata in reversed(rows)
+        ]
+
+    def search(self, request: SearchRequest) -> SearchResults:
+        """See `Backend.search`: an unknown user raises, an unknown shared graph finds nothing."""
+        if (request.user_id is None) == (request.graph_id is None):
+            raise ValueError("search needs exactly one of user_id and graph_id")
+        if not CAPABILITIES.supports(request.scope, request.reranker):
+            raise UnsupportedError(_unsupported(request.scope, request.reranker))
+        terms = query_terms(request.query)
+        with read_transaction(self._conn) as conn:
+            if request.user_id is not None:
+                graph: int | None = provision.user_graph(conn, request.user_id)
+            else:
+                graph = provision.find_graph(conn, "shared", str(request.graph_id))
+            if graph is None or not terms or request.limit < 1:
+                return SearchResults(scope=request.scope)
+            return search_scope(
+                conn,
+                graph,
+                terms,
+                scope=request.scope,
+                reranker=request.reranker,
+                limit=request.limit,
+                mmr_lambda=request.mmr_lambda,
+            )
+
+    def add_data(
+        self,
+        data: str,
+        *,
+        type: DataType,
+        user_id: str | None,
+        graph_id: str | None,
+        created_at: datetime | None,
+        metadata: dict[str, Any] | None,
+    ) -> Episode:
+        """Store one data item as an episode of a user's graph or a (possibly new) shared graph."""
+        if (user_id is None) == (graph_id is None):
+            raise ValueError("add_data needs exactly one of user_id and graph_id")
+        if type not in DATA_TYPES:
+            raise ValueError(f"data type must be one of {', '.join(DATA_TYPES)}, not {type!r}")
+        moment = created_at or now()
+        draft = draft_data(
+            self._extractor, data, type=type, created_at=encode_time(moment), metadata=metadata
+        )
+        with write_transaction(self._conn) as conn:
+            if user_id is not None:
+                graph = provision.user_graph(conn, user_id)
+            else:
+                graph, _ = provision.ensure_graph(conn, "shared", str(graph_id))
+            [(_, uuid)] = write_episodes(conn, graph=graph, drafts=[draft])
+        return Episode(
+            uuid=uuid,
+            content=data,
+            source=type,
+            name=draft.name,
+            created_at=moment,
+            metadata=metadata,
+        )
+
+    def delete_thread(self, thread_id: str) -> None:
+        """Delete the thread, its messages and everything derived from them."""
+        with write_transaction(self._conn) as conn:
+            deletion.delete_thread(conn, provision.find_thread(conn, thread_id))
+
+
+def _recent_terms(contents: Sequence[str]) -> list[str]:
+    """Query terms from messages given newest first, so the latest words win the term cap."""
+    terms: dict[str, None] = {}
+    for content in contents:
+        for term in query_terms(content):
+            terms.setdefault(term, None)
+    return list(terms)[:MAX_QUERY_TERMS]
+
+
+def _unsupported(scope: str, reranker: str | None) -> str:
+    supported = "; ".join(
+        f"{name} with {', '.join(sorted(rerankers)) + ' or none' if rerankers else 'no reranker'}"
+        for name, rerankers in CAPABILITIES.rerankers.items()
+    )
+    return (
+        f"the local backend does not support scope {scope!r} with reranker {reranker!r}; "
+        f"supported: {supported}"
+    )

@@ -1,0 +1,130 @@
+"""Writing drafts: messages, episodes, statements, entities and mentions in batched inserts.
+
+Writes run inside the caller's IMMEDIATE transaction, which makes `max(id) + 1` a safe way to
+number new rows, so each batch goes in with one `executemany` per table.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import uuid
+from collections.abc import Iterable, Sequence
+
+from zepkit.local.codec import encode_time, now
+from zepkit.local.drafts import Draft
+from zepkit.local.ids import next_id
+from zepkit.local.stats import count_terms
+from zepkit.local.text import normalise_name
+
+_CHUNK = 500  # bound parameters per IN list, well under every SQLite build's limit
+
+
+def write_messages(
+    conn: sqlite3.Connection, *, thread: int, graph: int, user_name: str, drafts: Sequence[Draft]
+) -> list[int]:
+    """Insert a thread's messages in order with their episodes; the new message ids."""
+    first = _next_message_id(conn)
+    ids = list(range(first, first + len(drafts)))
+    conn.executemany(
+        "INSERT INTO messages (id, thread, role, name, content, created_at, metadata) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [
+            (i, thread, d.role, d.name, d.content, d.created_at, d.metadata)
+            for i, d in zip(ids, drafts, strict=True)
+        ],
+    )
+    write_episodes(
+        conn, graph=graph, thread=thread, messages=ids, user_name=user_name, drafts=drafts
+    )
+    return ids
+
+
+def write_episodes(
+    conn: sqlite3.Connection,
+    *,
+    graph: int,
+    drafts: Sequence[Draft],
+    thread: int | None = None,
+    messages: Sequence[int | None] | None = None,
+    user_name: str | None = None,
+) -> list[tuple[int, str]]:
+    """Insert episodes with their statements, entities and mentions; (row id, uuid) of each."""
+    first = next_id(conn, "episodes", graph, len(drafts))
+    episodes = [(first + n, str(uuid.uuid4())) for n in range(len(drafts))]
+    links = messages if messages is not None else [None] * len(drafts)
+    conn.executemany(
+        "INSERT INTO episodes (id, uuid, graph, thread, message, source, role, name, content, "
+        "created_at, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (i, u, graph, thread, m, d.source, d.role, d.name, d.content, d.created_at, d.metadata)
+            for (i, u), m, d in zip(episodes, links, drafts, strict=True)
+        ],
+    )
+    stamp = encode_time(now())
+    count = sum(len(draft.statements) for draft in drafts)
+    statement_id = next_id(conn, "statements", graph, count)
+    rows: list[tuple[int, str, int, int, str, str | None, str, str]] = []
+    named: list[tuple[int, tuple[str, ...]]] = []
+    for (episode, _), draft in zip(episodes, drafts, strict=True):
+        for s in draft.statements:
+            row = (statement_id, str(uuid.uuid4()), graph, episode, s.text, s.speaker)
+            rows.append((*row, draft.created_at, stamp))
+            names = (user_name, *s.entities) if s.by_user and user_name else s.entities
+            named.append((statement_id, names))
+            statement_id += 1
+    conn.executemany(
+        "INSERT INTO statements (id, uuid, graph, episode, text, speaker, valid_at, created_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        rows,
+    )
+    _write_mentions(conn, graph, named, stamp)
+    count_terms(conn, graph, [row[4] for row in rows], sign=1)
+    return episodes
+
+
+def _write_mentions(
+    conn: sqlite3.Connection, graph: int, named: Iterable[tuple[int, tuple[str, ...]]], stamp: str
+) -> None:
+    """Link statements to their entities, creating the entities this graph has not seen."""
+    spelled: dict[str, str] = {}
+    wanted: list[tuple[int, str]] = []
+    for statement, names in named:
+        for name in names:
+            key = normalise_name(name)
+            if key:
+                spelled.setdefault(key, " ".join(name.split()))
+                wanted.append((statement, key))
+    if not wanted:
+        return
+    ids = _entity_ids(conn, graph, list(spelled))
+    missing = [key for key in spelled if key not in ids]
+    first = next_id(conn, "entities", graph, len(missing))
+    for n, key in enumerate(missing):
+        ids[key] = first + n
+    conn.executemany(
+        "INSERT INTO entities (id, uuid, graph, name, norm, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        [(ids[key], str(uuid.uuid4()), graph, spelled[key], key, stamp) for key in missing],
+    )
+    conn.executemany(
+        "INSERT OR IGNORE INTO mentions (entity, statement) VALUES (?, ?)",
+        [(ids[key], statement) for statement, key in wanted],
+    )
+
+
+def _entity_ids(conn: sqlite3.Connection, graph: int, keys: Sequence[str]) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for start in range(0, len(keys), _CHUNK):
+        chunk = keys[start : start + _CHUNK]
+        marks = ", ".join("?" * len(chunk))
+        found.update(
+            conn.execute(
+                f"SELECT norm, id FROM entities WHERE graph = ? AND norm IN ({marks})",
+                (graph, *chunk),
+            ).fetchall()
+        )
+    return found
+
+
+def _next_message_id(conn: sqlite3.Connection) -> int:
+    row = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM messages").fetchone()
+    return int(row[0])

@@ -1,0 +1,190 @@
+"""FTS5 queries confined to one graph's row ids: statements, episodes and entity names by BM25.
+
+Each query ranks inside a subquery (`ORDER BY rank LIMIT pool`), then joins only the winners.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+
+from zepkit.core.models import DataType
+from zepkit.local.codec import timestamp
+
+SUMMARY_STATEMENTS = 3
+SUMMARY_CHARS = 300
+_CHUNK = 500  # bound parameters per IN list
+
+
+def match_expression(terms: Sequence[str]) -> str:
+    """An FTS5 MATCH for any of `terms`; each term is quoted, so user text is never syntax."""
+    return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
+
+
+@dataclass(frozen=True)
+class StatementHit:
+    """A statement row that matched, with its BM25 relevance (higher is better)."""
+
+    id: int
+    uuid: str
+    text: str
+    speaker: str | None
+    valid_at: str
+    created_at: str
+    score: float
+
+    @property
+    def recency(self) -> float:
+        """When the statement became true, in epoch seconds."""
+        return timestamp(self.valid_at)
+
+
+@dataclass(frozen=True)
+class EpisodeHit:
+    """An episode row that matched, with its BM25 relevance and app thread id."""
+
+    id: int
+    uuid: str
+    content: str
+    source: DataType
+    role: str | None
+    name: str | None
+    thread_id: str | None
+    created_at: str
+    metadata: str | None
+    score: float
+
+    @property
+    def recency(self) -> float:
+        """When the episode happened, in epoch seconds."""
+        return timestamp(self.created_at)
+
+
+@dataclass(frozen=True)
+class EntityRow:
+    """An entity row; `score` is its BM25 relevance when it came from a name match."""
+
+    id: int
+    uuid: str
+    name: str
+    created_at: str
+    score: float = 0.0
+
+
+def _ranked(table: str) -> str:
+    """The subquery that ranks `table`'s FTS rows in an id range: (id, rank), best first."""
+    return (
+        f"(SELECT rowid AS id, rank FROM {table}_fts WHERE {table}_fts MATCH ? "
+        "AND rowid BETWEEN ? AND ? ORDER BY rank LIMIT ?)"
+    )
+
+
+def search_statements(
+    conn: sqlite3.Connection, terms: Sequence[str], ids: tuple[int, int], pool: int
+) -> list[StatementHit]:
+    """The `pool` best statements with ids in `ids` for `terms`, best first."""
+    rows = conn.execute(
+        "SELECT s.id, s.uuid, s.text, s.speaker, s.valid_at, s.created_at, -hit.rank "
+        f"FROM {_ranked('statements')} AS hit JOIN statements AS s ON s.id = hit.id "
+        "ORDER BY hit.rank",
+        (match_expression(terms), *ids, pool),
+    ).fetchall()
+    return [StatementHit(*row) for row in rows]
+
+
+def search_episodes(
+    conn: sqlite3.Connection, terms: Sequence[str], ids: tuple[int, int], pool: int
+) -> list[EpisodeHit]:
+    """The `pool` best episodes with ids in `ids` for `terms`, best first."""
+    rows = conn.execute(
+        "SELECT e.id, e.uuid, e.content, e.source, e.role, e.name, t.thread_id, e.created_at, "
+        f"e.metadata, -hit.rank FROM {_ranked('episodes')} AS hit "
+        "JOIN episodes AS e ON e.id = hit.id LEFT JOIN threads AS t ON t.id = e.thread "
+        "ORDER BY hit.rank",
+        (match_expression(terms), *ids, pool),
+    ).fetchall()
+    return [EpisodeHit(*row) for row in rows]
+
+
+def search_entities(
+    conn: sqlite3.Connection, terms: Sequence[str], ids: tuple[int, int], pool: int
+) -> list[EntityRow]:
+    """The `pool` entities with ids in `ids` whose names best match `terms`, best first."""
+    rows = conn.execute(
+        f"SELECT n.id, n.uuid, n.name, n.created_at, -hit.rank FROM {_ranked('entities')} AS hit "
+        "JOIN entities AS n ON n.id = hit.id ORDER BY hit.rank",
+        (match_expression(terms), *ids, pool),
+    ).fetchall()
+    return [EntityRow(*row) for row in rows]
+
+
+def mentioned_entities(
+    conn: sqlite3.Connection, statements: Sequence[int]
+) -> list[tuple[int, int]]:
+    """(statement, entity) pairs for the given statements."""
+    pairs: list[tuple[int, int]] = []
+    for chunk in _chunks(statements):
+        pairs.extend(
+            conn.execute(
+                f"SELECT statement, entity FROM mentions WHERE statement IN ({_marks(chunk)})",
+                chunk,
+            ).fetchall()
+        )
+    return pairs
+
+
+def load_entities(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, EntityRow]:
+    """Entity rows by id."""
+    found: dict[int, EntityRow] = {}
+    for chunk in _chunks(ids):
+        for row in conn.execute(
+            f"SELECT id, uuid, name, created_at FROM entities WHERE id IN ({_marks(chunk)})",
+            chunk,
+        ):
+            found[row[0]] = EntityRow(*row)
+    return found
+
+
+def entity_summary(
+    conn: sqlite3.Connection, entity: int, *, exclude: Collection[int] = frozenset()
+) -> str:
+    """The entity's latest few statements, oldest first, within `SUMMARY_CHARS`."""
+    rows = conn.execute(
+        "SELECT m.statement, s.text FROM mentions AS m JOIN statements AS s ON s.id = m.statement "
+        "WHERE m.entity = ? ORDER BY m.statement DESC LIMIT ?",
+        (entity, SUMMARY_STATEMENTS + len(exclude)),
+    ).fetchall()
+    texts = [text for statement, text in rows if statement not in exclude][:SUMMARY_STATEMENTS]
+    return _clip(" ".join(" ".join(text.split()) for text in reversed(texts)), SUMMARY_CHARS)
+
+
+def statements_of_messages(conn: sqlite3.Connection, messages: Sequence[int]) -> set[int]:
+    """The ids of the statements extracted from the given messages."""
+    found: set[int] = set()
+    for chunk in _chunks(messages):
+        found.update(
+            row[0]
+            for row in conn.execute(
+                "SELECT s.id FROM episodes AS e JOIN statements AS s ON s.episode = e.id "
+                f"WHERE e.message IN ({_marks(chunk)})",
+                chunk,
+            )
+        )
+    return found
+
+
+def _clip(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip() + "…"
+
+
+def _chunks(values: Sequence[int]) -> Iterable[Sequence[int]]:
+    return (values[i : i + _CHUNK] for i in range(0, len(values), _CHUNK))
+
+
+def _marks(values: Sequence[int]) -> str:
+    return ", ".join("?" * len(values))

@@ -1,0 +1,157 @@
+"""The local engine's tables and their migrations, versioned with `PRAGMA user_version`."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+from zepkit.core.errors import ConfigurationError
+from zepkit.local.connection import TOKENIZER, write_transaction
+
+_TABLES = (
+    # A graph is a user's own (kind 'user', key = app user id) or shared (kind 'shared', key = app
+    # graph id): the kind keeps the two id spaces apart. Episodes, statements and entities take
+    # row ids from their graph's own range (`zepkit.local.ids`).
+    """CREATE TABLE graphs (
+        id INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL CHECK (kind IN ('user', 'shared')),
+        key TEXT NOT NULL,
+        statements INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL,
+        UNIQUE (kind, key)
+    )""",
+    """CREATE TABLE users (
+        id INTEGER PRIMARY KEY,
+        user_id TEXT NOT NULL UNIQUE,
+        graph INTEGER NOT NULL UNIQUE REFERENCES graphs (id),
+        first_name TEXT,
+        last_name TEXT,
+        email TEXT,
+        metadata TEXT,
+        created_at TEXT NOT NULL
+    )""",
+    """CREATE TABLE threads (
+        id INTEGER PRIMARY KEY,
+        thread_id TEXT NOT NULL UNIQUE,
+        user INTEGER NOT NULL REFERENCES users (id),
+        created_at TEXT NOT NULL
+    )""",
+    "CREATE INDEX threads_user ON threads (user)",
+    # Row id order is message order: ids only grow while a thread exists.
+    """CREATE TABLE messages (
+        id INTEGER PRIMARY KEY,
+        thread INTEGER NOT NULL REFERENCES threads (id),
+        role TEXT NOT NULL,
+        name TEXT,
+        content TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        metadata TEXT
+    )""",
+    "CREATE INDEX messages_thread ON messages (thread)",
+    """CREATE TABLE episodes (
+        id INTEGER PRIMARY KEY,
+        uuid TEXT NOT NULL,
+        graph INTEGER NOT NULL REFERENCES graphs (id),
+        thread INTEGER REFERENCES threads (id),
+        message INTEGER UNIQUE REFERENCES messages (id),
+        source TEXT NOT NULL,
+        role TEXT,
+        name TEXT,
+        content TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        metadata TEXT
+    )""",
+    "CREATE INDEX episodes_thread ON episodes (thread)",
+    """CREATE TABLE statements (
+        id INTEGER PRIMARY KEY,
+        uuid TEXT NOT NULL,
+        graph INTEGER NOT NULL REFERENCES graphs (id),
+        episode INTEGER NOT NULL REFERENCES episodes (id),
+        text TEXT NOT NULL,
+        speaker TEXT,
+        valid_at TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    )""",
+    "CREATE INDEX statements_episode ON statements (episode)",
+    """CREATE TABLE entities (
+        id INTEGER PRIMARY KEY,
+        uuid TEXT NOT NULL,
+        graph INTEGER NOT NULL REFERENCES graphs (id),
+        name TEXT NOT NULL,
+        norm TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        UNIQUE (graph, norm)
+    )""",
+    """CREATE TABLE mentions (
+        entity INTEGER NOT NULL REFERENCES entities (id),
+        statement INTEGER NOT NULL REFERENCES statements (id),
+        PRIMARY KEY (entity, statement)
+    ) WITHOUT ROWID""",
+    "CREATE INDEX mentions_statement ON mentions (statement)",
+    # Per graph, how many statements hold each word (by `text.stem`): plans which query terms
+    # are rare enough to rank by, see `zepkit.local.plan`.
+    """CREATE TABLE terms (
+        graph INTEGER NOT NULL REFERENCES graphs (id),
+        term TEXT NOT NULL,
+        df INTEGER NOT NULL,
+        PRIMARY KEY (graph, term)
+    ) WITHOUT ROWID""",
+)
+
+
+def _fts(table: str, column: str) -> tuple[str, ...]:
+    """An FTS5 index over `table.column` reading its text from the table, kept by triggers."""
+    # Graph isolation comes from row id ranges, not from the index: see `zepkit.local.ids`.
+    fts = f"{table}_fts"
+    return (
+        f"CREATE VIRTUAL TABLE {fts} USING fts5({column}, content='{table}', "
+        f"content_rowid='id', tokenize='{TOKENIZER}')",
+        f"""CREATE TRIGGER {table}_fts_insert AFTER INSERT ON {table} BEGIN
+            INSERT INTO {fts} (rowid, {column}) VALUES (new.id, new.{column});
+        END""",
+        f"""CREATE TRIGGER {table}_fts_delete AFTER DELETE ON {table} BEGIN
+            INSERT INTO {fts} ({fts}, rowid, {column}) VALUES ('delete', old.id, old.{column});
+        END""",
+    )
+
+
+_V1 = (
+    *_TABLES,
+    *_fts("episodes", "content"),
+    *_fts("statements", "text"),
+    *_fts("entities", "name"),
+)
+
+MIGRATIONS: Sequence[Sequence[str]] = (_V1,)
+"""Step i takes the schema from version i to i + 1; append steps, never edit a shipped one."""
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    """The version recorded in the database file (0 for a new file)."""
+    row = conn.execute("PRAGMA user_version").fetchone()
+    return int(row[0])
+
+
+def migrate(conn: sqlite3.Connection) -> None:
+    """Bring the file to `SCHEMA_VERSION`; refuse a file written by a newer zepkit."""
+    # The version is read again inside an IMMEDIATE transaction: when two processes open the
+    # same new file at once, one creates the schema and the other then finds it done.
+    if _checked(schema_version(conn)) == SCHEMA_VERSION:
+        return
+    with write_transaction(conn):
+        version = _checked(schema_version(conn))
+        for step in MIGRATIONS[version:]:
+            for statement in step:
+                conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _checked(version: int) -> int:
+    if version > SCHEMA_VERSION:
+        raise ConfigurationError(
+            f"this database has schema version {version}, newer than the {SCHEMA_VERSION} this "
+            "zepkit understands; upgrade zepkit to open it"
+        )
+    return version

@@ -1,0 +1,201 @@
+"""Answering searches per scope and building context blocks from one graph's memory."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Collection, Sequence
+
+from zepkit.core.limits import DEFAULT_MMR_LAMBDA
+from zepkit.core.models import Entity, Episode, Fact, Reranker, Scope, SearchResults
+from zepkit.core.rendering import compose_context
+from zepkit.local.codec import decode_metadata, decode_time
+from zepkit.local.ids import graph_range
+from zepkit.local.plan import QueryPlan, plan_query
+from zepkit.local.rerank import RRF_K, Candidate, by_relevance, fuse, mmr, rrf
+from zepkit.local.retrieval import (
+    EntityRow,
+    EpisodeHit,
+    StatementHit,
+    entity_summary,
+    load_entities,
+    mentioned_entities,
+    search_entities,
+    search_episodes,
+    search_statements,
+)
+
+CONTEXT_FACTS = 10
+CONTEXT_ENTITIES = 5
+
+
+def pool_size(limit: int) -> int:
+    """How many BM25 candidates to fetch before reranking down to `limit`."""
+    return max(limit * 3, 50)
+
+
+def search_scope(
+    conn: sqlite3.Connection,
+    graph: int,
+    terms: Sequence[str],
+    *,
+    scope: Scope,
+    reranker: Reranker | None,
+    limit: int,
+    mmr_lambda: float | None,
+) -> SearchResults:
+    """One search of one graph; the caller has checked the scope and reranker are supported."""
+    lam = DEFAULT_MMR_LAMBDA if mmr_lambda is None else mmr_lambda
+    search = GraphSearch(conn, graph, terms)
+    if scope == "edges":
+        return SearchResults(scope=scope, edges=search.facts(reranker, limit, lam))
+    if scope == "nodes":
+        return SearchResults(scope=scope, nodes=search.entities(reranker, limit, lam))
+    if scope == "episodes":
+        return SearchResults(scope=scope, episodes=search.episodes(reranker, limit, lam))
+    found = search.facts("rrf", limit, lam)
+    named = search.entities("rrf", min(limit, CONTEXT_ENTITIES), lam)
+    return SearchResults(scope=scope, context=compose_context(found, named))
+
+
+class GraphSearch:
+    """One query against one graph, planned once and answered per scope."""
+
+    def __init__(self, conn: sqlite3.Connection, graph: int, terms: Sequence[str]) -> None:
+        self._conn = conn
+        self._graph = graph
+        self._terms = terms
+        self._statements: dict[int, list[StatementHit]] = {}
+        self.plan: QueryPlan = plan_query(conn, graph, terms)
+
+    def statements(self, pool: int) -> list[StatementHit]:
+        """The best `pool` statements by BM25, planned terms only (scope auto asks twice)."""
+        if pool not in self._statements:
+            ids = self.plan.id_range(self._conn, "statements", self._graph)
+            self._statements[pool] = search_statements(self._conn, self.plan.ranked, ids, pool)
+        return self._statements[pool]
+
+    def candidates(self, hits: Sequence[StatementHit]) -> list[Candidate]:
+        """Statement hits as rerank candidates, with the left-out terms scored back in."""
+        return [
+            Candidate(hit.id, hit.score + self.plan.boost(hit.text), hit.recency, hit.text)
+            for hit in hits
+        ]
+
+    def facts(self, reranker: Reranker | None, limit: int, lam: float) -> list[Fact]:
+        """The best statements as facts."""
+        hits = self.statements(pool_size(limit))
+        by_id = {hit.id: hit for hit in hits}
+        ranked = _rerank(self.candidates(hits), reranker, limit, lam)
+        return [_fact(by_id[key], score) for key, score in ranked[:limit]]
+
+    def episodes(self, reranker: Reranker | None, limit: int, lam: float) -> list[Episode]:
+        """The best episodes."""
+        ids = self.plan.id_range(self._conn, "episodes", self._graph)
+        hits = search_episodes(self._conn, self.plan.ranked, ids, pool_size(limit))
+        by_id = {hit.id: hit for hit in hits}
+        candidates = [
+            Candidate(h.id, h.score + self.plan.boost(h.content), h.recency, h.content)
+            for h in hits
+        ]
+        ranked = _rerank(candidates, reranker, limit, lam)
+        return [_episode(by_id[key], score) for key, score in ranked[:limit]]
+
+    def entities(self, reranker: Reranker | None, limit: int, lam: float) -> list[Entity]:
+        """Entities ranked by fusing a match on their names with mentions in the best statements."""
+        pool = pool_size(limit)
+        named = search_entities(self._conn, self._terms, graph_range(self._graph), pool)
+        hits = self.statements(pool)
+        mentioned = mention_ranking(self._conn, [key for key, _ in rrf(self.candidates(hits))])
+        fused = fuse([([row.id for row in named], 1.0), (mentioned, 1.0)])[:pool]
+        rows = load_entities(self._conn, [key for key, _ in fused])
+        summaries: dict[int, str] = {}
+
+        def summary(entity: int) -> str:
+            """The entity's summary, read once."""
+            if entity not in summaries:
+                summaries[entity] = entity_summary(self._conn, entity)
+            return summaries[entity]
+
+        if reranker == "mmr":
+            candidates = [
+                Candidate(key, score, text=f"{rows[key].name} {summary(key)}")
+                for key, score in fused
+            ]
+            fused = mmr(candidates, lam=lam, limit=limit)
+        return [_entity(rows[key], summary(key), score) for key, score in fused[:limit]]
+
+
+def context_block(
+    conn: sqlite3.Connection, graph: int, terms: Sequence[str], *, exclude: Collection[int]
+) -> str | None:
+    """The FACTS / ENTITIES block for `terms`, leaving out the statements in `exclude`."""
+    search = GraphSearch(conn, graph, terms)
+    hits = [
+        hit
+        for hit in search.statements(pool_size(CONTEXT_FACTS) + len(exclude))
+        if hit.id not in exclude
+    ]
+    if not hits:
+        return None
+    by_id = {hit.id: hit for hit in hits}
+    ranked = rrf(search.candidates(hits))
+    found = [_fact(by_id[key], score) for key, score in ranked[:CONTEXT_FACTS]]
+    order = mention_ranking(conn, [key for key, _ in ranked])[:CONTEXT_ENTITIES]
+    rows = load_entities(conn, order)
+    named = [_entity(rows[key], entity_summary(conn, key, exclude=exclude), None) for key in order]
+    return compose_context(found, named)
+
+
+def mention_ranking(conn: sqlite3.Connection, statements: Sequence[int]) -> list[int]:
+    """Entities mentioned by ranked statements, each credited 1 / (k + rank) per mention."""
+    rank = {statement: position for position, statement in enumerate(statements, start=1)}
+    credit: dict[int, float] = {}
+    for statement, entity in mentioned_entities(conn, statements):
+        credit[entity] = credit.get(entity, 0.0) + 1.0 / (RRF_K + rank[statement])
+    # Equal credit: the older entity (smaller id) first, so results are stable.
+    return sorted(credit, key=lambda entity: (-credit[entity], entity))
+
+
+def _rerank(
+    candidates: Sequence[Candidate], reranker: Reranker | None, limit: int, lam: float
+) -> list[tuple[int, float]]:
+    if reranker == "rrf":
+        return rrf(candidates)
+    if reranker == "mmr":
+        return mmr(candidates, lam=lam, limit=limit)
+    return by_relevance(candidates)
+
+
+def _fact(hit: StatementHit, score: float) -> Fact:
+    return Fact(
+        uuid=hit.uuid,
+        fact=hit.text,
+        source_node_name=hit.speaker,
+        valid_at=decode_time(hit.valid_at),
+        created_at=decode_time(hit.created_at),
+        score=score,
+    )
+
+
+def _episode(hit: EpisodeHit, score: float) -> Episode:
+    return Episode(
+        uuid=hit.uuid,
+        content=hit.content,
+        source=hit.source,
+        role=hit.role,
+        name=hit.name,
+        thread_id=hit.thread_id,
+        created_at=decode_time(hit.created_at),
+        metadata=decode_metadata(hit.metadata),
+        score=score,
+    )
+
+
+def _entity(row: EntityRow, summary: str, score: float | None) -> Entity:
+    return Entity(
+        uuid=row.uuid,
+        name=row.name,
+        summary=summary,
+        created_at=decode_time(row.created_at),
+        score=score,
+    )

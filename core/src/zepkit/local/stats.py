@@ -1,0 +1,42 @@
+"""Per-graph term statistics: how many statements hold each word, for the query planner."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter
+from collections.abc import Collection, Sequence
+
+from zepkit.local.text import stems
+
+
+def count_terms(conn: sqlite3.Connection, graph: int, texts: Sequence[str], *, sign: int) -> None:
+    """Add (sign 1) or remove (sign -1) statements from the graph's term and statement counts."""
+    if not texts:
+        return
+    counts: Counter[str] = Counter()
+    for text in texts:
+        counts.update(stems(text))
+    conn.executemany(
+        "INSERT INTO terms (graph, term, df) VALUES (?, ?, ?) "
+        "ON CONFLICT (graph, term) DO UPDATE SET df = df + excluded.df",
+        [(graph, term, sign * df) for term, df in counts.items()],
+    )
+    if sign < 0:
+        conn.execute("DELETE FROM terms WHERE graph = ? AND df <= 0", (graph,))
+    conn.execute(
+        "UPDATE graphs SET statements = statements + ? WHERE id = ?", (sign * len(texts), graph)
+    )
+
+
+def document_frequencies(
+    conn: sqlite3.Connection, graph: int, keys: Collection[str]
+) -> tuple[dict[str, int], int]:
+    """How many of the graph's statements hold each stem in `keys`, and how many it has."""
+    marks = ", ".join("?" * len(keys))
+    df: dict[str, int] = dict(
+        conn.execute(
+            f"SELECT term, df FROM terms WHERE graph = ? AND term IN ({marks})", (graph, *keys)
+        ).fetchall()
+    )
+    row = conn.execute("SELECT statements FROM graphs WHERE id = ?", (graph,)).fetchone()
+    return df, int(row[0]) if row else 0

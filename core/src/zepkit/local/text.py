@@ -1,0 +1,219 @@
+"""Plain-text helpers for the local engine: query terms, sentences and proper-noun spans.
+
+Everything here is pure and deterministic, so extraction and retrieval tokenise the same way.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+
+def _wordset(text: str) -> frozenset[str]:
+    """The whitespace-separated words of `text`: word lists stay readable in source."""
+    return frozenset(text.split())
+
+
+STOP_WORDS: frozenset[str] = _wordset(
+    """
+    a about above across after again against ah all almost along already also although always am
+    among an and another any anyone anything are aren around as at be because been before being
+    below beside besides between both but by can cannot could couldn did didn do does doesn doing
+    don done down during each either else even ever every few for from further get gets getting
+    got gotten had hadn has hasn have haven having he her here hers herself him himself his how
+    however i if in into is isn it its itself just let ll me might mine more most much must mustn
+    my myself neither no nor not now of off oh ok okay on once one only onto or other others our
+    ours ourselves out over own quite rather re really same shall she should shouldn since so some
+    something still such than that the their theirs them themselves then there these they thing
+    things this those though through thus to too toward towards um under until up upon us ve very
+    via was wasn we were weren what whatever when where whether which while who whom whose why will
+    with within without won would wouldn yeah yes yet you your yours yourself yourselves
+    """
+)
+"""English function words dropped from queries: they match nearly everything and rank nothing."""
+
+_COMMON_STARTERS: frozenset[str] = _wordset(
+    """
+    absolutely actually add afterwards agreed anyway apparently ask awesome basically book bought
+    bring buy call came can certainly check cheers congrats cool could definitely describe did do
+    does earlier email eventually exactly explain feel feeling finally find fine finished first
+    following found give glad go going good goodbye grab great guess happy has have hello help hey
+    hi hmm honestly hope how imagine indeed is just keep know last later let lets like likewise
+    listen look looking love made make maybe meanwhile meet met most moved my need never next nice
+    note nothing of often okay oops order perfect perhaps pick please plus probably recently
+    remember remind right saw schedule see send should show sometimes soon sorry sounds start
+    started still sure take tell text thank thanks that think thinking today tomorrow tonight took
+    true try trying unfortunately usually visit visited want was welcome well went were what when
+    where which who why will wish wonderful would wow yep yesterday
+    """
+)
+"""Words that often open a sentence with a capital letter without naming anything."""
+
+_CALENDAR: frozenset[str] = _wordset(
+    """
+    january february march april may june july august september october november december
+    monday tuesday wednesday thursday friday saturday sunday
+    """
+)
+"""Month and weekday names: capitalised, but dates rather than entities."""
+
+_CONNECTORS: frozenset[str] = frozenset({"of", "de", "da", "del", "der", "van", "von", "la", "le"})
+"""Lower-case words allowed inside a name when capitalised words surround them ("Bank of Spain")."""
+
+_ABBREVIATIONS: frozenset[str] = frozenset(
+    {"mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "vs", "e.g", "i.e", "approx", "dept"}
+)
+
+_WORD = re.compile(r"\w+")
+_HAS_WORD = re.compile(r"[^\W_]")
+_BOUNDARY = re.compile(r"(?:(?<=[.!?…])|(?<=[.!?…][\"'”’)\]]))\s+|(?<=[。！？])|\s*\n\s*")
+# `re` has no \p{Lu}: spell out the upper-case letters of the Basic Multilingual Plane (~5 ms).
+_UPPERCASE = "".join(re.escape(chr(c)) for c in range(0x10000) if chr(c).isupper())
+_CAPITALISED = re.compile(rf"(?<![\w'’-])[{_UPPERCASE}][\w'’-]*")
+_INITIAL_MARKS = frozenset(":;\"“”'‘([–—.!?")
+_CONNECTOR_GAP = re.compile(rf"\s+({'|'.join(sorted(_CONNECTORS))})\s+")
+_POSSESSIVE = ("'s", "’s")
+_APOSTROPHE = re.compile(r"['’]")
+_TURN = re.compile(r"^\s*([^\W\d_][\w.'’-]*(?: [\w.'’-]+){0,3})\s*:\s+(\S.*)$")
+_ROLE_NAMES = frozenset({"user", "assistant", "system", "tool", "function"})
+_SUFFIXES = ("ing", "ed", "es", "s")
+MAX_QUERY_TERMS = 32
+MAX_NAME_WORDS = 6
+
+
+def words(text: str) -> list[str]:
+    """The lower-cased word tokens of `text`, in order."""
+    return _WORD.findall(text.lower())
+
+
+def query_terms(text: str, *, cap: int = MAX_QUERY_TERMS) -> list[str]:
+    """Distinct content words of `text` in order of appearance: no stop words, no 1-char tokens."""
+    terms: dict[str, None] = {}
+    for word in words(text):
+        if len(word) > 1 and word not in STOP_WORDS and word.strip("_"):
+            terms.setdefault(word, None)
+            if len(terms) >= cap:
+                break
+    return list(terms)
+
+
+def token_set(text: str) -> frozenset[str]:
+    """The content words of `text` as a set, for Jaccard similarity."""
+    return frozenset(w for w in words(text) if len(w) > 1 and w not in STOP_WORDS)
+
+
+def has_words(text: str) -> bool:
+    """True when `text` holds at least one letter or digit."""
+    return _HAS_WORD.search(text) is not None
+
+
+def sentences(text: str) -> list[str]:
+    """Split `text` into sentences at end punctuation and line breaks; keep ones with words."""
+    found: list[str] = []
+    pending = ""
+    for piece in _BOUNDARY.split(text):
+        piece = piece.strip()
+        if not piece:
+            continue
+        pending = f"{pending} {piece}" if pending else piece
+        if pending.endswith(".") and _ends_with_abbreviation(pending):
+            continue
+        found.append(pending)
+        pending = ""
+    if pending:
+        found.append(pending)
+    return [sentence for sentence in found if has_words(sentence)]
+
+
+def _ends_with_abbreviation(text: str) -> bool:
+    last = text.rsplit(None, 1)[-1].rstrip(".").lower()
+    return last in _ABBREVIATIONS
+
+
+def normalise_name(name: str) -> str:
+    """The key that makes two spellings of a name one entity: collapsed spaces, case-folded."""
+    return " ".join(name.split()).casefold()
+
+
+def proper_nouns(sentence: str) -> list[str]:
+    """Runs of capitalised words that look like names ("Alice", "New York", "Bank of Spain")."""
+    if sentence.isupper():
+        return []  # shouting: capitals say nothing about names
+    names: dict[str, None] = {}
+    run: list[str] = []
+    run_end = 0
+    for match in _CAPITALISED.finditer(sentence):
+        word, start = match.group(), match.start()
+        before = sentence[:start].rstrip()
+        initial = not before or before[-1] in _INITIAL_MARKS
+        joint = _joint(sentence[run_end:start]) if run and not initial else None
+        if joint is None:
+            _close_run(run, names)
+        elif joint:
+            run.append(joint)
+        possessive = word.endswith(_POSSESSIVE)
+        token = word[:-2] if possessive else word
+        if _is_name_word(token, initial=initial):
+            run.append(token)
+        else:
+            _close_run(run, names)
+        if possessive:  # "Alice's brother": the name ends here
+            _close_run(run, names)
+        run_end = match.end()
+    _close_run(run, names)
+    return list(names)
+
+
+def _joint(gap: str) -> str | None:
+    """What joins two capitalised words into one name: "" (spaces), a connector, or None."""
+    if gap.isspace():
+        return ""
+    connector = _CONNECTOR_GAP.fullmatch(gap)
+    return connector.group(1) if connector else None
+
+
+def _is_name_word(token: str, *, initial: bool) -> bool:
+    if not token[0].isupper():
+        return False
+    base = _APOSTROPHE.split(token, maxsplit=1)[0].lower()  # "I'm" -> "i", "O'Brien" -> "o"
+    if len(token) < 2 or base in STOP_WORDS or base in _CALENDAR:
+        return False
+    return not (initial and base in _COMMON_STARTERS)
+
+
+def _close_run(run: list[str], names: dict[str, None]) -> None:
+    """Move a finished run into `names`, minus trailing connectors; empty `run` in place."""
+    while run and run[-1] in _CONNECTORS:
+        run.pop()
+    if run and len(run) <= MAX_NAME_WORDS:
+        names.setdefault(" ".join(run), None)
+    run.clear()
+
+
+def split_turns(text: str) -> list[tuple[str | None, str]]:
+    """Read "Name: content" lines as turns of a transcript; other lines continue the turn."""
+    turns: list[tuple[str | None, str]] = []
+    for line in text.splitlines():
+        match = _TURN.match(line)
+        if match and (match.group(1)[0].isupper() or match.group(1).lower() in _ROLE_NAMES):
+            turns.append((match.group(1), match.group(2)))
+        elif turns:
+            speaker, said = turns[-1]
+            turns[-1] = (speaker, f"{said}\n{line}")
+        else:
+            turns.append((None, line))
+    return [(speaker, said) for speaker, said in turns if said.strip()]
+
+
+@functools.lru_cache(maxsize=65_536)
+def stem(word: str) -> str:
+    """A crude stem so plurals and tenses share counts (matching itself uses FTS5's porter)."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def stems(text: str) -> set[str]:
+    """The stems of the content words of `text`, each once."""
+    return {stem(word) for word in token_set(text)}

@@ -1,0 +1,53 @@
+"""Fixtures for the local engine's tests: real SQLite, in memory or in a temporary file."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+import zepkit.local
+from zepkit.core.backend import UserProfile
+from zepkit.local import LocalBackend
+
+
+@pytest.fixture
+async def backend() -> AsyncIterator[LocalBackend]:
+    """A fresh in-memory backend."""
+    memory = LocalBackend()
+    yield memory
+    await memory.aclose()
+
+
+@pytest.fixture
+async def alice(backend: LocalBackend) -> LocalBackend:
+    """The in-memory backend with user "alice" (Alice Smith) owning threads "a1" and "a2"."""
+    await backend.ensure_user(UserProfile("alice", first_name="Alice", last_name="Smith"))
+    await backend.ensure_thread("a1", "alice")
+    await backend.ensure_thread("a2", "alice")
+    return backend
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    """Where a file-backed test database goes."""
+    return tmp_path / "memory.sqlite"
+
+
+@pytest.fixture
+def child_env() -> dict[str, str]:
+    """Environment for a child Python process that must import zepkit from this checkout."""
+    source = Path(zepkit.local.__file__).resolve().parents[2]
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(source), env.get("PYTHONPATH")]))
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+@pytest.fixture
+def python() -> str:
+    """The interpreter running the tests, for child processes."""
+    return sys.executable

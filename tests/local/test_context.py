@@ -1,0 +1,61 @@
+"""Thread context: searched with the latest messages over the user's whole graph."""
+
+from __future__ import annotations
+
+from zepkit.core.backend import UserProfile
+from zepkit.core.models import Message
+from zepkit.local import LocalBackend
+
+
+async def test_a_new_user_gets_no_context(backend: LocalBackend) -> None:
+    await backend.ensure_user(UserProfile("new"))
+    await backend.ensure_thread("t", "new")
+    assert await backend.get_context("t") is None
+    first = [Message("user", "Hi, I'm Priya and I live in Pune.")]
+    assert await backend.add_messages("t", first, return_context=True) is None
+
+
+async def test_context_leaves_out_what_the_latest_messages_said(alice: LocalBackend) -> None:
+    await alice.add_messages("a1", [Message("user", "I adopted a puppy named Biscuit.")])
+    assert await alice.get_context("a1") is None
+
+
+async def test_context_finds_facts_from_another_thread(alice: LocalBackend) -> None:
+    await alice.add_messages(
+        "a1",
+        [
+            Message("user", "I adopted a puppy named Biscuit."),
+            Message("assistant", "Congratulations on Biscuit!"),
+            Message("user", "My dentist appointment is on Friday."),
+        ],
+    )
+    context = await alice.add_messages(
+        "a2", [Message("user", "How should I train Biscuit?")], return_context=True
+    )
+    assert context is not None
+    facts = context.split("</FACTS>")[0]
+    assert "user: I adopted a puppy named Biscuit." in facts
+    assert "How should I train Biscuit?" not in context
+    assert "dentist" not in facts
+    assert "<ENTITIES>" in context and "Biscuit" in context
+    assert context == await alice.get_context("a2")
+
+
+async def test_context_uses_only_the_last_four_messages(alice: LocalBackend) -> None:
+    await alice.add_messages("a1", [Message("user", "Saffron is my favourite spice.")])
+    await alice.add_messages("a2", [Message("user", "Tell me about saffron.")])
+    await alice.add_messages("a2", [Message("user", f"filler {n}") for n in range(4)])
+    assert await alice.get_context("a2") is None
+    context = await alice.get_context("a1")
+    assert context is not None and "user: Tell me about saffron." in context
+
+
+async def test_context_never_mixes_users(backend: LocalBackend) -> None:
+    for user in ("a", "b"):
+        await backend.ensure_user(UserProfile(user))
+        await backend.ensure_thread(f"{user}-1", user)
+        await backend.ensure_thread(f"{user}-2", user)
+    await backend.add_messages("b-1", [Message("user", "My locker code is 4471 at Fitzroy gym.")])
+    await backend.add_messages("a-1", [Message("user", "What is the Fitzroy gym locker code?")])
+    context = await backend.get_context("a-1")
+    assert context is None or "4471" not in context

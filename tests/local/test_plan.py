@@ -1,0 +1,68 @@
+"""Query planning: common terms leave the FTS5 query but still count, so cost stays bounded."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from zepkit.core.backend import SearchRequest, UserProfile
+from zepkit.core.models import Message
+from zepkit.local import LocalBackend
+from zepkit.local.plan import ROW_BUDGET, plan_query
+
+COMMON = ROW_BUDGET + 100
+
+
+async def fill(path: Path) -> None:
+    backend = LocalBackend(path)
+    try:
+        await backend.ensure_user(UserProfile("u"))
+        await backend.ensure_thread("t", "u")
+        await backend.add_messages("t", [Message("user", "The skies in Tromso are polar.")])
+        # "weather" and "cloudy" get too common to rank by, but stay in under half the facts.
+        reports = [Message("user", f"Weather report {n} says cloudy.") for n in range(COMMON)]
+        notes = [Message("user", f"Note {n} about gardening.") for n in range(COMMON + 100)]
+        for start in range(0, len(reports + notes), 30):
+            await backend.add_messages("t", (reports + notes)[start : start + 30])
+        await backend.add_messages("t", [Message("user", "The weather in Tromso is polar.")])
+    finally:
+        await backend.aclose()
+
+
+def plan(path: Path, terms: list[str]) -> tuple[tuple[str, ...], set[str], float]:
+    with sqlite3.connect(path) as conn:
+        graph = conn.execute("SELECT graph FROM users WHERE user_id = 'u'").fetchone()[0]
+        found = plan_query(conn, graph, terms)
+    return found.ranked, set(found.boosts), found.fraction
+
+
+async def test_common_terms_are_scored_outside_fts(db_path: Path) -> None:
+    await fill(db_path)
+    ranked, boosted, fraction = plan(db_path, ["weather", "tromso"])
+    assert (ranked, boosted, fraction) == (("tromso",), {"weather"}, 1.0)
+
+    backend = LocalBackend(db_path)
+    try:
+        found = await backend.search(SearchRequest("weather tromso", user_id="u", reranker=None))
+        # Both Tromso facts match FTS5 equally; the one that also says "weather" ranks first.
+        assert [f.fact for f in found.edges] == [
+            "user: The weather in Tromso is polar.",
+            "user: The skies in Tromso are polar.",
+        ]
+    finally:
+        await backend.aclose()
+
+
+async def test_a_too_common_term_searches_the_newest_rows(db_path: Path) -> None:
+    await fill(db_path)
+    ranked, boosted, fraction = plan(db_path, ["cloudy"])
+    assert ranked == ("cloudy",) and not boosted
+    assert 0 < fraction < 1
+
+    backend = LocalBackend(db_path)
+    try:
+        found = await backend.search(SearchRequest("cloudy", user_id="u", limit=50))
+        assert len(found.edges) == 50
+        assert "user: Weather report 0 says cloudy." not in [f.fact for f in found.edges]
+    finally:
+        await backend.aclose()

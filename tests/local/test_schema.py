@@ -1,0 +1,62 @@
+"""Opening a database: the FTS5 check, pragmas, versioned schema, reopening."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from zepkit.core.backend import UserProfile
+from zepkit.core.errors import ConfigurationError
+from zepkit.core.models import Message
+from zepkit.local import LocalBackend, check_fts5
+from zepkit.local.schema import SCHEMA_VERSION
+
+
+def test_fts5_check_passes_on_this_python() -> None:
+    check_fts5()
+
+
+async def test_new_file_gets_schema_version_and_wal(db_path: Path) -> None:
+    backend = LocalBackend(db_path)
+    await backend.aclose()
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION >= 1
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+async def test_reopening_a_file_keeps_its_data(db_path: Path) -> None:
+    first = LocalBackend(db_path)
+    await first.ensure_user(UserProfile("u"))
+    await first.ensure_thread("t", "u")
+    await first.add_messages("t", [Message("user", "I keep bees in Oslo.")])
+    await first.aclose()
+
+    second = LocalBackend(str(db_path))
+    try:
+        assert await second.ensure_user(UserProfile("u")) is False
+        assert [m.content for m in await second.get_messages("t")] == ["I keep bees in Oslo."]
+    finally:
+        await second.aclose()
+
+
+async def test_file_from_a_newer_schema_is_refused(db_path: Path) -> None:
+    await LocalBackend(db_path).aclose()
+    with sqlite3.connect(db_path) as conn:
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    with pytest.raises(ConfigurationError, match="newer"):
+        LocalBackend(db_path)
+
+
+async def test_two_backends_on_one_file_see_each_others_writes(db_path: Path) -> None:
+    writer, reader = LocalBackend(db_path), LocalBackend(db_path)
+    try:
+        await writer.ensure_user(UserProfile("u"))
+        await writer.ensure_thread("t", "u")
+        await writer.add_messages("t", [Message("user", "hello from the writer")])
+        assert [m.content for m in await reader.get_messages("t")] == ["hello from the writer"]
+        assert await reader.ensure_thread("t", "u") is False
+    finally:
+        await writer.aclose()
+        await reader.aclose()

@@ -1,0 +1,62 @@
+"""Tokenising, query terms, sentences and proper-noun spans."""
+
+from __future__ import annotations
+
+import pytest
+
+from zepkit.local.text import proper_nouns, query_terms, sentences, split_turns
+
+
+def test_query_terms_drop_stop_words_short_tokens_and_duplicates() -> None:
+    assert query_terms("What did I say about the Lisbon trip? Lisbon, a trip!") == [
+        "say",
+        "lisbon",
+        "trip",
+    ]
+
+
+def test_query_terms_are_capped() -> None:
+    assert len(query_terms(" ".join(f"word{n}" for n in range(100)))) == 32
+
+
+def test_query_terms_of_stop_words_only_are_empty() -> None:
+    assert query_terms("and the of it is what I a") == []
+
+
+def test_sentences_split_at_end_punctuation_and_lines() -> None:
+    text = "I moved to Lisbon. Mr. Silva helped! Is 3.5 km far?\nNew line\n\n我很好。你呢？ ..."
+    assert sentences(text) == [
+        "I moved to Lisbon.",
+        "Mr. Silva helped!",
+        "Is 3.5 km far?",
+        "New line",
+        "我很好。",
+        "你呢？",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "names"),
+    [
+        ("Alice moved to Lisbon in May.", ["Alice", "Lisbon"]),
+        ("Yesterday I met Bob Smith at the Bank of Spain.", ["Bob Smith", "Bank of Spain"]),
+        ("The Eiffel Tower is in Paris, France.", ["Eiffel Tower", "Paris", "France"]),
+        ("I'm going to New York with Alice's brother.", ["New York", "Alice"]),
+        ('She said: "Great idea" to O\'Brien.', ["O'Brien"]),
+        ("Thanks Bob!", ["Bob"]),
+        ("I LOVE THIS SO MUCH", []),
+        ("i think so", []),
+        ("We went to Café de Flore with José.", ["Café de Flore", "José"]),
+    ],
+)
+def test_proper_nouns(sentence: str, names: list[str]) -> None:
+    assert proper_nouns(sentence) == names
+
+
+def test_split_turns_reads_name_prefixed_lines() -> None:
+    text = "Alice: I moved.\nIt is sunny.\nBob Smith: Nice!\nnot a name: x"
+    assert split_turns(text) == [
+        ("Alice", "I moved.\nIt is sunny."),
+        ("Bob Smith", "Nice!\nnot a name: x"),
+    ]
+    assert split_turns("no speaker at all") == [(None, "no speaker at all")]
