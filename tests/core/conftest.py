@@ -3,6 +3,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
+
 from zepkit.core import Identity, MemoryLoop
 
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+
 from zepkit.core import (
     BackendUnavailableError,
     ConflictError,

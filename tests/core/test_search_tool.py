@@ -4,6 +4,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+
 from zepkit.core import (
     NO_RESULTS,
     Entity,

@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from zepkit.core import MAX_MESSAGE_CHARS, Message
 from zepkit.core.validation import chunk_data, prepare_messages, split_text
 
@@ -65,5 +66,8 @@ def test_json_chunks_are_valid_json_within_the_limit(value: object) -> None:
 
 
 def test_text_chunks_fit() -> None:
-    chunks = chunk_data("Sentence here. " * 2000, "text", 10_000)
-    assert len(chunks) == 3 and all(len(c) <= 10_000 for c in chunks)
+    text = "Sentence here. " * 2000  # 30,000 characters: whole sentences, 666 per chunk
+    chunks = chunk_data(text, "text", 10_000)
+    assert len(chunks) == 4
+    assert all(len(c) <= 10_000 and c.rstrip().endswith("here.") for c in chunks)
+    assert " ".join(chunks).split() == text.split()

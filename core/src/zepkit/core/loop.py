@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from os import PathLike
-from typing import Any, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from zepkit.core.backend import Backend, Capabilities, SearchRequest, UserProfile
 from zepkit.core.failsoft import FailSoft, OnError
@@ -47,6 +47,9 @@ from zepkit.core.validation import (
     chunk_data,
     prepare_messages,
 )
+
+if TYPE_CHECKING:
+    from zepkit.zep.idmap import IdMap
 
 logger = logging.getLogger("zepkit.core")
 
@@ -111,6 +114,26 @@ class MemoryLoop:
         from zepkit.local import LocalBackend
 
         return cls(LocalBackend(path), **options)
+
+    @classmethod
+    def zep(
+        cls,
+        api_key: str | None = None,
+        *,
+        base_url: str | None = None,
+        id_map: IdMap | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        **options: Any,
+    ) -> MemoryLoop:
+        """A loop on Zep Cloud (API v4). Reads `ZEP_API_KEY` when no key is given; `id_map`
+        (a `zepkit.zep.IdMap`, in memory by default) keeps app thread and graph ids -> Zep UUIDs."""
+        from zepkit.zep import ZepBackend
+
+        backend = ZepBackend.from_api_key(
+            api_key, base_url=base_url, timeout=timeout, id_map=id_map, max_retries=max_retries
+        )
+        return cls(backend, **options)
 
     @property
     def capabilities(self) -> Capabilities:

@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
+
 from zepkit.core.limits import MAX_METADATA_KEYS
 
 Role = Literal["user", "assistant", "system", "tool", "function"]

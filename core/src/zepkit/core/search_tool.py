@@ -233,7 +233,9 @@ class SearchTool:
                 "description": "Only with reranker node_distance: the entity to rank around.",
             },
         }
-        if not rerankers or "mmr" not in rerankers:
+        if "reranker" in self.pinned:  # a fixed reranker decides which knobs make sense
+            rerankers = [self.pinned["reranker"]] if self.pinned["reranker"] else []
+        if "mmr" not in rerankers:
             props.pop("mmr_lambda")
         if "node_distance" not in rerankers:
             props.pop("center_node_uuid")

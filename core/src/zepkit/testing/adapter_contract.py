@@ -14,6 +14,7 @@ import logging
 from collections.abc import AsyncIterator
 
 import pytest
+
 from zepkit.core.loop import MemoryLoop
 from zepkit.local import LocalBackend
 from zepkit.testing.fakes import FailingBackend

@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
 import pytest
+
 from zepkit.core.backend import Backend, SearchRequest, UserProfile
 from zepkit.core.errors import BackendError, ConflictError, NotFoundError, UnsupportedError
 from zepkit.core.models import RERANKERS, Message
