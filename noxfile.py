@@ -36,9 +36,9 @@ def typecheck(session: nox.Session) -> None:
 
 @nox.session(name="tests-core")
 def tests_core(session: nox.Session) -> None:
-    """The core, the local engine and the end-to-end tests (demo, CLI, README)."""
+    """The core, both backends and the end-to-end tests (demo, CLI, README)."""
     session.install(*TEST_TOOLS, "-e", "./core")
-    session.run("pytest", "tests/core", "tests/local", "tests/e2e", *session.posargs)
+    session.run("pytest", "tests/core", "tests/local", "tests/zep", "tests/e2e", *session.posargs)
 
 
 @nox.session

@@ -1,0 +1,30 @@
+"""`MemoryLoop.zep()`: the one-line way onto Zep Cloud."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from zepkit.core import ConfigurationError, MemoryLoop
+from zepkit.zep import SqliteIdMap, ZepBackend
+
+
+def test_missing_key_says_how_to_set_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ZEP_API_KEY", raising=False)
+    with pytest.raises(ConfigurationError, match="ZEP_API_KEY"):
+        MemoryLoop.zep()
+
+
+async def test_key_from_environment_and_options_pass_through(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("ZEP_API_KEY", "z_test")
+    id_map = SqliteIdMap(tmp_path / "ids.db")
+    loop = MemoryLoop.zep(base_url="http://zep.test/api/v4", id_map=id_map, recall_budget=0.25)
+    assert isinstance(loop.backend, ZepBackend)
+    assert loop.backend.owns_client
+    assert loop.backend.id_map is id_map
+    assert loop.recall_budget == 0.25
+    assert loop.capabilities.supports("observations", "cross_encoder")
+    await loop.aclose()
