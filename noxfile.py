@@ -15,7 +15,9 @@ nox.options.error_on_missing_interpreters = True
 nox.options.sessions = ["lint", "typecheck", "tests-core", "examples"]
 
 ROOT = Path(__file__).parent
-LINT_TOOLS = ["ruff>=0.8"]
+# Linters are pinned so a new release cannot turn a green main red overnight.
+LINT_TOOLS = ["ruff==0.17.6"]
+TYPECHECK_TOOLS = ["mypy==2.4.1"]
 TEST_TOOLS = ["pytest>=8", "pytest-asyncio>=0.24"]
 
 
@@ -30,7 +32,7 @@ def lint(session: nox.Session) -> None:
 @nox.session
 def typecheck(session: nox.Session) -> None:
     """mypy --strict on the core distribution (core, local engine, testing suites)."""
-    session.install("mypy>=1.13", *TEST_TOOLS, "-e", "./core")
+    session.install(*TYPECHECK_TOOLS, *TEST_TOOLS, "-e", "./core")
     session.run("mypy", "--strict", "core/src")
 
 
