@@ -12,9 +12,14 @@ import nox
 nox.options.default_venv_backend = "uv"
 nox.options.reuse_venv = "no"
 nox.options.error_on_missing_interpreters = True
-nox.options.sessions = ["lint", "typecheck", "tests-core", "examples"]
+# With no `sessions` option, `nox` runs every session except those marked `default=False`.
 
 ROOT = Path(__file__).parent
+ADAPTER_MODULES = sorted(
+    p.name.replace("-", "_")
+    for p in (ROOT / "adapters").glob("*")
+    if (p / "pyproject.toml").exists()
+)
 # Linters are pinned so a new release cannot turn a green main red overnight.
 LINT_TOOLS = ["ruff==0.17.6"]
 TYPECHECK_TOOLS = ["mypy==2.4.1"]
@@ -45,16 +50,33 @@ def tests_core(session: nox.Session) -> None:
 
 @nox.session
 def examples(session: nox.Session) -> None:
-    """Run every example offline on the local engine."""
+    """Run every framework-free example offline (adapter examples run in their own session)."""
     session.install("-e", "./core")
-    scripts = sorted((ROOT / "examples").glob("*.py"))
+    scripts = [
+        script
+        for script in sorted((ROOT / "examples").glob("*.py"))
+        if not any(script.name.startswith(f"{module}_") for module in ADAPTER_MODULES)
+    ]
     if not scripts:
         session.error("no examples found")
     for script in scripts:
         session.run("python", str(script))
 
 
-@nox.session
+def adapter_tests(session: nox.Session, key: str, framework: str) -> None:
+    """One adapter in its own environment: its tests, then its examples, offline.
+
+    `framework` is a requirement for the framework itself, e.g. the newest release or the oldest
+    one the adapter claims to support.
+    """
+    session.install(*TEST_TOOLS, "-e", "./core", "-e", f"./adapters/{key}", framework)
+    session.run("pytest", f"tests/adapters/{key}", *session.posargs)
+    module = key.replace("-", "_")
+    for script in sorted((ROOT / "examples").glob(f"{module}_*.py")):
+        session.run("python", str(script))
+
+
+@nox.session(default=False)
 def bench(session: nox.Session) -> None:
     """Benchmarks (not part of the default run): they print JSON figures."""
     session.install("-e", "./core")
