@@ -64,13 +64,14 @@ def examples(session: nox.Session) -> None:
 
 
 def adapter_tests(session: nox.Session, key: str, framework: str) -> None:
-    """One adapter in its own environment: its tests, then its examples, offline.
+    """One adapter in its own environment: its tests, the README blocks that use it, then its
+    examples, all offline.
 
     `framework` is a requirement for the framework itself, e.g. the newest release or the oldest
     one the adapter claims to support.
     """
     session.install(*TEST_TOOLS, "-e", "./core", "-e", f"./adapters/{key}", framework)
-    session.run("pytest", f"tests/adapters/{key}", *session.posargs)
+    session.run("pytest", f"tests/adapters/{key}", "tests/e2e/test_readme.py", *session.posargs)
     module = key.replace("-", "_")
     for script in sorted((ROOT / "examples").glob(f"{module}_*.py")):
         session.run("python", str(script))
