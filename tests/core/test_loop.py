@@ -327,3 +327,12 @@ def test_constructor_rejects_bad_options() -> None:
         MemoryLoop(backend, recall_budget=0)
     with pytest.raises(TypeError, match="Backend"):
         MemoryLoop(object())  # type: ignore[arg-type]
+
+
+async def test_a_deleted_thread_can_be_used_again(memory: MemoryLoop, alice: Identity) -> None:
+    await memory.begin_turn(alice, "First life of this thread.")
+    await memory.delete_thread(alice.thread_id)
+    await memory.begin_turn(alice, "Second life of this thread.")
+    assert [m.content for m in await memory.get_messages(alice.thread_id)] == [
+        "Second life of this thread."
+    ]

@@ -198,7 +198,7 @@ class MemoryLoop:
             )
             return await self.ensure_thread(identity.thread_id, user_id=identity.user_id)
 
-        await self._provisioned.run((identity.user_id, identity.thread_id), work)
+        await self._provisioned.run(("thread", identity.user_id, identity.thread_id), work)
 
     # -- data path (fail-soft) ----------------------------------------------------------------
 
@@ -356,6 +356,9 @@ class MemoryLoop:
         """Delete one thread and its messages (strict: an unknown thread raises)."""
         check_id(thread_id, "thread_id")
         await self.backend.delete_thread(thread_id)
+        # a later turn on this id must provision a fresh thread and start with no block
+        self._provisioned.forget_where(lambda key: key[0] == "thread" and key[2] == thread_id)
+        self._last_blocks.discard_where(lambda key: key[1] == thread_id)
 
     async def _ensure_graph_once(self, graph_id: str) -> None:
         await self._provisioned.run(("graph", graph_id), lambda: self.ensure_graph(graph_id))

@@ -57,6 +57,12 @@ class LRU(Generic[K, V]):
         with self._lock:
             self._items.pop(key, None)
 
+    def discard_where(self, match: Callable[[K], bool]) -> None:
+        """Forget every key for which `match` is true."""
+        with self._lock:
+            for key in [key for key in self._items if match(key)]:
+                del self._items[key]
+
     def __contains__(self, key: object) -> bool:
         with self._lock:
             return key in self._items
@@ -75,6 +81,10 @@ class Once(Generic[K, V]):
     def __init__(self, size: int) -> None:
         self._results: LRU[K, Future[V]] = LRU(size)
         self._lock = threading.Lock()
+
+    def forget_where(self, match: Callable[[K], bool]) -> None:
+        """Forget finished results whose key matches, so the next run does the work again."""
+        self._results.discard_where(match)
 
     def done(self, key: K) -> bool:
         future = self._results.get(key)
