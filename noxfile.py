@@ -77,6 +77,15 @@ def adapter_tests(session: nox.Session, key: str, framework: str) -> None:
         session.run("python", str(script))
 
 
+@nox.session(name="tests-agent-framework")
+@nox.parametrize(
+    "framework", ["agent-framework-core", "agent-framework-core==1.0.0"], ids=["newest", "oldest"]
+)
+def tests_agent_framework(session: nox.Session, framework: str) -> None:
+    """Microsoft Agent Framework: ContextProvider on a real Agent with an offline client."""
+    adapter_tests(session, "agent-framework", framework)
+
+
 @nox.session(default=False)
 def bench(session: nox.Session) -> None:
     """Benchmarks (not part of the default run): they print JSON figures."""
