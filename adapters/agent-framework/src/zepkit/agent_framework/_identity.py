@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeAlias
 
 from agent_framework import AgentSession, SessionContext
+
 from zepkit.core import ConfigurationError, Identity
 from zepkit.core.validation import check_id
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_framework import AgentSession, ContextProvider, SessionContext, SupportsAgentRun
+
 from zepkit.agent_framework._identity import (
     IdentityResolver,
     call_resolver,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_framework import FunctionTool
+
 from zepkit.core import Identity, SearchTool
 
 
