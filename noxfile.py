@@ -63,14 +63,15 @@ def examples(session: nox.Session) -> None:
         session.run("python", str(script))
 
 
-def adapter_tests(session: nox.Session, key: str, framework: str) -> None:
+def adapter_tests(session: nox.Session, key: str, framework: str | list[str]) -> None:
     """One adapter in its own environment: its tests, the README blocks that use it, then its
     examples, all offline.
 
-    `framework` is a requirement for the framework itself, e.g. the newest release or the oldest
-    one the adapter claims to support.
+    `framework` is the requirement(s) for the framework itself: the newest release, or the oldest
+    one the adapter claims to support (with the pins that release needs).
     """
-    session.install(*TEST_TOOLS, "-e", "./core", "-e", f"./adapters/{key}", framework)
+    pins = [framework] if isinstance(framework, str) else framework
+    session.install(*TEST_TOOLS, "-e", "./core", "-e", f"./adapters/{key}", *pins)
     session.run("pytest", f"tests/adapters/{key}", "tests/e2e/test_readme.py", *session.posargs)
     module = key.replace("-", "_")
     for script in sorted((ROOT / "examples").glob(f"{module}_*.py")):
@@ -84,6 +85,25 @@ def adapter_tests(session: nox.Session, key: str, framework: str) -> None:
 def tests_agent_framework(session: nox.Session, framework: str) -> None:
     """Microsoft Agent Framework: ContextProvider on a real Agent with an offline client."""
     adapter_tests(session, "agent-framework", framework)
+
+
+@nox.session(name="tests-langgraph")
+@nox.parametrize(
+    "framework",
+    [
+        ["langgraph", "langchain", "langchain-core"],
+        [
+            "langgraph==1.0.0",
+            "langgraph-prebuilt==1.0.0",  # newer prebuilt releases need a newer langgraph
+            "langchain==1.0.0",
+            "langchain-core==1.0.0",
+        ],
+    ],
+    ids=["newest", "oldest"],
+)
+def tests_langgraph(session: nox.Session, framework: list[str]) -> None:
+    """LangGraph + LangChain: node helpers, create_agent middleware, ZepStore."""
+    adapter_tests(session, "langgraph", framework)
 
 
 @nox.session(default=False)
