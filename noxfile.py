@@ -78,6 +78,13 @@ def adapter_tests(session: nox.Session, key: str, framework: str | list[str]) ->
         session.run("python", str(script))
 
 
+@nox.session(name="tests-adk")
+@nox.parametrize("framework", ["google-adk", "google-adk==2.0.0"], ids=["newest", "oldest"])
+def tests_adk(session: nox.Session, framework: str) -> None:
+    """Google ADK: context tool, reply callback, search tool, memory service on InMemoryRunner."""
+    adapter_tests(session, "adk", framework)
+
+
 @nox.session(name="tests-agent-framework")
 @nox.parametrize(
     "framework", ["agent-framework-core", "agent-framework-core==1.0.0"], ids=["newest", "oldest"]

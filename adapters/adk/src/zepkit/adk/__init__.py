@@ -1,0 +1,46 @@
+"""zepkit memory for Google ADK agents.
+
+    agent = Agent(
+        ...,
+        tools=[ZepContextTool(memory), ZepGraphSearchTool(memory)],
+        after_model_callback=create_after_model_callback(memory),
+    )
+
+`memory` is a `zepkit.core.MemoryLoop` (or a `zep_cloud.AsyncZep` client, which is wrapped).
+`ZepMemoryService` plugs zepkit into ADK's own `load_memory` / `preload_memory` tools.
+"""
+
+try:
+    import google.adk  # noqa: F401
+except ImportError as exc:  # pragma: no cover - exercised only without the framework
+    raise ImportError(
+        'zepkit.adk needs Google ADK: pip install "zepkit[adk]" (or pip install google-adk)'
+    ) from exc
+
+from zepkit.adk.callbacks import create_after_model_callback
+from zepkit.adk.context_tool import ZepContextTool
+from zepkit.adk.identity import (
+    STATE_EMAIL,
+    STATE_FIRST_NAME,
+    STATE_LAST_NAME,
+    STATE_THREAD_ID,
+    STATE_USER_ID,
+    resolve_identity,
+)
+from zepkit.adk.memory_service import ZepMemoryService
+from zepkit.adk.search_tool import ZepGraphSearchTool
+from zepkit.adk.wrap import as_memory_loop
+
+__all__ = [
+    "STATE_EMAIL",
+    "STATE_FIRST_NAME",
+    "STATE_LAST_NAME",
+    "STATE_THREAD_ID",
+    "STATE_USER_ID",
+    "ZepContextTool",
+    "ZepGraphSearchTool",
+    "ZepMemoryService",
+    "as_memory_loop",
+    "create_after_model_callback",
+    "resolve_identity",
+]

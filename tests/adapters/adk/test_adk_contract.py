@@ -1,0 +1,21 @@
+"""zepkit's adapter contract on Google ADK's real runtime (InMemoryRunner, scripted model)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from zepkit.core import MemoryLoop
+from zepkit.testing import AdapterContract, AdapterHarness
+
+
+class TestAdkContract(AdapterContract):
+    @pytest.fixture(autouse=True)
+    def _harness_factory(self, adk_harness: Callable[..., Any]) -> None:
+        self._factory = adk_harness
+
+    def make_harness(self, memory: MemoryLoop) -> AdapterHarness:
+        harness: AdapterHarness = self._factory(memory)
+        return harness
