@@ -94,6 +94,13 @@ def tests_agent_framework(session: nox.Session, framework: str) -> None:
     adapter_tests(session, "agent-framework", framework)
 
 
+@nox.session(name="tests-crewai")
+@nox.parametrize("framework", ["crewai", "crewai==1.10.1"], ids=["newest", "oldest"])
+def tests_crewai(session: nox.Session, framework: str) -> None:
+    """CrewAI: storage, crew memory, search tool and LLM-call hooks on a real Crew.kickoff()."""
+    adapter_tests(session, "crewai", framework)
+
+
 @nox.session(name="tests-langgraph")
 @nox.parametrize(
     "framework",
