@@ -120,6 +120,15 @@ def tests_langgraph(session: nox.Session, framework: list[str]) -> None:
     adapter_tests(session, "langgraph", framework)
 
 
+@nox.session(name="tests-pydantic-ai")
+@nox.parametrize(
+    "framework", ["pydantic-ai-slim", "pydantic-ai-slim==2.0.0"], ids=["newest", "oldest"]
+)
+def tests_pydantic_ai(session: nox.Session, framework: str) -> None:
+    """Pydantic AI: the ZepMemory capability on a real Agent driven by FunctionModel."""
+    adapter_tests(session, "pydantic-ai", framework)
+
+
 @nox.session(default=False)
 def bench(session: nox.Session) -> None:
     """Benchmarks (not part of the default run): they print JSON figures."""

@@ -1,0 +1,72 @@
+"""`ZepMemory` on a real Pydantic AI `Agent` driven by a scripted `FunctionModel` holds the adapter
+contract: persist once, inject on every model request, capture the reply, fail soft, isolate users.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic_ai import Agent
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from zepkit.core import MemoryLoop
+from zepkit.pydantic_ai import ZepDeps, ZepMemory
+from zepkit.testing import AdapterContract, AdapterHarness, TurnResult
+
+
+def model_input(messages: Sequence[ModelMessage], info: AgentInfo) -> str:
+    """Everything one model request carries, as text: instructions first, then every part."""
+    lines = [f"instructions: {info.instructions or ''}"]
+    for message in messages:
+        for part in message.parts:
+            if isinstance(part, ToolCallPart):
+                lines.append(f"tool-call {part.tool_name}: {part.args_as_json_str()}")
+            else:
+                lines.append(f"{part.part_kind}: {getattr(part, 'content', '')}")
+    return "\n".join(lines)
+
+
+class PydanticAIHarness:
+    """One agent for every user and turn; each turn scripts its own model for that run."""
+
+    supports_tools = True
+
+    def __init__(self, memory: MemoryLoop) -> None:
+        self.memory = memory
+        self.agent: Agent[ZepDeps, str] = Agent(
+            deps_type=ZepDeps,
+            instructions="You are a helpful assistant.",
+            capabilities=[ZepMemory(memory)],
+        )
+
+    async def run_turn(
+        self,
+        *,
+        user_id: str,
+        thread_id: str,
+        text: str,
+        reply: str,
+        tool_queries: Sequence[str] = (),
+    ) -> TurnResult:
+        queries = list(tool_queries)
+        inputs: list[str] = []
+
+        def scripted(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+            inputs.append(model_input(messages, info))
+            if queries:
+                return ModelResponse(
+                    parts=[ToolCallPart("search_memory", {"query": queries.pop(0)})]
+                )
+            return ModelResponse(parts=[TextPart(reply)])
+
+        result = await self.agent.run(
+            text, deps=ZepDeps(user_id, thread_id), model=FunctionModel(scripted)
+        )
+        assert not queries, "the agent stopped before every scripted tool call was made"
+        return TurnResult(reply=result.output, model_inputs=inputs)
+
+
+class TestPydanticAIAdapterContract(AdapterContract):
+    def make_harness(self, memory: MemoryLoop) -> AdapterHarness:
+        return PydanticAIHarness(memory)
