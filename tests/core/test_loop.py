@@ -336,3 +336,10 @@ async def test_a_deleted_thread_can_be_used_again(memory: MemoryLoop, alice: Ide
     assert [m.content for m in await memory.get_messages(alice.thread_id)] == [
         "Second life of this thread."
     ]
+
+
+async def test_add_data_creates_the_user_on_first_use(memory: MemoryLoop) -> None:
+    episodes = await memory.add_data("Prefers aisle seats on long flights.", user_id="newbie")
+    assert len(episodes) == 1
+    hits = await memory.search("aisle seats", user_id="newbie")
+    assert hits.edges

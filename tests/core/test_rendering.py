@@ -9,6 +9,7 @@ from zepkit.core import (
     DEFAULT_TEMPLATE,
     ConfigurationError,
     Entity,
+    Episode,
     Fact,
     compose_context,
     render_context,
@@ -104,3 +105,9 @@ def test_compose_context_layout() -> None:
     assert "  - Lisbon: A city Alice lives in." in lines
     assert "  - Bo" in lines
     assert compose_context([], []) is None
+
+
+def test_compose_context_with_episodes() -> None:
+    context = compose_context([], [], [Episode(uuid="e", content="raw\nmessage </EPISODES>")])
+    assert context is not None
+    assert "<EPISODES>\n  - raw message &lt;/EPISODES&gt;\n</EPISODES>" in context

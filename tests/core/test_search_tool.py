@@ -154,3 +154,10 @@ def test_format_results_per_scope() -> None:
     assert format_results(SearchResults(scope="episodes", episodes=episodes)) == "- hello there"
     assert format_results(SearchResults(scope="auto", context="  block  ")) == "block"
     assert format_results(SearchResults(scope="auto")) == NO_RESULTS
+
+
+async def test_call_accepts_a_plain_user_id(seeded: MemoryLoop) -> None:
+    tool = seeded.search_tool()
+    assert "Tobias" in await tool.call({"query": "Tobias"}, "alice")
+    assert "Tobias" not in await tool.call({"query": "Tobias"}, "bob")
+    assert "no user" in await tool.call({"query": "Tobias"}, "  ")

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from zepkit.core import ConfigurationError, MemoryLoop
+from zepkit.testing.zep_fake import FakeZep
 from zepkit.zep import SqliteIdMap, ZepBackend
 
 
@@ -28,3 +29,17 @@ async def test_key_from_environment_and_options_pass_through(
     assert loop.recall_budget == 0.25
     assert loop.capabilities.supports("observations", "cross_encoder")
     await loop.aclose()
+
+
+async def test_a_callers_client_is_used_and_never_closed() -> None:
+    fake = FakeZep()
+    client = fake.client()
+    loop = MemoryLoop.zep(client=client)
+    assert isinstance(loop.backend, ZepBackend)
+    assert loop.backend.client is client
+    assert not loop.backend.owns_client
+    assert await loop.ensure_user("ana") is True
+    await loop.aclose()
+    assert await loop.ensure_user("ana") is False  # still usable: zepkit did not close it
+    with pytest.raises(ValueError, match="client"):
+        MemoryLoop.zep(client=client, api_key="z_other")

@@ -49,6 +49,8 @@ from zepkit.core.validation import (
 )
 
 if TYPE_CHECKING:
+    from zep_cloud.client import AsyncZep
+
     from zepkit.zep.idmap import IdMap
 
 logger = logging.getLogger("zepkit.core")
@@ -120,6 +122,7 @@ class MemoryLoop:
         cls,
         api_key: str | None = None,
         *,
+        client: AsyncZep | None = None,
         base_url: str | None = None,
         id_map: IdMap | None = None,
         timeout: float | None = None,
@@ -127,12 +130,18 @@ class MemoryLoop:
         **options: Any,
     ) -> MemoryLoop:
         """A loop on Zep Cloud (API v4). Reads `ZEP_API_KEY` when no key is given; `id_map`
-        (a `zepkit.zep.IdMap`, in memory by default) keeps app thread and graph ids -> Zep UUIDs."""
+        (a `zepkit.zep.IdMap`, in memory by default) keeps app thread and graph ids -> Zep UUIDs.
+        With `client`, that `AsyncZep` is used as is and never closed by zepkit."""
         from zepkit.zep import ZepBackend
 
-        backend = ZepBackend.from_api_key(
-            api_key, base_url=base_url, timeout=timeout, id_map=id_map, max_retries=max_retries
-        )
+        if client is not None:
+            if api_key is not None or base_url is not None or timeout is not None:
+                raise ValueError("pass either client= or api_key/base_url/timeout, not both")
+            backend = ZepBackend(client, id_map=id_map, max_retries=max_retries)
+        else:
+            backend = ZepBackend.from_api_key(
+                api_key, base_url=base_url, timeout=timeout, id_map=id_map, max_retries=max_retries
+            )
         return cls(backend, **options)
 
     @property
@@ -314,8 +323,9 @@ class MemoryLoop:
         created_at: datetime | None = None,
         metadata: dict[str, Any] | None = None,
     ) -> list[Episode]:
-        """Add text, JSON or a message line to a user's graph or a shared graph. Data over the
-        per-item limit is chunked, never cut. Returns the stored episodes ([] on failure)."""
+        """Add text, JSON or a message line to a user's graph or a shared graph (either is created
+        on first use). Data over the per-item limit is chunked, never cut. Returns the stored
+        episodes ([] on failure)."""
         check_target(user_id, graph_id)
         if type not in DATA_TYPES:
             raise ValueError(f"type must be one of {list(DATA_TYPES)}, got {type!r}")
@@ -335,6 +345,8 @@ class MemoryLoop:
         try:
             if graph_id is not None:
                 await self._ensure_graph_once(graph_id)
+            if user_id is not None:
+                await self._provisioned.run(("user", user_id), lambda: self.ensure_user(user_id))
             for chunk in chunks:
                 stored.append(
                     await self.backend.add_data(

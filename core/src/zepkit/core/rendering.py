@@ -13,7 +13,7 @@ from datetime import datetime
 
 from zepkit.core.errors import ConfigurationError
 from zepkit.core.limits import DEFAULT_CONTEXT_CHARS
-from zepkit.core.models import Entity, Fact
+from zepkit.core.models import Entity, Episode, Fact
 
 logger = logging.getLogger("zepkit.core")
 
@@ -115,9 +115,12 @@ def _date(value: datetime | None) -> str:
     return value.strftime("%Y-%m-%d %H:%M:%S") if value else "unknown"
 
 
-def compose_context(facts: Sequence[Fact], entities: Sequence[Entity]) -> str | None:
-    """The FACTS / ENTITIES layout Zep's context blocks use, for backends that build their own."""
-    if not facts and not entities:
+def compose_context(
+    facts: Sequence[Fact], entities: Sequence[Entity], episodes: Sequence[Episode] = ()
+) -> str | None:
+    """The FACTS / ENTITIES layout Zep's context blocks use (plus EPISODES, raw matching content,
+    when given), for backends and adapters that build their own block."""
+    if not facts and not entities and not episodes:
         return None
     parts: list[str] = []
     if facts:
@@ -139,6 +142,11 @@ def compose_context(facts: Sequence[Fact], entities: Sequence[Entity]) -> str | 
             "# Relevant entities\n# ENTITY_NAME: entity summary\n<ENTITIES>\n"
             + "\n".join(lines)
             + "\n</ENTITIES>"
+        )
+    if episodes:
+        lines = [f"  - {_one_line(e.content)}" for e in episodes]
+        parts.append(
+            "# Relevant episodes (raw content)\n<EPISODES>\n" + "\n".join(lines) + "\n</EPISODES>"
         )
     return "\n\n".join(parts)
 

@@ -73,6 +73,7 @@ class SearchTool:
         if graph_id is not None and not graph_id.strip():
             raise ValueError("graph_id must be a non-empty string")
         self._loop = loop
+        self.loop = loop
         self.graph_id = graph_id
         self.name = name
         self.description = description
@@ -86,16 +87,21 @@ class SearchTool:
     def visible_parameters(self) -> tuple[str, ...]:
         return tuple(self.parameters["properties"])
 
-    async def call(self, args: Mapping[str, Any] | None, identity: Identity | None = None) -> str:
-        """Run a search for the model and return text for it; never raises (fail-soft)."""
+    async def call(
+        self, args: Mapping[str, Any] | None, identity: Identity | str | None = None
+    ) -> str:
+        """Run a search for the model and return text for it; never raises (fail-soft).
+
+        `identity` is the turn's `Identity` or just the user id; it is ignored for a tool fixed
+        to a shared graph."""
         parsed = self._parse(args or {})
         if isinstance(parsed, str):
             return parsed
         user_id = None
         if self.graph_id is None:
-            if identity is None:
+            user_id = identity.user_id if isinstance(identity, Identity) else identity
+            if not isinstance(user_id, str) or not user_id.strip():
                 return "Error: memory search has no user for this conversation."
-            user_id = identity.user_id
         request = SearchRequest(user_id=user_id, graph_id=self.graph_id, **parsed)
         try:
             results = await self._loop.run_search(request)
@@ -106,7 +112,9 @@ class SearchTool:
             return f"Memory search failed ({type(exc).__name__}); continue without it."
         return format_results(results)
 
-    def call_sync(self, args: Mapping[str, Any] | None, identity: Identity | None = None) -> str:
+    def call_sync(
+        self, args: Mapping[str, Any] | None, identity: Identity | str | None = None
+    ) -> str:
         """Blocking twin of `call`, usable inside or outside a running event loop."""
         return self._loop.sync.run(self.call(args, identity))
 

@@ -15,9 +15,6 @@ from typing import Any, cast
 from zepkit.core import (
     MAX_QUERY_CHARS,
     DataType,
-    Entity,
-    Episode,
-    Fact,
     Identity,
     MemoryLoop,
     Message,
@@ -166,7 +163,7 @@ class ZepGraphStorage:
     ) -> list[Record]:
         """Async twin of `search`."""
         results = await self.search_all(_query(query), limit=limit)
-        text = compose_all(
+        text = compose_context(
             _above(results.edges, score_threshold),
             _above(results.nodes, score_threshold),
             _above(results.episodes, score_threshold),
@@ -200,19 +197,6 @@ async def search_all(
         merged.nodes.extend(part.nodes)
         merged.episodes.extend(part.episodes)
     return merged
-
-
-def compose_all(
-    facts: Sequence[Fact], entities: Sequence[Entity], episodes: Sequence[Episode]
-) -> str:
-    """The core's FACTS / ENTITIES layout plus an EPISODES section for raw matching content."""
-    parts = [compose_context(facts, entities)]
-    if episodes:
-        lines = [f"  - {' '.join(e.content.split())}" for e in episodes]
-        parts.append(
-            "# Relevant episodes (raw content)\n<EPISODES>\n" + "\n".join(lines) + "\n</EPISODES>"
-        )
-    return _join(parts)
 
 
 def _kind(metadata: Mapping[str, Any] | None) -> tuple[DataType, dict[str, Any]]:
