@@ -23,9 +23,7 @@ def as_memory_loop(memory: MemoryLike) -> MemoryLoop:
     if isinstance(memory, AsyncZep):
         loop = _loops.get(memory)
         if loop is None:
-            from zepkit.zep import ZepBackend
-
-            loop = MemoryLoop(ZepBackend(memory))
+            loop = MemoryLoop.zep(client=memory)
             _loops[memory] = loop
         return loop
     raise TypeError(
