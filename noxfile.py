@@ -78,6 +78,13 @@ def adapter_tests(session: nox.Session, key: str, framework: str | list[str]) ->
         session.run("python", str(script))
 
 
+@nox.session(name="tests-ag2")
+@nox.parametrize("framework", ["ag2", "ag2==1.0.0"], ids=["newest", "oldest"])
+def tests_ag2(session: nox.Session, framework: str) -> None:
+    """AG2 1.x: one Plugin (middleware + search tool) on a real Agent with a scripted TestConfig."""
+    adapter_tests(session, "ag2", framework)
+
+
 @nox.session(name="tests-adk")
 @nox.parametrize("framework", ["google-adk", "google-adk==2.0.0"], ids=["newest", "oldest"])
 def tests_adk(session: nox.Session, framework: str) -> None:

@@ -1,0 +1,21 @@
+"""zepkit memory for AG2 1.x agents: one `ag2.Plugin` whose middleware persists each turn and puts
+the context block into the prompt of every model call, plus the memory search tool.
+
+    agent = Agent("assistant", "You are helpful.", config=config,
+                  plugins=[zep_memory_plugin(memory)])
+    await agent.ask("...", variables={"user_id": "u1", "thread_id": "t1"})
+"""
+
+try:
+    import ag2  # noqa: F401
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        'zepkit.ag2 needs AG2 1.x (the `ag2` package); install it with: pip install "zepkit[ag2]"'
+    ) from exc
+
+from zepkit.ag2._identity import RunIdentity
+from zepkit.ag2._middleware import ZepMemoryMiddleware
+from zepkit.ag2._plugin import zep_memory_plugin
+from zepkit.ag2._tool import zep_search_tool
+
+__all__ = ["RunIdentity", "ZepMemoryMiddleware", "zep_memory_plugin", "zep_search_tool"]

@@ -1,0 +1,61 @@
+"""The core's memory search tool as an AG2 tool (Form B).
+
+A plain function: AG2 runs it in a worker thread (or inline on a running loop), and the core's
+sync facade serves it on the loop's private event loop either way, so no run ever reuses a closed
+loop. The user comes from the run (fixed id or `variables`), never from the model.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import ag2
+from ag2 import Context
+from ag2.tools.final import FunctionTool
+
+from zepkit.ag2._identity import RunIdentity
+from zepkit.core import MemoryLoop, SearchTool
+
+# Marks a parameter the model did not send, so the core applies its own default or pin.
+_UNSET: Any = object()
+
+
+def zep_search_tool(
+    memory: MemoryLoop, *, user_id: str | None = None, **pinned: Any
+) -> FunctionTool:
+    """The memory search tool for `Agent(tools=[...])`: searches the run's user graph (a fixed
+    `user_id`, else `variables["user_id"]`), or the shared graph of `graph_id=`. Other keyword
+    arguments pin search parameters (see `MemoryLoop.search_tool`)."""
+    return wrap_search(memory.search_tool(**pinned), RunIdentity(user_id=user_id))
+
+
+def wrap_search(search: SearchTool, identity: RunIdentity) -> FunctionTool:
+    """Wrap a core `SearchTool` with the core's name, description and JSON schema."""
+
+    def search_memory(
+        context: Context,
+        query: Any = _UNSET,
+        scope: Any = _UNSET,
+        reranker: Any = _UNSET,
+        limit: Any = _UNSET,
+        mmr_lambda: Any = _UNSET,
+        center_node_uuid: Any = _UNSET,
+    ) -> str:
+        sent = {
+            "query": query,
+            "scope": scope,
+            "reranker": reranker,
+            "limit": limit,
+            "mmr_lambda": mmr_lambda,
+            "center_node_uuid": center_node_uuid,
+        }
+        args = {name: value for name, value in sent.items() if value is not _UNSET}
+        return search.call_sync(args, identity.find(context))
+
+    return ag2.tool(
+        search_memory,
+        name=search.name,
+        description=search.description,
+        schema=copy.deepcopy(search.parameters),  # AG2 edits the schema dict it is given
+    )
