@@ -101,6 +101,20 @@ def tests_agent_framework(session: nox.Session, framework: str) -> None:
     adapter_tests(session, "agent-framework", framework)
 
 
+@nox.session(name="tests-autogen")
+@nox.parametrize(
+    "framework",
+    [
+        ["autogen-agentchat", "autogen-core", "autogen-ext"],  # ext: the offline replay client
+        ["autogen-agentchat==0.7.0", "autogen-core==0.7.0", "autogen-ext==0.7.0"],
+    ],
+    ids=["newest", "oldest"],
+)
+def tests_autogen(session: nox.Session, framework: list[str]) -> None:
+    """AutoGen: ZepMemory and ZepChatCompletionContext on a real AssistantAgent (replay client)."""
+    adapter_tests(session, "autogen", framework)
+
+
 @nox.session(name="tests-crewai")
 @nox.parametrize("framework", ["crewai", "crewai==1.10.1"], ids=["newest", "oldest"])
 def tests_crewai(session: nox.Session, framework: str) -> None:
