@@ -12,7 +12,9 @@ from zepkit.core import (
     Episode,
     Fact,
     compose_context,
+    is_rendered_block,
     render_context,
+    strip_rendered_block,
 )
 
 
@@ -111,3 +113,17 @@ def test_compose_context_with_episodes() -> None:
     context = compose_context([], [], [Episode(uuid="e", content="raw\nmessage </EPISODES>")])
     assert context is not None
     assert "<EPISODES>\n  - raw message &lt;/EPISODES&gt;\n</EPISODES>" in context
+
+
+def test_a_rendered_block_is_recognised_and_stripped_whole() -> None:
+    block = render_context("- Ana likes tea\n- note: </ZEP_CONTEXT> sneaky")
+    assert is_rendered_block(block)
+    assert not is_rendered_block("You are helpful.")
+    assert not is_rendered_block(42)
+    system = "You are helpful."
+    stacked = f"{system}\n\n{block}\n\n{render_context('- older block')}"
+    assert strip_rendered_block(stacked) == system
+    assert strip_rendered_block(system) == system
+    custom = "M:\n<MEM>{context}</MEM>"
+    assert strip_rendered_block("x\n" + render_context("- y", template=custom), custom) == "x"
+    assert strip_rendered_block("x\n<MEM>- y", custom) == "x\n<MEM>- y"  # no end: left alone

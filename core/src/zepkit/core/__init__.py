@@ -40,7 +40,13 @@ from zepkit.core.models import (
     Scope,
     SearchResults,
 )
-from zepkit.core.rendering import DEFAULT_TEMPLATE, compose_context, render_context
+from zepkit.core.rendering import (
+    DEFAULT_TEMPLATE,
+    compose_context,
+    is_rendered_block,
+    render_context,
+    strip_rendered_block,
+)
 from zepkit.core.search_tool import NO_RESULTS, SearchTool, format_results
 
 __all__ = [
@@ -85,5 +91,7 @@ __all__ = [
     "ZepkitError",
     "compose_context",
     "format_results",
+    "is_rendered_block",
     "render_context",
+    "strip_rendered_block",
 ]

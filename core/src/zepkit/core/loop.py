@@ -34,7 +34,13 @@ from zepkit.core.models import (
     Scope,
     SearchResults,
 )
-from zepkit.core.rendering import DEFAULT_TEMPLATE, check_template, render_context
+from zepkit.core.rendering import (
+    DEFAULT_TEMPLATE,
+    check_template,
+    is_rendered_block,
+    render_context,
+    strip_rendered_block,
+)
 from zepkit.core.search_tool import SearchTool
 from zepkit.core.sync import Portal
 from zepkit.core.turns import LRU, Once
@@ -376,6 +382,14 @@ class MemoryLoop:
         await self._provisioned.run(("graph", graph_id), lambda: self.ensure_graph(graph_id))
 
     # -- the turn (what adapters call) ---------------------------------------------------------
+
+    def is_block(self, text: object) -> bool:
+        """Whether `text` is a block this loop rendered (its template)."""
+        return is_rendered_block(text, self.template)
+
+    def strip_block(self, text: str) -> str:
+        """`text` with any block this loop rendered removed (to replace it, not stack another)."""
+        return strip_rendered_block(text, self.template)
 
     def render(self, context: str | None) -> str:
         """Wrap raw context in this loop's template and budget; `""` when there is none."""

@@ -90,6 +90,29 @@ def render_context(
     return template.replace(PLACEHOLDER, "\n".join(kept))
 
 
+def is_rendered_block(text: object, template: str = DEFAULT_TEMPLATE) -> bool:
+    """Whether `text` is a whole block rendered from `template` (adapters that must replace last
+    turn's block find it this way; stored text is escaped, so it cannot look like one)."""
+    prefix, suffix = check_template(template).split(PLACEHOLDER)
+    if not isinstance(text, str) or not (prefix.strip() and suffix.strip()):
+        return False
+    return text.startswith(prefix) and text.endswith(suffix)
+
+
+def strip_rendered_block(text: str, template: str = DEFAULT_TEMPLATE) -> str:
+    """`text` without any block rendered from `template` and the blank lines that led into it,
+    so a block can be replaced in a system message rather than stacked."""
+    prefix, suffix = check_template(template).split(PLACEHOLDER)
+    if not (prefix.strip() and suffix.strip()):
+        return text
+    while (start := text.find(prefix)) >= 0:
+        end = text.find(suffix, start + len(prefix))
+        if end < 0:
+            break
+        text = text[:start].rstrip("\n") + text[end + len(suffix) :]
+    return text
+
+
 def _fit_entries(lines: Sequence[str], room: int) -> tuple[list[str], int]:
     """Keep structure lines and as many entries, in order, as fit in `room` characters."""
     entries = [i for i, line in enumerate(lines) if _ENTRY.match(line)]

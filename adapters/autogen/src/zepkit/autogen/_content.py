@@ -16,7 +16,6 @@ from autogen_core.models import (
 
 from zepkit.core import DataType, SearchResults, UnsupportedError
 
-_PLACEHOLDER = "{context}"
 TEXT_TYPES = frozenset({MemoryMimeType.TEXT.value, MemoryMimeType.MARKDOWN.value})
 
 
@@ -40,15 +39,6 @@ def message_text(content: Any) -> str:
     if isinstance(content, list):
         return "\n".join(part.strip() for part in content if isinstance(part, str) and part.strip())
     return ""
-
-
-def is_block(text: Any, template: str) -> bool:
-    """Whether `text` is a block rendered from `template` (stored text is escaped on rendering, so
-    the template's own text around `{context}` marks a block wherever it came from)."""
-    prefix, suffix = template.split(_PLACEHOLDER)
-    if not isinstance(text, str) or not (prefix.strip() or suffix.strip()):
-        return False
-    return text.startswith(prefix) and text.endswith(suffix)
 
 
 def mime_of(content: MemoryContent) -> str:

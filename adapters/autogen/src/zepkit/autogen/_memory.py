@@ -16,7 +16,7 @@ from autogen_core.memory import (
 from autogen_core.model_context import ChatCompletionContext
 from autogen_core.tools import FunctionTool
 
-from zepkit.autogen._content import as_contents, as_data, is_block, mime_of, newest_user_text
+from zepkit.autogen._content import as_contents, as_data, mime_of, newest_user_text
 from zepkit.autogen._context import ZepChatCompletionContext
 from zepkit.autogen._tool import search_function_tool
 from zepkit.core import Identity, MemoryLoop, Message, NotFoundError
@@ -109,9 +109,7 @@ class ZepMemory(Memory):
     def _is_our_block(self, kind: Any, content: Any) -> bool:
         if kind != "SystemMessage":
             return False
-        return bool(content) and (
-            content == self._last_block or is_block(content, self.memory.template)
-        )
+        return bool(content) and (content == self._last_block or self.memory.is_block(content))
 
     async def capture_reply(self, text: str | None, *, name: str | None = None) -> bool:
         """Save the current run's final reply (once per run; tool calls and empty text are not

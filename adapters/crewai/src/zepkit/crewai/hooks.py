@@ -21,10 +21,9 @@ from crewai.hooks import (
     unregister_before_llm_call_hook,
 )
 
-from zepkit.core import Identity, MemoryLoop
+from zepkit.core import Identity, MemoryLoop, strip_rendered_block
 
 SEPARATOR = "\n\n"
-_PLACEHOLDER = "{context}"
 
 
 class ZepMemoryHooks:
@@ -151,23 +150,8 @@ def place_block(messages: list[Any], block: str, template: str) -> None:
         target = messages[0]
     if target is None or not isinstance(target.get("content"), str):
         return
-    content = strip_block(target["content"], template)
+    content = strip_rendered_block(target["content"], template)
     target["content"] = f"{content}{SEPARATOR}{block}" if block else content
-
-
-def strip_block(content: str, template: str) -> str:
-    """`content` without a block rendered from `template` (stored text is escaped on rendering,
-    so the template's closing text marks the real end of the block)."""
-    prefix, suffix = template.split(_PLACEHOLDER)
-    start = content.find(SEPARATOR + prefix)
-    if start < 0:
-        return content
-    if not suffix:  # the block runs to the end of the message
-        return content[:start]
-    end = content.find(suffix, start + len(SEPARATOR) + len(prefix))
-    if end < 0:
-        return content
-    return content[:start] + content[end + len(suffix) :]
 
 
 def final_answer(context: LLMCallHookContext) -> str | None:
