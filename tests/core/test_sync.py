@@ -35,3 +35,22 @@ def test_repeated_sync_use_across_fresh_event_loops() -> None:
         memory.sync.begin_turn(identity, f"message {i}", turn_id=str(i))
     assert len(memory.sync.get_messages("t")) == 10
     memory.sync.close()
+
+
+def test_arun_keeps_every_call_on_the_private_loop_across_event_loops() -> None:
+    memory = MemoryLoop.local(":memory:")
+    seen: set[int] = set()
+
+    async def where() -> int:
+        return id(asyncio.get_running_loop())
+
+    async def app_turn(i: int) -> None:
+        seen.add(await memory.sync.arun(where()))
+        identity = Identity(user_id="u", thread_id="t")
+        await memory.sync.arun(memory.begin_turn(identity, f"turn {i}", turn_id=str(i)))
+
+    for i in range(5):  # five separate app event loops
+        asyncio.run(app_turn(i))
+    assert len(seen) == 1  # all work ran on one loop: the facade's
+    assert len(memory.sync.get_messages("t")) == 5
+    memory.sync.close()

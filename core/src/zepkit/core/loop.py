@@ -541,6 +541,14 @@ class SyncMemory:
         """Run any zepkit coroutine to completion from blocking code."""
         return self._loop._portal.run(_as_coroutine(coro))
 
+    async def arun(self, coro: Awaitable[T]) -> T:
+        """Await a zepkit coroutine on the facade's private loop from any event loop.
+
+        For adapters whose framework mixes blocking and async calls (tools run synchronously
+        inside a running loop, repeated `asyncio.run`): routing every call through here keeps a
+        backend's loop-bound resources (an HTTP connection pool) on one event loop."""
+        return await self._loop._portal.arun(_as_coroutine(coro))
+
     def ensure_user(self, user_id: str, **profile: Any) -> bool:
         return self.run(self._loop.ensure_user(user_id, **profile))
 

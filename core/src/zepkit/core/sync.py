@@ -30,6 +30,13 @@ class Portal:
             raise RuntimeError("a blocking zepkit call cannot run on zepkit's own event loop")
         return asyncio.run_coroutine_threadsafe(coro, loop).result()
 
+    async def arun(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Await `coro` run on the portal's loop, from any event loop, without blocking it."""
+        loop = self._start()
+        if threading.current_thread() is self._thread:
+            return await coro
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, loop))
+
     def _start(self) -> asyncio.AbstractEventLoop:
         with self._lock:
             if self._loop is None:

@@ -10,7 +10,6 @@ event loop, however many event loops the app's runs use, and the agent's loop ne
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from typing import Any
 
@@ -55,8 +54,8 @@ class ZepMemoryMiddleware(BaseMiddleware):
         text = request_text(event)
         if identity is None or not text:  # no user, or a resumed turn with no new message
             return await call_next(event, context)
-        block = await asyncio.to_thread(
-            self.memory.sync.begin_turn, identity, text, turn_id=self.turn_id
+        block = await self.memory.sync.arun(
+            self.memory.begin_turn(identity, text, turn_id=self.turn_id)
         )
         fragment = _ContextBlock(block) if block else None
         if fragment is not None:
@@ -66,12 +65,13 @@ class ZepMemoryMiddleware(BaseMiddleware):
         finally:
             if fragment is not None:
                 context.prompt[:] = [part for part in context.prompt if part is not fragment]
-        await asyncio.to_thread(
-            self.memory.sync.capture_reply,
-            identity,
-            response.content,
-            turn_id=self.turn_id,
-            is_tool_call=bool(response.tool_calls.calls),
+        await self.memory.sync.arun(
+            self.memory.capture_reply(
+                identity,
+                response.content,
+                turn_id=self.turn_id,
+                is_tool_call=bool(response.tool_calls.calls),
+            )
         )
         return response
 
