@@ -141,6 +141,14 @@ def tests_langgraph(session: nox.Session, framework: list[str]) -> None:
     adapter_tests(session, "langgraph", framework)
 
 
+@nox.session(name="tests-livekit")
+@nox.parametrize("framework", ["livekit-agents", "livekit-agents==1.4.2"], ids=["newest", "oldest"])
+def tests_livekit(session: nox.Session, framework: str) -> None:
+    """LiveKit Agents: ZepMemoryAgent on a real AgentSession with a scripted LLM (needs openai
+    >= 3, so it never shares an environment with CrewAI)."""
+    adapter_tests(session, "livekit", framework)
+
+
 @nox.session(name="tests-pydantic-ai")
 @nox.parametrize(
     "framework", ["pydantic-ai-slim", "pydantic-ai-slim==2.0.0"], ids=["newest", "oldest"]

@@ -343,3 +343,22 @@ async def test_add_data_creates_the_user_on_first_use(memory: MemoryLoop) -> Non
     assert len(episodes) == 1
     hits = await memory.search("aisle seats", user_id="newbie")
     assert hits.edges
+
+
+async def test_per_call_budget_covers_provisioning_and_drain_waits(alice: Identity) -> None:
+    inner = LocalBackend(":memory:")
+    await MemoryLoop(inner).begin_turn(alice, "My favourite lake is Lake Bled.")
+    slow = SlowBackend(inner, delay=0.2)
+    loop = MemoryLoop(slow)  # no loop-wide budget
+    session = alice.model_copy(update={"thread_id": "alice-new"})
+    # a first turn on a new thread: provisioning is slow too, and still inside the budget
+    assert await loop.begin_turn(session, "Which lake do I like?", recall_budget=0.05) == ""
+    await loop.drain()
+    stored = [m.content for m in await inner.get_messages("alice-new")]
+    assert stored == ["Which lake do I like?"]
+    late = await loop.begin_turn(session, "Tell me about that lake.", recall_budget=0.05)
+    assert "Bled" in late  # the late block from the previous turn
+    await loop.drain()
+    with pytest.raises(ValueError, match="recall_budget"):
+        await loop.begin_turn(session, "x", recall_budget=0)
+    await loop.aclose()

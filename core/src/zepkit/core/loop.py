@@ -8,6 +8,7 @@ Invalid arguments always raise a `ValueError` or `TypeError` naming the field.
 from __future__ import annotations
 
 import asyncio
+import enum
 import json
 import logging
 from collections.abc import Awaitable, Callable, Sequence
@@ -64,6 +65,17 @@ logger = logging.getLogger("zepkit.core")
 T = TypeVar("T")
 
 
+class _Default(enum.Enum):
+    """Marks an argument left to the loop's own setting."""
+
+    LOOP = "loop"
+
+
+def _check_budget(budget: float | None) -> None:
+    if budget is not None and (isinstance(budget, bool) or not budget > 0):
+        raise ValueError(f"recall_budget must be a positive number of seconds, got {budget!r}")
+
+
 @dataclass(frozen=True)
 class ContextInput:
     """What a custom context builder receives for one turn."""
@@ -93,10 +105,7 @@ class MemoryLoop:
     ) -> None:
         if not isinstance(backend, Backend):
             raise TypeError(f"backend must implement zepkit.core.Backend, got {type(backend)!r}")
-        if recall_budget is not None and recall_budget <= 0:
-            raise ValueError(
-                f"recall_budget must be a positive number of seconds, got {recall_budget}"
-            )
+        _check_budget(recall_budget)
         if max_context_chars is not None and max_context_chars < 1:
             raise ValueError(f"max_context_chars must be positive, got {max_context_chars}")
         self.backend = backend
@@ -163,7 +172,7 @@ class MemoryLoop:
 
     async def aclose(self) -> None:
         """Wait briefly for late recalls, then close the backend and the sync facade's loop."""
-        if self._pending:
+        if self._pending:  # late recalls still store their turn: give them a moment
             await asyncio.wait(set(self._pending), timeout=5)
         await self.backend.aclose()
         self._portal.close()
@@ -396,18 +405,26 @@ class MemoryLoop:
         return render_context(context, template=self.template, max_chars=self.max_context_chars)
 
     async def begin_turn(
-        self, identity: Identity, user_message: str, *, turn_id: str | None = None
+        self,
+        identity: Identity,
+        user_message: str,
+        *,
+        turn_id: str | None = None,
+        recall_budget: float | _Default | None = _Default.LOOP,
     ) -> str:
         """Persist the user's message and return the rendered block for the model ("" if none).
 
         With a `turn_id` (the framework's invocation or run id), repeated calls in one turn persist
-        once and return the same block. Never raises unless `on_error` says so.
+        once and return the same block. `recall_budget` overrides the loop's for this call (None:
+        wait as long as memory takes). Never raises unless `on_error` says so.
         """
+        budget = self.recall_budget if isinstance(recall_budget, _Default) else recall_budget
+        _check_budget(budget)
         try:
             if turn_id is None:
-                return await self._turn(identity, user_message)
+                return await self._turn(identity, user_message, budget)
             key = (identity.user_id, identity.thread_id, turn_id)
-            return await self._turns.run(key, lambda: self._turn(identity, user_message))
+            return await self._turns.run(key, lambda: self._turn(identity, user_message, budget))
         except Exception as exc:
             self.failsoft.handle(
                 "begin_turn",
@@ -418,35 +435,45 @@ class MemoryLoop:
             )
             return ""
 
-    async def _turn(self, identity: Identity, user_message: str) -> str:
-        await self.provision(identity)
+    async def drain(self) -> None:
+        """Wait until recalls that ran past their budget have finished (they still store the turn
+        and leave the thread's next block). Call it from the event loop that ran the turns; bound
+        it with `asyncio.timeout` if needed."""
+        if self._pending:
+            await asyncio.wait(set(self._pending))
+
+    async def _turn(self, identity: Identity, user_message: str, budget: float | None) -> str:
         if self.context_builder is not None:
+            await self.provision(identity)
             return await self._built_turn(identity, user_message)
         message = Message("user", user_message, name=identity.display_name)
         recall = self._persist_and_recall(identity, message)
-        if self.recall_budget is None:
+        if budget is None:
             return await recall
-        return await self._within_budget(identity, recall)
+        return await self._within_budget(identity, recall, budget)
 
     async def _persist_and_recall(self, identity: Identity, message: Message) -> str:
+        await self.provision(identity)  # inside the budget: a first turn must not wait longer
         prepared = prepare_messages([message])
         context = await self._add_prepared(identity.thread_id, prepared, True)
         block = self.render(context)
         self._last_blocks.set((identity.user_id, identity.thread_id), block)
         return block
 
-    async def _within_budget(self, identity: Identity, recall: Awaitable[str]) -> str:
-        """Wait at most `recall_budget`; past it, use the thread's last good block and let the
+    async def _within_budget(
+        self, identity: Identity, recall: Awaitable[str], budget: float
+    ) -> str:
+        """Wait at most `budget` seconds; past it, use the thread's last good block and let the
         late result land in that slot for the next turn."""
         task = asyncio.ensure_future(recall)
-        done, _ = await asyncio.wait({task}, timeout=self.recall_budget)
+        done, _ = await asyncio.wait({task}, timeout=budget)
         if task in done:
             return task.result()
         self._pending.add(task)
         task.add_done_callback(self._late_recall_done(identity))
         logger.info(
             "recall over its %.0f ms budget for user_id=%r thread_id=%r; using the last block",
-            (self.recall_budget or 0) * 1000,
+            budget * 1000,
             identity.user_id,
             identity.thread_id,
         )
@@ -582,9 +609,18 @@ class SyncMemory:
         self.run(self._loop.delete_thread(thread_id))
 
     def begin_turn(
-        self, identity: Identity, user_message: str, *, turn_id: str | None = None
+        self,
+        identity: Identity,
+        user_message: str,
+        *,
+        turn_id: str | None = None,
+        recall_budget: float | _Default | None = _Default.LOOP,
     ) -> str:
-        return self.run(self._loop.begin_turn(identity, user_message, turn_id=turn_id))
+        return self.run(
+            self._loop.begin_turn(
+                identity, user_message, turn_id=turn_id, recall_budget=recall_budget
+            )
+        )
 
     def capture_reply(self, identity: Identity, text: str | None, **options: Any) -> bool:
         return self.run(self._loop.capture_reply(identity, text, **options))

@@ -1,0 +1,33 @@
+"""zepkit memory for LiveKit Agents voice agents: each completed user turn is stored and the
+turn's context block is added to that reply only, within a recall time budget; spoken replies are
+stored from the session's conversation events; the model gets the memory search tool.
+
+    agent = ZepMemoryAgent(memory, identity=Identity(user_id="u1", thread_id="room-1"),
+                           instructions="You are a helpful voice assistant.")
+    await session.start(agent)
+"""
+
+try:
+    import livekit.agents  # noqa: F401
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        'zepkit.livekit needs LiveKit Agents; install it with: pip install "zepkit[livekit]"'
+    ) from exc
+
+from zepkit.livekit._agent import (
+    CONTEXT_ITEM_PREFIX,
+    DEFAULT_RECALL_BUDGET,
+    IdentitySource,
+    ZepMemoryAgent,
+    ZepMemoryMixin,
+)
+from zepkit.livekit._tool import search_function_tool
+
+__all__ = [
+    "CONTEXT_ITEM_PREFIX",
+    "DEFAULT_RECALL_BUDGET",
+    "IdentitySource",
+    "ZepMemoryAgent",
+    "ZepMemoryMixin",
+    "search_function_tool",
+]
