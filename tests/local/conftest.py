@@ -32,6 +32,16 @@ async def alice(backend: LocalBackend) -> LocalBackend:
 
 
 @pytest.fixture
+async def lexical_alice() -> AsyncIterator[LocalBackend]:
+    """Like `alice`, on a backend that searches lexically only, for exact BM25 expectations."""
+    memory = LocalBackend(retriever="lexical")
+    await memory.ensure_user(UserProfile("alice", first_name="Alice", last_name="Smith"))
+    await memory.ensure_thread("a1", "alice")
+    yield memory
+    await memory.aclose()
+
+
+@pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     """Where a file-backed test database goes."""
     return tmp_path / "memory.sqlite"

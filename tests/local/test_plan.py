@@ -41,7 +41,7 @@ async def test_common_terms_are_scored_outside_fts(db_path: Path) -> None:
     ranked, boosted, fraction = plan(db_path, ["weather", "tromso"])
     assert (ranked, boosted, fraction) == (("tromso",), {"weather"}, 1.0)
 
-    backend = LocalBackend(db_path)
+    backend = LocalBackend(db_path, retriever="lexical")  # this test is about BM25 planning
     try:
         found = await backend.search(SearchRequest("weather tromso", user_id="u", reranker=None))
         # Both Tromso facts match FTS5 equally; the one that also says "weather" ranks first.

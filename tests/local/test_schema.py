@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from zepkit.core.backend import UserProfile
+from zepkit.core.backend import SearchRequest, UserProfile
 from zepkit.core.errors import ConfigurationError
 from zepkit.core.models import Message
-from zepkit.local import LocalBackend, check_fts5
+from zepkit.local import LocalBackend, check_fts5, schema
 from zepkit.local.schema import SCHEMA_VERSION
 
 
@@ -60,3 +60,32 @@ async def test_two_backends_on_one_file_see_each_others_writes(db_path: Path) ->
     finally:
         await writer.aclose()
         await reader.aclose()
+
+
+async def test_a_version_1_file_upgrades_and_keeps_its_data(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Write a file with the first release's schema (only the v1 step), then open it as today.
+    with monkeypatch.context() as v1:
+        v1.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:1])
+        v1.setattr(schema, "SCHEMA_VERSION", 1)
+        old = LocalBackend(db_path, retriever="lexical")
+        await old.ensure_user(UserProfile("u"))
+        await old.ensure_thread("t", "u")
+        await old.add_messages("t", [Message("user", "I keep bees in Oslo.")])
+        await old.aclose()
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+        assert "episode_vectors" not in tables
+
+    upgraded = LocalBackend(db_path, retriever="lexical")
+    try:
+        found = await upgraded.search(SearchRequest("bees", user_id="u", scope="episodes"))
+        assert [e.content for e in found.episodes] == ["I keep bees in Oslo."]
+        await upgraded.add_messages("t", [Message("user", "And a hive in Bergen.")])
+    finally:
+        await upgraded.aclose()
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+        assert conn.execute("SELECT count(*) FROM episode_vectors").fetchone() == (0,)

@@ -17,7 +17,8 @@ T0 = datetime(2024, 1, 1, tzinfo=UTC)
 async def test_capabilities(backend: LocalBackend) -> None:
     both = frozenset({"rrf", "mmr"})
     assert backend.capabilities == Capabilities(
-        rerankers={"edges": both, "nodes": both, "episodes": both, "auto": frozenset()}
+        rerankers={"edges": both, "nodes": both, "episodes": both, "auto": frozenset()},
+        dense_vectors=backend.retriever != "lexical",
     )
 
 

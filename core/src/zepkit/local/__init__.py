@@ -2,6 +2,19 @@
 
 from zepkit.local.backend import LocalBackend
 from zepkit.local.connection import check_fts5
+from zepkit.local.dense import RetrieverMode
+from zepkit.local.embedders import Embedder, HttpEmbedder
 from zepkit.local.extraction import ExtractedStatement, Extractor, RuleExtractor
+from zepkit.local.minilm import MiniLMEmbedder
 
-__all__ = ["ExtractedStatement", "Extractor", "LocalBackend", "RuleExtractor", "check_fts5"]
+__all__ = [
+    "Embedder",
+    "ExtractedStatement",
+    "Extractor",
+    "HttpEmbedder",
+    "LocalBackend",
+    "MiniLMEmbedder",
+    "RetrieverMode",
+    "RuleExtractor",
+    "check_fts5",
+]

@@ -12,6 +12,7 @@ import os
 import sqlite3
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from datetime import datetime
 from types import TracebackType
 from typing import Any, TypeVar
@@ -20,6 +21,8 @@ from zepkit.core.backend import Capabilities, SearchRequest, UserProfile
 from zepkit.core.errors import BackendError, BackendUnavailableError
 from zepkit.core.models import DataType, Episode, Message, SearchResults
 from zepkit.local.connection import check_fts5, open_connection
+from zepkit.local.dense import RetrieverMode, resolve
+from zepkit.local.embedders import Embedder
 from zepkit.local.engine import CAPABILITIES, Engine
 from zepkit.local.extraction import Extractor, RuleExtractor
 from zepkit.local.schema import migrate
@@ -31,9 +34,18 @@ class LocalBackend:
     """zepkit's embedded memory: one SQLite file (or ":memory:") searched with FTS5, no server."""
 
     def __init__(
-        self, path: str | os.PathLike[str] = ":memory:", *, extractor: Extractor | None = None
+        self,
+        path: str | os.PathLike[str] = ":memory:",
+        *,
+        extractor: Extractor | None = None,
+        retriever: RetrieverMode = "auto",
+        embedder: Embedder | None = None,
     ) -> None:
-        # A missing file is created; `extractor` defaults to the rule-based one.
+        # A missing file is created; `extractor` defaults to the rule-based one. `retriever`:
+        # "lexical" (FTS5 BM25), "dense" (vectors), "hybrid" (both, fused) or "auto" (hybrid when
+        # `embedder` is given or the extra `embeddings` is installed, else lexical). `embedder`
+        # defaults to the local all-MiniLM-L6-v2 model; it loads on first use.
+        mode, dense = resolve(retriever, embedder)
         check_fts5()
         try:
             conn = open_connection(path)
@@ -47,14 +59,17 @@ class LocalBackend:
         except BaseException:
             conn.close()
             raise
-        self._engine = Engine(conn, extractor or RuleExtractor())
+        self._engine = Engine(conn, extractor or RuleExtractor(), mode=mode, dense=dense)
+        self.retriever = mode
+        """The retriever in use after "auto" is resolved: "lexical", "dense" or "hybrid"."""
+        self._capabilities = replace(CAPABILITIES, dense_vectors=dense is not None)
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="zepkit-local")
         self._closed = False
 
     @property
     def capabilities(self) -> Capabilities:
         """edges, nodes and episodes with rrf or mmr; auto without a reranker."""
-        return CAPABILITIES
+        return self._capabilities
 
     async def ensure_user(self, user: UserProfile) -> bool:
         """See `Backend.ensure_user`; an existing user gets the profile fields that are set."""

@@ -16,8 +16,10 @@ from zepkit.core.models import DATA_TYPES, DataType, Episode, Message, SearchRes
 from zepkit.local import deletion, provision
 from zepkit.local.codec import decode_metadata, decode_time, encode_time, now
 from zepkit.local.connection import read_transaction, write_transaction
+from zepkit.local.dense import Dense
 from zepkit.local.drafts import draft_data, draft_message
 from zepkit.local.extraction import Extractor
+from zepkit.local.hybrid import Retrieval
 from zepkit.local.ingest import write_episodes, write_messages
 from zepkit.local.retrieval import statements_of_messages
 from zepkit.local.search import context_block, search_scope
@@ -40,9 +42,29 @@ CONTEXT_MESSAGES = 4
 class Engine:
     """Every backend operation as a plain method over one SQLite connection."""
 
-    def __init__(self, conn: sqlite3.Connection, extractor: Extractor) -> None:
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        extractor: Extractor,
+        *,
+        mode: str = "lexical",
+        dense: Dense | None = None,
+    ) -> None:
         self._conn = conn
         self._extractor = extractor
+        self._dense = dense
+        self._lexical = mode != "dense"
+
+    def _retrieval(self, query: str) -> Retrieval:
+        return Retrieval(query, self._dense, self._lexical)
+
+    def _vectors(self, texts: Sequence[str]) -> Any:
+        """Unit vectors for new episodes, or None when dense retrieval is off."""
+        return None if self._dense is None or not texts else self._dense.vectors(texts)
+
+    def _store(self, conn: sqlite3.Connection, episodes: Sequence[int], vectors: Any) -> None:
+        if self._dense is not None and vectors is not None:
+            self._dense.store(conn, episodes, vectors)
 
     def close(self) -> None:
         """Close the connection (a WAL checkpoint runs when the last connection closes)."""
@@ -68,15 +90,17 @@ class Engine:
     ) -> str | None:
         """Store the messages in one transaction; then, if asked, the context after the write."""
         drafts = [draft_message(self._extractor, message) for message in messages]
+        vectors = self._vectors([draft.content for draft in drafts])
         with write_transaction(self._conn) as conn:
             thread = provision.find_thread(conn, thread_id)
-            write_messages(
+            episodes = write_messages(
                 conn,
                 thread=thread.id,
                 graph=thread.graph,
                 user_name=thread.user_name,
                 drafts=drafts,
             )
+            self._store(conn, episodes, vectors)
         return self.get_context(thread_id) if return_context else None
 
     def get_context(self, thread_id: str) -> str | None:
@@ -91,7 +115,9 @@ class Engine:
             if not terms:
                 return None
             exclude = statements_of_messages(conn, [message for message, _ in recent])
-            return context_block(conn, thread.graph, terms, exclude=exclude)
+            query = "\n".join(content for _, content in reversed(recent))
+            retrieval = self._retrieval(query)
+            return context_block(conn, thread.graph, terms, retrieval, exclude=exclude)
 
     def get_messages(self, thread_id: str, limit: int | None) -> list[Message]:
         """The thread's messages oldest first; the latest `limit` when given."""
@@ -125,6 +151,7 @@ class Engine:
                 conn,
                 graph,
                 terms,
+                self._retrieval(request.query),
                 scope=request.scope,
                 reranker=request.reranker,
                 limit=request.limit,
@@ -150,12 +177,14 @@ class Engine:
         draft = draft_data(
             self._extractor, data, type=type, created_at=encode_time(moment), metadata=metadata
         )
+        vectors = self._vectors([data])
         with write_transaction(self._conn) as conn:
             if user_id is not None:
                 graph = provision.user_graph(conn, user_id)
             else:
                 graph, _ = provision.ensure_graph(conn, "shared", str(graph_id))
-            [(_, uuid)] = write_episodes(conn, graph=graph, drafts=[draft])
+            [(episode, uuid)] = write_episodes(conn, graph=graph, drafts=[draft])
+            self._store(conn, [episode], vectors)
         return Episode(
             uuid=uuid,
             content=data,

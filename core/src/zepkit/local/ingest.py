@@ -22,7 +22,7 @@ _CHUNK = 500  # bound parameters per IN list, well under every SQLite build's li
 def write_messages(
     conn: sqlite3.Connection, *, thread: int, graph: int, user_name: str, drafts: Sequence[Draft]
 ) -> list[int]:
-    """Insert a thread's messages in order with their episodes; the new message ids."""
+    """Insert a thread's messages in order with their episodes; the new episode row ids."""
     first = _next_message_id(conn)
     ids = list(range(first, first + len(drafts)))
     conn.executemany(
@@ -33,10 +33,10 @@ def write_messages(
             for i, d in zip(ids, drafts, strict=True)
         ],
     )
-    write_episodes(
+    episodes = write_episodes(
         conn, graph=graph, thread=thread, messages=ids, user_name=user_name, drafts=drafts
     )
-    return ids
+    return [episode for episode, _ in episodes]
 
 
 def write_episodes(

@@ -188,3 +188,32 @@ def _chunks(values: Sequence[int]) -> Iterable[Sequence[int]]:
 
 def _marks(values: Sequence[int]) -> str:
     return ", ".join("?" * len(values))
+
+
+def load_episodes(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, EpisodeHit]:
+    """Episode rows by id, as hits with score 0 (for candidates found by another retriever)."""
+    found: dict[int, EpisodeHit] = {}
+    for chunk in _chunks(ids):
+        for row in conn.execute(
+            "SELECT e.id, e.uuid, e.content, e.source, e.role, e.name, t.thread_id, e.created_at, "
+            "e.metadata, 0.0 FROM episodes AS e LEFT JOIN threads AS t ON t.id = e.thread "
+            f"WHERE e.id IN ({_marks(chunk)})",
+            chunk,
+        ):
+            found[row[0]] = EpisodeHit(*row)
+    return found
+
+
+def statements_of_episodes(
+    conn: sqlite3.Connection, episodes: Sequence[int]
+) -> dict[int, list[StatementHit]]:
+    """Each episode's statement rows, in statement order, as hits with score 0."""
+    found: dict[int, list[StatementHit]] = {}
+    for chunk in _chunks(episodes):
+        for episode, *row in conn.execute(
+            "SELECT episode, id, uuid, text, speaker, valid_at, created_at, 0.0 FROM statements "
+            f"WHERE episode IN ({_marks(chunk)}) ORDER BY id",
+            chunk,
+        ):
+            found.setdefault(episode, []).append(StatementHit(*row))
+    return found

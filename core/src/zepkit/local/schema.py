@@ -122,7 +122,17 @@ _V1 = (
     *_fts("entities", "name"),
 )
 
-MIGRATIONS: Sequence[Sequence[str]] = (_V1,)
+_V2 = (
+    # One vector per episode for dense retrieval (extra `embeddings`): float32 bytes, tagged with
+    # the embedder's model id so vectors of two models are never compared.
+    """CREATE TABLE episode_vectors (
+        episode INTEGER PRIMARY KEY REFERENCES episodes (id) ON DELETE CASCADE,
+        model TEXT NOT NULL,
+        vector BLOB NOT NULL
+    )""",
+)
+
+MIGRATIONS: Sequence[Sequence[str]] = (_V1, _V2)
 """Step i takes the schema from version i to i + 1; append steps, never edit a shipped one."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Collection, Sequence
+from dataclasses import replace
 
 from zepkit.core.limits import DEFAULT_MMR_LAMBDA
 from zepkit.core.models import Entity, Episode, Fact, Reranker, Scope, SearchResults
 from zepkit.core.rendering import compose_context
 from zepkit.local.codec import decode_metadata, decode_time
+from zepkit.local.hybrid import Retrieval, fused, neighbours_of, spread
 from zepkit.local.ids import graph_range
 from zepkit.local.plan import QueryPlan, plan_query
 from zepkit.local.rerank import RRF_K, Candidate, by_relevance, fuse, mmr, rrf
@@ -18,10 +20,12 @@ from zepkit.local.retrieval import (
     StatementHit,
     entity_summary,
     load_entities,
+    load_episodes,
     mentioned_entities,
     search_entities,
     search_episodes,
     search_statements,
+    statements_of_episodes,
 )
 
 CONTEXT_FACTS = 10
@@ -37,6 +41,7 @@ def search_scope(
     conn: sqlite3.Connection,
     graph: int,
     terms: Sequence[str],
+    retrieval: Retrieval | None = None,
     *,
     scope: Scope,
     reranker: Reranker | None,
@@ -45,7 +50,7 @@ def search_scope(
 ) -> SearchResults:
     """One search of one graph; the caller has checked the scope and reranker are supported."""
     lam = DEFAULT_MMR_LAMBDA if mmr_lambda is None else mmr_lambda
-    search = GraphSearch(conn, graph, terms)
+    search = GraphSearch(conn, graph, terms, retrieval)
     if scope == "edges":
         return SearchResults(scope=scope, edges=search.facts(reranker, limit, lam))
     if scope == "nodes":
@@ -60,26 +65,63 @@ def search_scope(
 class GraphSearch:
     """One query against one graph, planned once and answered per scope."""
 
-    def __init__(self, conn: sqlite3.Connection, graph: int, terms: Sequence[str]) -> None:
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        graph: int,
+        terms: Sequence[str],
+        retrieval: Retrieval | None = None,
+    ) -> None:
         self._conn = conn
         self._graph = graph
         self._terms = terms
+        self._retrieval = retrieval or Retrieval(" ".join(terms))
         self._statements: dict[int, list[StatementHit]] = {}
+        self._nearest: dict[int, list[tuple[int, float]]] = {}
         self.plan: QueryPlan = plan_query(conn, graph, terms)
 
     def statements(self, pool: int) -> list[StatementHit]:
-        """The best `pool` statements by BM25, planned terms only (scope auto asks twice)."""
+        """The best `pool` statements, lexical and/or dense (scope auto asks twice)."""
         if pool not in self._statements:
-            ids = self.plan.id_range(self._conn, "statements", self._graph)
-            self._statements[pool] = search_statements(self._conn, self.plan.ranked, ids, pool)
+            self._statements[pool] = self._find_statements(pool)
         return self._statements[pool]
 
     def candidates(self, hits: Sequence[StatementHit]) -> list[Candidate]:
         """Statement hits as rerank candidates, with the left-out terms scored back in."""
+        if self._retrieval.dense is not None:
+            return [Candidate(hit.id, hit.score, hit.recency, hit.text) for hit in hits]
         return [
             Candidate(hit.id, hit.score + self.plan.boost(hit.text), hit.recency, hit.text)
             for hit in hits
         ]
+
+    def nearest(self, pool: int) -> list[tuple[int, float]]:
+        """The dense retriever's `pool` closest episodes (empty when it is off)."""
+        dense = self._retrieval.dense
+        if dense is None:
+            return []
+        if pool not in self._nearest:
+            query = self._retrieval.query
+            self._nearest[pool] = dense.nearest(self._conn, self._graph, query, pool)
+        return self._nearest[pool]
+
+    def _find_statements(self, pool: int) -> list[StatementHit]:
+        lexical: list[StatementHit] = []
+        if self._retrieval.lexical:
+            ids = self.plan.id_range(self._conn, "statements", self._graph)
+            lexical = search_statements(self._conn, self.plan.ranked, ids, pool)
+        if self._retrieval.dense is None:
+            return lexical
+        close = self.nearest(pool)
+        per_episode = statements_of_episodes(self._conn, [key for key, _ in close])
+        dense = [(hit.id, cosine) for key, cosine in close for hit in per_episode.get(key, ())]
+        by_id = {hit.id: hit for hit in lexical}
+        for hits in per_episode.values():
+            for hit in hits:
+                by_id.setdefault(hit.id, hit)
+        relevance = {hit.id: hit.score + self.plan.boost(hit.text) for hit in lexical}
+        ranked = fused(relevance, dense, pool=pool)
+        return [replace(by_id[key], score=score) for key, score in ranked]
 
     def facts(self, reranker: Reranker | None, limit: int, lam: float) -> list[Fact]:
         """The best statements as facts."""
@@ -90,12 +132,23 @@ class GraphSearch:
 
     def episodes(self, reranker: Reranker | None, limit: int, lam: float) -> list[Episode]:
         """The best episodes."""
-        ids = self.plan.id_range(self._conn, "episodes", self._graph)
-        hits = search_episodes(self._conn, self.plan.ranked, ids, pool_size(limit))
+        pool = pool_size(limit)
+        hits: list[EpisodeHit] = []
+        if self._retrieval.lexical:
+            ids = self.plan.id_range(self._conn, "episodes", self._graph)
+            hits = search_episodes(self._conn, self.plan.ranked, ids, pool)
+        relevance = {h.id: h.score + self.plan.boost(h.content) for h in hits}
         by_id = {hit.id: hit for hit in hits}
+        if self._retrieval.dense is not None:
+            relevance = dict(fused(relevance, self.nearest(pool), pool=pool))
+        if relevance:
+            order = sorted(relevance, key=lambda key: -relevance[key])
+            extra = [k for k in relevance if k not in by_id] + neighbours_of(order)
+            by_id.update(load_episodes(self._conn, extra))
+            relevance = spread(relevance, {key: by_id[key].thread_id for key in by_id})
         candidates = [
-            Candidate(h.id, h.score + self.plan.boost(h.content), h.recency, h.content)
-            for h in hits
+            Candidate(key, score, by_id[key].recency, by_id[key].content)
+            for key, score in relevance.items()
         ]
         ranked = _rerank(candidates, reranker, limit, lam)
         return [_episode(by_id[key], score) for key, score in ranked[:limit]]
@@ -126,10 +179,15 @@ class GraphSearch:
 
 
 def context_block(
-    conn: sqlite3.Connection, graph: int, terms: Sequence[str], *, exclude: Collection[int]
+    conn: sqlite3.Connection,
+    graph: int,
+    terms: Sequence[str],
+    retrieval: Retrieval | None = None,
+    *,
+    exclude: Collection[int],
 ) -> str | None:
     """The FACTS / ENTITIES block for `terms`, leaving out the statements in `exclude`."""
-    search = GraphSearch(conn, graph, terms)
+    search = GraphSearch(conn, graph, terms, retrieval)
     hits = [
         hit
         for hit in search.statements(pool_size(CONTEXT_FACTS) + len(exclude))

