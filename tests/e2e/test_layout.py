@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import re
 import tomllib
 from pathlib import Path
 
@@ -20,17 +21,21 @@ def _adapter_keys() -> set[str]:
 
 
 def _nox_sessions() -> set[str]:
+    """Names of the functions decorated with `nox.session` (its `name=` when given)."""
     tree = ast.parse((ROOT / "noxfile.py").read_text())
     names: set[str] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef):
-            for decorator in node.decorator_list:
-                name = node.name
-                if isinstance(decorator, ast.Call):
-                    for keyword in decorator.keywords:
-                        if keyword.arg == "name" and isinstance(keyword.value, ast.Constant):
-                            name = str(keyword.value.value)
-                names.add(name)
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        for decorator in node.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            if not (isinstance(target, ast.Attribute) and target.attr == "session"):
+                continue
+            name = node.name
+            for keyword in getattr(decorator, "keywords", []):
+                if keyword.arg == "name" and isinstance(keyword.value, ast.Constant):
+                    name = str(keyword.value.value)
+            names.add(name)
     return names
 
 
@@ -59,3 +64,9 @@ def test_the_namespace_stays_a_namespace() -> None:
 
 def test_core_sessions_exist() -> None:
     assert {"lint", "typecheck", "tests-core", "examples"} <= _nox_sessions()
+
+
+def test_the_ci_workflow_runs_every_default_session() -> None:
+    workflow = (ROOT / ".github" / "workflows" / "ci.yml").read_text()
+    listed = set(re.findall(r"^\s+- ([a-z0-9-]+)$", workflow, flags=re.M))
+    assert _nox_sessions() - {"bench"} <= listed
