@@ -161,3 +161,32 @@ async def test_call_accepts_a_plain_user_id(seeded: MemoryLoop) -> None:
     assert "Tobias" in await tool.call({"query": "Tobias"}, "alice")
     assert "Tobias" not in await tool.call({"query": "Tobias"}, "bob")
     assert "no user" in await tool.call({"query": "Tobias"}, "  ")
+
+
+async def test_model_function_has_the_visible_signature_and_passes_only_what_was_sent(
+    seeded: MemoryLoop,
+) -> None:
+    import inspect
+
+    search = seeded.search_tool(limit=3)
+    seen: list[tuple[object, dict[str, Any]]] = []
+
+    def blocking(run: object, args: dict[str, Any]) -> str:
+        seen.append((run, args))
+        return "ok"
+
+    run_param = inspect.Parameter("run", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    function = search.model_function(blocking, leading=[run_param])
+    assert list(inspect.signature(function).parameters) == ["run", *search.visible_parameters]
+    assert "limit" not in inspect.signature(function).parameters  # pinned: not the model's
+    assert function.__name__ == search.name
+    assert function.__doc__ == search.description
+    assert function("ctx", query="Tobias", scope=None) == "ok"
+    assert seen == [("ctx", {"query": "Tobias"})]
+
+    async def searching(args: dict[str, Any]) -> str:
+        return await search.call(args, ALICE)
+
+    async_function = search.model_function(searching)
+    assert inspect.iscoroutinefunction(async_function)
+    assert "Tobias" in await async_function(query="Tobias trombone")

@@ -24,7 +24,6 @@ from autogen_core.tools import FunctionTool
 
 from zepkit.autogen import ZepChatCompletionContext, ZepMemory, search_function_tool
 from zepkit.core import BackendError, MemoryLoop
-from zepkit.core.search_tool import PARAMETERS
 from zepkit.local import LocalBackend
 from zepkit.testing import FailingBackend
 
@@ -347,9 +346,12 @@ async def test_search_tool_shows_the_core_schema_and_binds_the_user(memory: Memo
     assert "not available" in await unpinned.run_json({"query": "x", "scope": "nowhere"}, token)
 
 
-def test_the_tool_function_takes_every_core_parameter(memory: MemoryLoop) -> None:
-    tool = search_function_tool(memory.search_tool(), "alice")
-    assert set(inspect.signature(tool._func).parameters) == set(PARAMETERS)
+def test_the_tool_function_takes_the_parameters_the_model_sees(memory: MemoryLoop) -> None:
+    search = memory.search_tool()
+    tool = search_function_tool(search, "alice")
+    assert list(inspect.signature(tool._func).parameters) == list(search.visible_parameters)
+    pinned = search_function_tool(memory.search_tool(scope="nodes", limit=3), "alice")
+    assert set(inspect.signature(pinned._func).parameters) == {"query", "reranker", "mmr_lambda"}
 
 
 async def test_shared_graph_tool_needs_no_user(memory: MemoryLoop) -> None:

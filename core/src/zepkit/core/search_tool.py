@@ -9,9 +9,10 @@ and failures come back as a sentence it can act on.
 
 from __future__ import annotations
 
+import inspect
 import logging
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 from zepkit.core.backend import Capabilities, SearchRequest
 from zepkit.core.limits import (
@@ -117,6 +118,57 @@ class SearchTool:
     ) -> str:
         """Blocking twin of `call`, usable inside or outside a running event loop."""
         return self._loop.sync.run(self.call(args, identity))
+
+    def model_function(
+        self, call: Callable[..., Any], *, leading: Sequence[inspect.Parameter] = ()
+    ) -> Callable[..., Any]:
+        """A function whose signature lists the parameters the model sees, for frameworks that
+        build a tool from a signature (AutoGen, AG2). Each is optional and typed `Any`, so values
+        reach the core as sent and a bad one comes back as a sentence, not a validation error.
+
+        Calling it calls `call(*leading_values, args)`, `args` holding only what the model sent;
+        `leading` parameters (e.g. a framework's run context) come first. An async `call` gives
+        an async function.
+        """
+        names = [parameter.name for parameter in leading]
+        parameters = [
+            *leading,
+            *(
+                inspect.Parameter(
+                    name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None, annotation=Any
+                )
+                for name in self.visible_parameters
+            ),
+        ]
+        signature = inspect.Signature(parameters, return_annotation=str)
+
+        def split(
+            args: tuple[Any, ...], kwargs: dict[str, Any]
+        ) -> tuple[list[Any], dict[str, Any]]:
+            bound = signature.bind(*args, **kwargs).arguments
+            given = {k: v for k, v in bound.items() if k not in names and v is not None}
+            return [bound.get(name) for name in names], given
+
+        function: Callable[..., Any]
+        if inspect.iscoroutinefunction(call):
+
+            async def async_function(*args: Any, **kwargs: Any) -> Any:
+                lead, given = split(args, kwargs)
+                return await call(*lead, given)
+
+            function = async_function
+        else:
+
+            def sync_function(*args: Any, **kwargs: Any) -> Any:
+                lead, given = split(args, kwargs)
+                return call(*lead, given)
+
+            function = sync_function
+        cast(Any, function).__signature__ = signature
+        function.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": str}
+        function.__name__ = function.__qualname__ = self.name
+        function.__doc__ = self.description
+        return function
 
     def _parse(self, args: Mapping[str, Any]) -> dict[str, Any] | str:
         if not isinstance(args, Mapping):

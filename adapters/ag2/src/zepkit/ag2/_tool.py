@@ -8,6 +8,7 @@ loop. The user comes from the run (fixed id or `variables`), never from the mode
 from __future__ import annotations
 
 import copy
+import inspect
 from typing import Any
 
 import ag2
@@ -16,9 +17,6 @@ from ag2.tools.final import FunctionTool
 
 from zepkit.ag2._identity import RunIdentity
 from zepkit.core import MemoryLoop, SearchTool
-
-# Marks a parameter the model did not send, so the core applies its own default or pin.
-_UNSET: Any = object()
 
 
 def zep_search_tool(
@@ -33,28 +31,14 @@ def zep_search_tool(
 def wrap_search(search: SearchTool, identity: RunIdentity) -> FunctionTool:
     """Wrap a core `SearchTool` with the core's name, description and JSON schema."""
 
-    def search_memory(
-        context: Context,
-        query: Any = _UNSET,
-        scope: Any = _UNSET,
-        reranker: Any = _UNSET,
-        limit: Any = _UNSET,
-        mmr_lambda: Any = _UNSET,
-        center_node_uuid: Any = _UNSET,
-    ) -> str:
-        sent = {
-            "query": query,
-            "scope": scope,
-            "reranker": reranker,
-            "limit": limit,
-            "mmr_lambda": mmr_lambda,
-            "center_node_uuid": center_node_uuid,
-        }
-        args = {name: value for name, value in sent.items() if value is not _UNSET}
+    def search_memory(context: Context, args: dict[str, Any]) -> str:
         return search.call_sync(args, identity.find(context))
 
+    context = inspect.Parameter(
+        "context", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Context
+    )
     return ag2.tool(
-        search_memory,
+        search.model_function(search_memory, leading=[context]),
         name=search.name,
         description=search.description,
         schema=copy.deepcopy(search.parameters),  # AG2 edits the schema dict it is given

@@ -17,29 +17,12 @@ class SearchFunctionTool(FunctionTool):
         if search.graph_id is None and identity is None:
             raise ValueError("a search tool over user memory needs the user: pass an identity")
 
-        # Every parameter the core knows, typed Any: values reach the core unchanged, and a bad
-        # one comes back to the model as a sentence instead of a validation error.
-        async def search_memory(
-            query: Any = None,
-            scope: Any = None,
-            reranker: Any = None,
-            limit: Any = None,
-            mmr_lambda: Any = None,
-            center_node_uuid: Any = None,
-        ) -> str:
-            sent = {
-                "query": query,
-                "scope": scope,
-                "reranker": reranker,
-                "limit": limit,
-                "mmr_lambda": mmr_lambda,
-                "center_node_uuid": center_node_uuid,
-            }
-            return await search.call(
-                {key: value for key, value in sent.items() if value is not None}, identity
-            )
+        async def search_memory(args: dict[str, Any]) -> str:
+            return await search.call(args, identity)
 
-        super().__init__(search_memory, description=search.description, name=search.name)
+        super().__init__(
+            search.model_function(search_memory), description=search.description, name=search.name
+        )
         self.search = search
         self.identity = identity
 
