@@ -241,6 +241,9 @@ def settings() -> dict[str, float]:
         "min_cosine": hybrid.MIN_COSINE,
         "neighbour_weight": hybrid.NEIGHBOUR_WEIGHT,
         "session_weight": hybrid.SESSION_WEIGHT,
+        "session_top": hybrid.SESSION_TOP,
+        "dense_session_weight": hybrid.DENSE_SESSION_WEIGHT,
+        "dense_session_top": hybrid.DENSE_SESSION_TOP,
     }
 
 

@@ -115,6 +115,39 @@ async def test_embedding_runs_on_the_worker_thread(hybrid: LocalBackend) -> None
     await memory.aclose()
 
 
+async def test_add_with_context_embeds_once_and_repeated_queries_embed_once() -> None:
+    embedder = ConceptEmbedder()
+    memory = LocalBackend(retriever="hybrid", embedder=embedder)
+    await memory.ensure_user(UserProfile("u"))
+    await memory.ensure_thread("old", "u")
+    await memory.ensure_thread("t", "u")
+    await memory.add_messages("old", [Message("user", "My greyhound is called Pixel.")])
+    before = embedder.calls
+    context = await memory.add_messages(
+        "t", [Message("user", "Any tips for walking my dog?")], return_context=True
+    )
+    assert context is not None and "greyhound is called Pixel" in context
+    assert embedder.calls == before + 1  # the context query reuses the stored vectors
+    for _ in range(3):
+        await memory.search(SearchRequest("my pet", user_id="u", scope="episodes"))
+    assert embedder.calls == before + 2
+    await memory.aclose()
+
+
+async def test_each_new_message_is_found_by_dense_search_right_away(
+    hybrid: LocalBackend,
+) -> None:
+    await hybrid.add_messages("t", [Message("user", "I play the piano.")])
+    for n in range(150):  # past several doublings of the in-memory matrix
+        await hybrid.add_messages("t", [Message("user", f"note{n} about the city of Lisbon.")])
+        found = await hybrid.search(
+            SearchRequest(f"note{n} portugal", user_id="u", scope="episodes", reranker=None)
+        )
+        assert found.episodes[0].content == f"note{n} about the city of Lisbon."
+    found = await hybrid.search(SearchRequest("music", user_id="u", scope="episodes"))
+    assert found.episodes[0].content == "I play the piano."
+
+
 async def test_vectors_are_stored_reloaded_and_deleted(db_path: Path) -> None:
     first = LocalBackend(db_path, retriever="hybrid", embedder=ConceptEmbedder())
     await first.ensure_user(UserProfile("u"))

@@ -12,6 +12,7 @@ import pytest
 from zepkit.core.errors import BackendError, ConfigurationError
 from zepkit.local import LocalBackend, dense, minilm
 from zepkit.local.embedders import Embedder, HttpEmbedder
+from zepkit.local.onnxint8 import int8_matmuls
 
 
 def _endpoint(seen: list[httpx.Request]) -> httpx.MockTransport:
@@ -108,6 +109,29 @@ def test_local_model_embeds_similar_sentences_close_together() -> None:
     assert vectors.shape == (3, 384)
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
     assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.2
+
+
+def test_local_model_runs_its_matrix_products_in_int8_close_to_float32() -> None:
+    onnxruntime = pytest.importorskip("onnxruntime")
+    pytest.importorskip(minilm.MODEL_PACKAGE)
+    np = pytest.importorskip("numpy")
+    model = minilm.model_bytes()
+    rewritten, count = int8_matmuls(model)
+    assert count == 36  # six layers: q, k, v, output, and the two feed-forward products
+    ids = np.array([[101, 1045, 4233, 1037, 17022, 1012, 102]], dtype=np.int64)
+    feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": 0 * ids}
+    outputs = [
+        onnxruntime.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+        for data in (model, rewritten)
+    ]
+    pooled = [out.mean(axis=1)[0] for out in outputs]
+    cosine = pooled[0] @ pooled[1] / np.linalg.norm(pooled[0]) / np.linalg.norm(pooled[1])
+    assert cosine > 0.98
+
+
+def test_a_model_without_dequantized_weights_is_left_alone() -> None:
+    model = bytes([0x08, 0x0A])  # ModelProto with ir_version 10 and no graph
+    assert int8_matmuls(model) == (model, 0)
 
 
 def test_local_model_file_is_checked_by_sha256(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import importlib.util
 import logging
 import sqlite3
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any, Literal, get_args
 
@@ -22,6 +24,8 @@ MODES: tuple[str, ...] = get_args(RetrieverMode)
 
 logger = logging.getLogger("zepkit.local")
 _told_lexical = False
+QUERY_CACHE = 256
+"""Query vectors kept per backend, most recently used first: a repeated query embeds once."""
 
 
 class Dense:
@@ -30,20 +34,53 @@ class Dense:
     def __init__(self, embedder: Embedder) -> None:
         self.embedder = embedder
         self.index = VectorIndex(embedder.model_id)
+        self._queries: OrderedDict[str, Any] = OrderedDict()
+        self._lock = threading.Lock()
 
     def vectors(self, texts: Sequence[str]) -> Any:
         """Unit vectors for `texts` (call outside the write lock: this is the slow part)."""
         return normalised(self.embedder.embed(list(texts)))
+
+    def query_vector(self, query: str) -> Any:
+        """The unit vector of a query, from the cache when it was asked recently."""
+        with self._lock:
+            if query in self._queries:
+                self._queries.move_to_end(query)
+                return self._queries[query]
+        vector = self.vectors([query])[0]
+        with self._lock:
+            self._queries[query] = vector
+            if len(self._queries) > QUERY_CACHE:
+                self._queries.popitem(last=False)
+        return vector
+
+    def stored_mean(self, conn: sqlite3.Connection, messages: Sequence[int]) -> Any:
+        """The unit mean of the stored vectors of `messages`' episodes; None if one has none."""
+        import numpy as np  # type: ignore[import-not-found, unused-ignore]
+
+        if not messages:
+            return None
+        marks = ", ".join("?" * len(messages))
+        rows = conn.execute(
+            "SELECT v.vector FROM episodes e JOIN episode_vectors v ON v.episode = e.id "
+            f"WHERE e.message IN ({marks}) AND v.model = ?",
+            (*messages, self.embedder.model_id),
+        ).fetchall()
+        if len(rows) != len(messages):
+            return None
+        matrix = np.frombuffer(b"".join(vector for (vector,) in rows), dtype=np.float32)
+        return normalised(matrix.reshape(len(rows), -1).mean(axis=0, keepdims=True))[0]
 
     def store(self, conn: sqlite3.Connection, episodes: Sequence[int], matrix: Any) -> None:
         """Write the episodes' vectors in the caller's transaction."""
         store_vectors(conn, self.embedder.model_id, episodes, matrix)
 
     def nearest(
-        self, conn: sqlite3.Connection, graph: int, query: str, pool: int
+        self, conn: sqlite3.Connection, graph: int, query: str | Any, pool: int
     ) -> list[tuple[int, float]]:
-        """The `pool` episodes of the graph closest to `query`: (id, cosine), best first."""
-        return self.index.nearest(conn, graph, self.vectors([query])[0], pool)
+        """The `pool` episodes closest to `query` (a text, or its unit vector), best first."""
+        vector = self.query_vector(query) if isinstance(query, str) else query
+        return self.index.nearest(conn, graph, vector, pool)
 
 
 def resolve(mode: str, embedder: Embedder | None) -> tuple[str, Dense | None]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -117,6 +118,9 @@ class Engine:
             exclude = statements_of_messages(conn, [message for message, _ in recent])
             query = "\n".join(content for _, content in reversed(recent))
             retrieval = self._retrieval(query)
+            if self._dense is not None:  # the stored vectors of those messages: no embedding
+                vector = self._dense.stored_mean(conn, [message for message, _ in recent])
+                retrieval = replace(retrieval, vector=vector)
             return context_block(conn, thread.graph, terms, retrieval, exclude=exclude)
 
     def get_messages(self, thread_id: str, limit: int | None) -> list[Message]:

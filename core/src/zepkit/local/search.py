@@ -101,7 +101,8 @@ class GraphSearch:
         if dense is None:
             return []
         if pool not in self._nearest:
-            query = self._retrieval.query
+            retrieval = self._retrieval
+            query = retrieval.query if retrieval.vector is None else retrieval.vector
             self._nearest[pool] = dense.nearest(self._conn, self._graph, query, pool)
         return self._nearest[pool]
 
@@ -145,9 +146,11 @@ class GraphSearch:
             order = sorted(relevance, key=lambda key: -relevance[key])
             extra = [k for k in relevance if k not in by_id] + neighbours_of(order)
             by_id.update(load_episodes(self._conn, extra))
-            relevance = spread(relevance, {key: by_id[key].thread_id for key in by_id})
+            threads = {key: by_id[key].thread_id for key in by_id}
+            relevance = spread(relevance, threads, dense=self._retrieval.dense is not None)
+        dated = reranker == "rrf"  # only rrf reads recency: parsing every date costs ~1 ms
         candidates = [
-            Candidate(key, score, by_id[key].recency, by_id[key].content)
+            Candidate(key, score, by_id[key].recency if dated else 0.0, by_id[key].content)
             for key, score in relevance.items()
         ]
         ranked = _rerank(candidates, reranker, limit, lam)

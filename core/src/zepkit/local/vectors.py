@@ -1,15 +1,15 @@
 """Episode vectors: stored as float32 BLOBs in SQLite, searched from a per-graph matrix in memory.
 
 numpy is imported only here and only when dense retrieval is on (extra `embeddings`). The matrix
-of a graph is read once and then topped up with the rows added since; a count or id that moved
-any other way (a delete, another process) makes it read the graph again.
+of a graph is read once and then topped up with the rows added since, in place (its buffer grows
+by doubling, so a top-up copies only the new rows); a count or id that moved any other way (a
+delete, another process) makes it read the graph again.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from zepkit.local.ids import graph_range
@@ -36,12 +36,40 @@ def store_vectors(
     )
 
 
-@dataclass
 class _GraphMatrix:
-    ids: Any
-    matrix: Any
-    last: int
-    count: int
+    """A graph's vectors in a buffer with room to grow: the first `size` rows are live."""
+
+    def __init__(self, ids: Any, matrix: Any, last: int, count: int) -> None:
+        self.ids = ids
+        self.buffer = matrix
+        self.size = len(ids)
+        self.last = last
+        self.count = count
+
+    @property
+    def matrix(self) -> Any:
+        """The live rows (a view, no copy)."""
+        return self.buffer[: self.size]
+
+    def append(self, ids: Any, matrix: Any) -> None:
+        """Add rows at the end, doubling the buffer when it is full."""
+        import numpy as np  # type: ignore[import-not-found, unused-ignore]
+
+        if len(ids) == 0:
+            return
+        if self.size == 0:
+            self.buffer = np.zeros((0, matrix.shape[1]), dtype=np.float32)
+        end = self.size + len(ids)
+        if end > len(self.buffer):
+            room = max(end, 2 * len(self.buffer), 64)
+            buffer = np.empty((room, matrix.shape[1]), dtype=np.float32)
+            buffer[: self.size] = self.buffer[: self.size]
+            grown = np.empty(room, dtype=np.int64)
+            grown[: self.size] = self.ids[: self.size]
+            self.buffer, self.ids = buffer, grown
+        self.buffer[self.size : end] = matrix
+        self.ids[self.size : end] = ids
+        self.size = end
 
 
 class VectorIndex:
@@ -58,7 +86,7 @@ class VectorIndex:
         import numpy as np  # type: ignore[import-not-found, unused-ignore]
 
         cached = self._fresh(conn, graph)
-        if len(cached.ids) == 0:
+        if cached.size == 0:
             return []
         scores = cached.matrix @ query
         take = min(pool, len(scores))
@@ -78,17 +106,18 @@ class VectorIndex:
         if cached is not None and (cached.last, cached.count) == (last, count):
             return cached
         if cached is not None and last > cached.last:
-            added = self._read(conn, cached.last + 1, high)
-            if cached.count + len(added[0]) == count:
-                cached = self._append(cached, added[0], added[1], last=last, count=count)
-                self._graphs[graph] = cached
+            ids, matrix, seen = self._read(conn, cached.last + 1, high)
+            if cached.count + seen == count:
+                cached.append(ids, matrix)
+                cached.last, cached.count = last, count
                 return cached
-        ids, matrix = self._read(conn, low, high)
+        ids, matrix, _ = self._read(conn, low, high)
         cached = _GraphMatrix(ids, matrix, last, count)
         self._graphs[graph] = cached
         return cached
 
-    def _read(self, conn: sqlite3.Connection, low: int, high: int) -> tuple[Any, Any]:
+    def _read(self, conn: sqlite3.Connection, low: int, high: int) -> tuple[Any, Any, int]:
+        """This model's (ids, matrix) in an id range, and how many rows of any model it holds."""
         import numpy as np  # type: ignore[import-not-found, unused-ignore]
 
         rows = conn.execute(
@@ -99,20 +128,6 @@ class VectorIndex:
         mine = [(episode, vector) for episode, model, vector in rows if model == self.model]
         ids = np.array([episode for episode, _ in mine], dtype=np.int64)
         if not mine:
-            return ids, np.zeros((0, 0), dtype=np.float32)
+            return ids, np.zeros((0, 0), dtype=np.float32), len(rows)
         matrix = np.frombuffer(b"".join(vector for _, vector in mine), dtype=np.float32)
-        return ids, matrix.reshape(len(mine), -1)
-
-    @staticmethod
-    def _append(
-        cached: _GraphMatrix, ids: Any, matrix: Any, *, last: int, count: int
-    ) -> _GraphMatrix:
-        import numpy as np  # type: ignore[import-not-found, unused-ignore]
-
-        if len(ids) == 0:
-            return _GraphMatrix(cached.ids, cached.matrix, last, count)
-        if len(cached.ids) == 0:
-            return _GraphMatrix(ids, matrix, last, count)
-        return _GraphMatrix(
-            np.concatenate([cached.ids, ids]), np.vstack([cached.matrix, matrix]), last, count
-        )
+        return ids, matrix.reshape(len(mine), -1).copy(), len(rows)
