@@ -43,3 +43,28 @@ async def test_a_callers_client_is_used_and_never_closed() -> None:
     assert await loop.ensure_user("ana") is False  # still usable: zepkit did not close it
     with pytest.raises(ValueError, match="client"):
         MemoryLoop.zep(client=client, api_key="z_other")
+
+
+def test_owned_clients_are_made_one_per_event_loop() -> None:
+    # An HTTP connection pool must not cross event loops; adapters and the sync facade may
+    # drive one backend from several, so an owned backend keeps one client per loop.
+    import asyncio
+
+    from zep_cloud.client import AsyncZep
+
+    fake = FakeZep()
+    made: list[AsyncZep] = []
+
+    def factory() -> AsyncZep:
+        client = fake.client()
+        made.append(client)
+        return client
+
+    memory = MemoryLoop(ZepBackend(factory(), client_factory=factory))
+    asyncio.run(memory.ensure_user("ana"))  # loop 1 uses the first client
+    asyncio.run(memory.ensure_thread("t1", user_id="ana"))  # loop 2 gets its own
+    assert memory.sync.ensure_thread("t2", user_id="ana") is True  # the facade's loop: a third
+    assert len(made) == 3
+    assert len(fake.calls("POST", "/threads")) == 2
+    memory.sync.close()  # closes the clients of loops still alive: the facade's
+    assert made[-1]._client_wrapper.httpx_client.httpx_client.is_closed

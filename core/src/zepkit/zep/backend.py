@@ -8,8 +8,10 @@ thread's owner) live in an `IdMap`. Use `SqliteIdMap` when threads must outlive 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import uuid as uuid_module
+import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -74,7 +76,12 @@ class ZepUser:
 
 
 class ZepBackend:
-    """The memory backend on Zep Cloud API v4. A client passed in is never closed by zepkit."""
+    """The memory backend on Zep Cloud API v4. A client passed in is never closed by zepkit.
+
+    With `client_factory` (what `from_api_key` uses) the backend owns its clients and makes one
+    per event loop, because an HTTP connection pool must not cross loops: adapters and the sync
+    facade may drive one backend from several loops. A single client passed in is used as is.
+    """
 
     def __init__(
         self,
@@ -83,16 +90,18 @@ class ZepBackend:
         id_map: IdMap | None = None,
         owns_client: bool = False,
         max_retries: int | None = None,
+        client_factory: Callable[[], AsyncZep] | None = None,
     ) -> None:
         if max_retries is not None and max_retries < 0:
             raise ValueError(f"max_retries must be >= 0, got {max_retries}")
         self.client = client
         self.id_map: IdMap = id_map if id_map is not None else InMemoryIdMap()
-        self.owns_client = owns_client
-        self._user_api: AsyncUserClient = client.user
-        self._thread_api: AsyncThreadClient = client.thread
-        self._graph_api: AsyncGraphClient = client.graph
-        self._episode_api: AsyncEpisodeClient = self._graph_api.episode
+        self.owns_client = owns_client or client_factory is not None
+        self._factory = client_factory
+        self._loop_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncZep] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._first_free = True
         self._options: RequestOptions | None = (
             RequestOptions(max_retries=max_retries) if max_retries is not None else None
         )
@@ -120,8 +129,47 @@ class ZepBackend:
                 "no Zep API key: set it in the environment (export ZEP_API_KEY=...) "
                 "or pass api_key=..."
             )
-        client = AsyncZep(api_key=key, base_url=base_url, timeout=timeout, max_retries=max_retries)
-        return cls(client, id_map=id_map, owns_client=True, max_retries=max_retries)
+
+        def make_client() -> AsyncZep:
+            return AsyncZep(
+                api_key=key, base_url=base_url, timeout=timeout, max_retries=max_retries
+            )
+
+        return cls(
+            make_client(), id_map=id_map, max_retries=max_retries, client_factory=make_client
+        )
+
+    def _client(self) -> AsyncZep:
+        """The client for the running event loop (the one client when there is no factory)."""
+        if self._factory is None:
+            return self.client
+        loop = asyncio.get_running_loop()
+        client = self._loop_clients.get(loop)
+        if client is None:  # the first loop takes the first client; every later loop a new one
+            client = self.client if self._first_free else self._factory()
+            self._first_free = False
+            self._loop_clients[loop] = client
+        return client
+
+    @property
+    def _user_api(self) -> AsyncUserClient:
+        api: AsyncUserClient = self._client().user
+        return api
+
+    @property
+    def _thread_api(self) -> AsyncThreadClient:
+        api: AsyncThreadClient = self._client().thread
+        return api
+
+    @property
+    def _graph_api(self) -> AsyncGraphClient:
+        api: AsyncGraphClient = self._client().graph
+        return api
+
+    @property
+    def _episode_api(self) -> AsyncEpisodeClient:
+        api: AsyncEpisodeClient = self._graph_api.episode
+        return api
 
     @property
     def capabilities(self) -> Capabilities:
@@ -404,5 +452,9 @@ class ZepBackend:
             return
         self._closed = True
         if self.owns_client:
-            # The SDK has no close(); its httpx client is the resource to release.
-            await self.client._client_wrapper.httpx_client.httpx_client.aclose()
+            # The SDK has no close(); its httpx client is the resource to release. Clients of
+            # loops that are gone were dropped with their loop (their pools died with it).
+            clients = {id(c): c for c in (self.client, *self._loop_clients.values())}
+            for client in clients.values():
+                with contextlib.suppress(Exception):
+                    await client._client_wrapper.httpx_client.httpx_client.aclose()

@@ -15,6 +15,8 @@ class KeyedLocks:
 
     @asynccontextmanager
     async def hold(self, key: Hashable) -> AsyncIterator[None]:
+        # asyncio locks belong to one event loop: callers on another loop get their own.
+        key = (id(asyncio.get_running_loop()), key)
         lock, users = self._locks.get(key, (asyncio.Lock(), 0))
         self._locks[key] = (lock, users + 1)
         try:
