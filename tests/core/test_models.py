@@ -41,3 +41,11 @@ def test_identity_display_name() -> None:
     assert Identity(user_id="u", thread_id="t", first_name="Ada").display_name == "Ada"
     full = Identity(user_id="u", thread_id="t", first_name="Ada", last_name="Lovelace")
     assert full.display_name == "Ada Lovelace"
+
+
+def test_missing_framework_names_the_module_and_the_extra() -> None:
+    from zepkit.core import missing_framework
+
+    error = missing_framework("pydantic-ai", "Pydantic AI")
+    assert isinstance(error, ImportError)
+    assert str(error) == 'zepkit.pydantic_ai needs Pydantic AI: pip install "zepkit[pydantic-ai]"'

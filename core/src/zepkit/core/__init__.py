@@ -17,6 +17,7 @@ from zepkit.core.errors import (
     UnsupportedError,
     ZepkitError,
 )
+from zepkit.core.extras import missing_framework
 from zepkit.core.failsoft import FailSoft, OnError
 from zepkit.core.limits import (
     DEFAULT_CONTEXT_CHARS,
@@ -92,6 +93,7 @@ __all__ = [
     "compose_context",
     "format_results",
     "is_rendered_block",
+    "missing_framework",
     "render_context",
     "strip_rendered_block",
 ]

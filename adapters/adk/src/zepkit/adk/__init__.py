@@ -10,12 +10,12 @@
 `ZepMemoryService` plugs zepkit into ADK's own `load_memory` / `preload_memory` tools.
 """
 
+from zepkit.core.extras import missing_framework
+
 try:
     import google.adk  # noqa: F401
 except ImportError as exc:  # pragma: no cover - exercised only without the framework
-    raise ImportError(
-        'zepkit.adk needs Google ADK: pip install "zepkit[adk]" (or pip install google-adk)'
-    ) from exc
+    raise missing_framework("adk", "Google ADK (google-adk)") from exc
 
 from zepkit.adk.callbacks import create_after_model_callback
 from zepkit.adk.context_tool import ZepContextTool

@@ -6,12 +6,12 @@ the context block into the prompt of every model call, plus the memory search to
     await agent.ask("...", variables={"user_id": "u1", "thread_id": "t1"})
 """
 
+from zepkit.core.extras import missing_framework
+
 try:
     import ag2  # noqa: F401
 except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise ImportError(
-        'zepkit.ag2 needs AG2 1.x (the `ag2` package); install it with: pip install "zepkit[ag2]"'
-    ) from exc
+    raise missing_framework("ag2", "AG2 1.x (the `ag2` package)") from exc
 
 from zepkit.ag2._identity import RunIdentity
 from zepkit.ag2._middleware import ZepMemoryMiddleware

@@ -8,12 +8,13 @@ session (see `ZepContextProvider.set_identity`) or from a resolver.
 
 from __future__ import annotations
 
+from zepkit.core.extras import missing_framework
+
 try:
     import agent_framework as _agent_framework  # noqa: F401
 except ImportError as exc:
-    raise ImportError(
-        "zepkit.agent_framework needs Microsoft Agent Framework: "
-        'pip install "zepkit[agent-framework]"'
+    raise missing_framework(
+        "agent-framework", "Microsoft Agent Framework (agent-framework-core)"
     ) from exc
 
 from zepkit.agent_framework._identity import IdentityResolver

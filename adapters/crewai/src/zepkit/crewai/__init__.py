@@ -7,12 +7,12 @@
 - `ZepCrewMemory`: `Crew(memory=ZepCrewMemory(storage))` routes CrewAI's own recall and saves.
 """
 
+from zepkit.core.extras import missing_framework
+
 try:
     import crewai  # noqa: F401
 except ImportError as exc:  # pragma: no cover - exercised only without CrewAI installed
-    raise ImportError(
-        'zepkit.crewai needs CrewAI. Install it with: pip install "zepkit[crewai]"'
-    ) from exc
+    raise missing_framework("crewai", "CrewAI") from exc
 
 from zepkit.crewai.crew_memory import ZepCrewMemory
 from zepkit.crewai.hooks import ZepMemoryHooks, enable_zep_memory

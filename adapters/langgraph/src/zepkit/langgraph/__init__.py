@@ -8,14 +8,14 @@ In a graph you write yourself, call the helpers in your nodes::
 With `create_agent`, add `ZepMemoryMiddleware(memory)` to `middleware=[...]`.
 """
 
+from zepkit.core.extras import missing_framework
+
 try:
     import langchain.agents.middleware  # noqa: F401
     import langchain_core.messages  # noqa: F401
     import langgraph.store.base  # noqa: F401
 except ImportError as exc:  # pragma: no cover - exercised only without the framework
-    raise ImportError(
-        'zepkit.langgraph needs LangGraph and LangChain: pip install "zepkit[langgraph]"'
-    ) from exc
+    raise missing_framework("langgraph", "LangGraph and LangChain") from exc
 
 from zepkit.langgraph.helpers import (
     build_system_message,

@@ -7,12 +7,12 @@ stored from the session's conversation events; the model gets the memory search 
     await session.start(agent)
 """
 
+from zepkit.core.extras import missing_framework
+
 try:
     import livekit.agents  # noqa: F401
 except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise ImportError(
-        'zepkit.livekit needs LiveKit Agents; install it with: pip install "zepkit[livekit]"'
-    ) from exc
+    raise missing_framework("livekit", "LiveKit Agents") from exc
 
 from zepkit.livekit._agent import (
     CONTEXT_ITEM_PREFIX,
