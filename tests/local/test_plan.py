@@ -8,7 +8,7 @@ from pathlib import Path
 from zepkit.core.backend import SearchRequest, UserProfile
 from zepkit.core.models import Message
 from zepkit.local import LocalBackend
-from zepkit.local.plan import ROW_BUDGET, plan_query
+from zepkit.local.plan import ROW_BUDGET, QueryPlan, plan_query
 
 COMMON = ROW_BUDGET + 100
 
@@ -66,3 +66,21 @@ async def test_a_too_common_term_searches_the_newest_rows(db_path: Path) -> None
         assert "user: Weather report 0 says cloudy." not in [f.fact for f in found.edges]
     finally:
         await backend.aclose()
+
+
+async def test_a_term_in_most_facts_is_neither_ranked_nor_scored(db_path: Path) -> None:
+    await fill(db_path)
+    # "note" is in more than half the facts: its weight would be FTS5's floor, so it is dropped.
+    ranked, boosted, _ = plan(db_path, ["tromso", "note", "weather"])
+    assert ranked == ("tromso",)
+    assert boosted == {"weather"}
+
+
+def test_left_out_terms_count_once_per_text_as_whole_words() -> None:
+    query = QueryPlan(ranked=("tromso",), boosts={"shar": 2.0, "garden": 0.5})
+    assert query.boost("Ana shared her garden, then kept sharing.") == 2.5
+    assert query.boost("The GARDENS were Shared.") == 2.5
+    # Inside another word a stem does not count, and neither does a word with another stem.
+    assert query.boost("unshared gardener_notes, reshared") == 0.0
+    assert query.boost("share it") == 0.0  # "share" stems to itself, not to "shar"
+    assert QueryPlan(ranked=("tromso",), boosts={}).boost("shared garden") == 0.0

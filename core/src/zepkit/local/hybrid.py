@@ -74,11 +74,11 @@ def neighbours_of(ranked: Sequence[int]) -> list[int]:
 
 
 def spread(
-    scores: dict[int, float], threads: dict[int, str | None], *, dense: bool = False
+    scores: dict[int, float], threads: dict[int, int | None], *, dense: bool = False
 ) -> dict[int, float]:
     """Scores scaled to the best one, plus credit from adjacent turns and the turn's thread.
 
-    `threads` maps every candidate and loaded neighbour to its app thread id (None for data);
+    `threads` maps every candidate and loaded neighbour to its thread's row id (None for data);
     a key that neither matched nor sits next to a match is dropped. `dense`: the scores include
     dense ones (the session credit's settings differ).
     """
@@ -88,7 +88,7 @@ def spread(
     weight = DENSE_SESSION_WEIGHT if dense else SESSION_WEIGHT
     best_few = DENSE_SESSION_TOP if dense else SESSION_TOP
     own = {key: scores.get(key, 0.0) / top for key in threads}
-    per_thread: dict[str | None, list[float]] = {}
+    per_thread: dict[int | None, list[float]] = {}
     for key, value in own.items():
         per_thread.setdefault(threads[key], []).append(value)
     session = {t: sum(sorted(v, reverse=True)[:best_few]) for t, v in per_thread.items()}
@@ -100,10 +100,9 @@ def spread(
             if value > 0:
                 out[key] = value
             continue
-        near = max(
-            (own[n] for n in (key - 1, key + 1) if n in own and threads[n] == thread),
-            default=0.0,
-        )
+        before = own.get(key - 1, 0.0) if threads.get(key - 1) == thread else 0.0
+        after = own.get(key + 1, 0.0) if threads.get(key + 1) == thread else 0.0
+        near = before if before > after else after
         score = value + NEIGHBOUR_WEIGHT * near + weight * session[thread] / best
         if value > 0 or near > 0:
             out[key] = score

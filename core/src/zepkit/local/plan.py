@@ -9,20 +9,23 @@ the newest share of the graph that fits the budget.
 
 from __future__ import annotations
 
+import functools
 import math
+import re
 import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from zepkit.local.ids import graph_range, last_id
 from zepkit.local.stats import document_frequencies
-from zepkit.local.text import stem, words
+from zepkit.local.text import stem
 
 ROW_BUDGET = 500
 """Matching rows one FTS5 query may rank. bm25 costs about 2-3 us a row (it looks up each row's
 length), so this keeps ranking near 1 ms on a 2-core machine."""
 
 MAX_RANKED_TERMS = 8
+IDF_FLOOR = 1e-6
 
 
 @dataclass(frozen=True)
@@ -37,8 +40,20 @@ class QueryPlan:
         """The BM25 weight of the left-out terms that `text` holds (one occurrence each)."""
         if not self.boosts:
             return 0.0
-        held = self.boosts.keys() & set(map(stem, words(text)))
-        return sum(self.boosts[key] for key in held)
+        lowered = text.lower()
+        held = {
+            stem(found.group())
+            for found in self._starts.finditer(lowered)
+            if not _inside_word(lowered, found.start())
+        }
+        return sum(self.boosts[key] for key in held if key in self.boosts)
+
+    @functools.cached_property
+    def _starts(self) -> re.Pattern[str]:
+        """A left-out stem and the rest of its word: a word's stem is a prefix of it, so only
+        such words can hold one. No look-behind here: a leading literal lets `re` scan fast."""
+        keys = "|".join(map(re.escape, sorted(self.boosts, key=len, reverse=True)))
+        return re.compile(rf"(?:{keys})\w*")
 
     def id_range(self, conn: sqlite3.Connection, table: str, graph: int) -> tuple[int, int]:
         """The row ids of `table` to search: the whole graph, or its newest `fraction`."""
@@ -47,6 +62,11 @@ class QueryPlan:
             return low, high
         newest = last_id(conn, table, graph) or low
         return max(low, newest - math.ceil((newest - low) * self.fraction)), high
+
+
+def _inside_word(text: str, start: int) -> bool:
+    """True when `text[start]` continues a word (so a match there is not a word of its own)."""
+    return start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_")
 
 
 def plan_query(conn: sqlite3.Connection, graph: int, terms: Sequence[str]) -> QueryPlan:
@@ -62,11 +82,13 @@ def plan_query(conn: sqlite3.Connection, graph: int, terms: Sequence[str]) -> Qu
             break
         ranked.append(term)
         used += count
-    boosts = {keys[t]: idf(total, df.get(keys[t], 0)) for t in terms if t not in ranked}
+    left_out = {keys[t]: idf(total, df.get(keys[t], 0)) for t in terms if t not in ranked}
+    # A term in half the graph or more scores FTS5's floor: it would only cost time.
+    boosts = {key: weight for key, weight in left_out.items() if weight > IDF_FLOOR}
     fraction = min(1.0, ROW_BUDGET / used) if used else 1.0
     return QueryPlan(ranked=tuple(ranked), boosts=boosts, fraction=fraction)
 
 
 def idf(total: int, df: int) -> float:
     """BM25's inverse document frequency, floored like FTS5's so it stays positive."""
-    return max(math.log((max(total - df, 0) + 0.5) / (df + 0.5)), 1e-6)
+    return max(math.log((max(total - df, 0) + 0.5) / (df + 0.5)), IDF_FLOOR)

@@ -5,6 +5,7 @@ Each query ranks inside a subquery (`ORDER BY rank LIMIT pool`), then joins only
 
 from __future__ import annotations
 
+import heapq
 import sqlite3
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
@@ -41,8 +42,8 @@ class StatementHit:
 
 
 @dataclass(frozen=True)
-class EpisodeHit:
-    """An episode row that matched, with its BM25 relevance and app thread id."""
+class EpisodeRow:
+    """A whole episode row with its app thread id: what a result shows."""
 
     id: int
     uuid: str
@@ -53,12 +54,6 @@ class EpisodeHit:
     thread_id: str | None
     created_at: str
     metadata: str | None
-    score: float
-
-    @property
-    def recency(self) -> float:
-        """When the episode happened, in epoch seconds."""
-        return timestamp(self.created_at)
 
 
 @dataclass(frozen=True)
@@ -93,18 +88,50 @@ def search_statements(
     return [StatementHit(*row) for row in rows]
 
 
-def search_episodes(
+@dataclass(frozen=True)
+class Turn:
+    """What ranking needs of an episode: its thread (row id, None for data), date, text, score."""
+
+    id: int
+    thread: int | None
+    created_at: str
+    content: str
+    score: float = 0.0
+
+    @property
+    def recency(self) -> float:
+        """When the episode happened, in epoch seconds."""
+        return timestamp(self.created_at)
+
+
+def match_episodes(
     conn: sqlite3.Connection, terms: Sequence[str], ids: tuple[int, int], pool: int
-) -> list[EpisodeHit]:
-    """The `pool` best episodes with ids in `ids` for `terms`, best first."""
+) -> list[Turn]:
+    """The `pool` best episodes with ids in `ids` for `terms` by BM25, best first.
+
+    Every match is scored and the best are picked here: FTS5's own `ORDER BY rank` sorts through
+    an inner statement and costs about as much as the scoring itself.
+    """
     rows = conn.execute(
-        "SELECT e.id, e.uuid, e.content, e.source, e.role, e.name, t.thread_id, e.created_at, "
-        f"e.metadata, -hit.rank FROM {_ranked('episodes')} AS hit "
-        "JOIN episodes AS e ON e.id = hit.id LEFT JOIN threads AS t ON t.id = e.thread "
-        "ORDER BY hit.rank",
-        (match_expression(terms), *ids, pool),
+        "SELECT f.rowid, e.thread, e.created_at, e.content, -bm25(episodes_fts) "
+        "FROM episodes_fts AS f JOIN episodes AS e ON e.id = f.rowid "
+        "WHERE episodes_fts MATCH ? AND f.rowid BETWEEN ? AND ?",
+        (match_expression(terms), *ids),
     ).fetchall()
-    return [EpisodeHit(*row) for row in rows]
+    best = heapq.nsmallest(pool, rows, key=lambda row: (-row[4], row[0]))
+    return [Turn(*row) for row in best]
+
+
+def load_turns(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, Turn]:
+    """Episode rows by id, as turns with score 0 (neighbours, other retrievers' candidates)."""
+    found: dict[int, Turn] = {}
+    for chunk in _chunks(ids):
+        for row in conn.execute(
+            f"SELECT id, thread, created_at, content FROM episodes WHERE id IN ({_marks(chunk)})",
+            chunk,
+        ):
+            found[row[0]] = Turn(*row)
+    return found
 
 
 def search_entities(
@@ -190,17 +217,17 @@ def _marks(values: Sequence[int]) -> str:
     return ", ".join("?" * len(values))
 
 
-def load_episodes(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, EpisodeHit]:
-    """Episode rows by id, as hits with score 0 (for candidates found by another retriever)."""
-    found: dict[int, EpisodeHit] = {}
+def load_episodes(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, EpisodeRow]:
+    """Whole episode rows by id (the results, once ranked)."""
+    found: dict[int, EpisodeRow] = {}
     for chunk in _chunks(ids):
         for row in conn.execute(
             "SELECT e.id, e.uuid, e.content, e.source, e.role, e.name, t.thread_id, e.created_at, "
-            "e.metadata, 0.0 FROM episodes AS e LEFT JOIN threads AS t ON t.id = e.thread "
+            "e.metadata FROM episodes AS e LEFT JOIN threads AS t ON t.id = e.thread "
             f"WHERE e.id IN ({_marks(chunk)})",
             chunk,
         ):
-            found[row[0]] = EpisodeHit(*row)
+            found[row[0]] = EpisodeRow(*row)
     return found
 
 

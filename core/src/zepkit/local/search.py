@@ -16,14 +16,16 @@ from zepkit.local.plan import QueryPlan, plan_query
 from zepkit.local.rerank import RRF_K, Candidate, by_relevance, fuse, mmr, rrf
 from zepkit.local.retrieval import (
     EntityRow,
-    EpisodeHit,
+    EpisodeRow,
     StatementHit,
+    Turn,
     entity_summary,
     load_entities,
     load_episodes,
+    load_turns,
+    match_episodes,
     mentioned_entities,
     search_entities,
-    search_episodes,
     search_statements,
     statements_of_episodes,
 )
@@ -134,27 +136,28 @@ class GraphSearch:
     def episodes(self, reranker: Reranker | None, limit: int, lam: float) -> list[Episode]:
         """The best episodes."""
         pool = pool_size(limit)
-        hits: list[EpisodeHit] = []
+        turns: dict[int, Turn] = {}
         if self._retrieval.lexical:
             ids = self.plan.id_range(self._conn, "episodes", self._graph)
-            hits = search_episodes(self._conn, self.plan.ranked, ids, pool)
-        relevance = {h.id: h.score + self.plan.boost(h.content) for h in hits}
-        by_id = {hit.id: hit for hit in hits}
+            matched = match_episodes(self._conn, self.plan.ranked, ids, pool)
+            turns = {turn.id: turn for turn in matched}
+        relevance = {key: turn.score + self.plan.boost(turn.content) for key, turn in turns.items()}
         if self._retrieval.dense is not None:
             relevance = dict(fused(relevance, self.nearest(pool), pool=pool))
         if relevance:
             order = sorted(relevance, key=lambda key: -relevance[key])
-            extra = [k for k in relevance if k not in by_id] + neighbours_of(order)
-            by_id.update(load_episodes(self._conn, extra))
-            threads = {key: by_id[key].thread_id for key in by_id}
+            extra = [k for k in relevance if k not in turns] + neighbours_of(order)
+            turns.update(load_turns(self._conn, extra))
+            threads = {key: turn.thread for key, turn in turns.items()}
             relevance = spread(relevance, threads, dense=self._retrieval.dense is not None)
         dated = reranker == "rrf"  # only rrf reads recency: parsing every date costs ~1 ms
         candidates = [
-            Candidate(key, score, by_id[key].recency if dated else 0.0, by_id[key].content)
+            Candidate(key, score, turns[key].recency if dated else 0.0, turns[key].content)
             for key, score in relevance.items()
         ]
-        ranked = _rerank(candidates, reranker, limit, lam)
-        return [_episode(by_id[key], score) for key, score in ranked[:limit]]
+        ranked = _rerank(candidates, reranker, limit, lam)[:limit]
+        rows = load_episodes(self._conn, [key for key, _ in ranked])
+        return [_episode(rows[key], score) for key, score in ranked]
 
     def entities(self, reranker: Reranker | None, limit: int, lam: float) -> list[Entity]:
         """Entities ranked by fusing a match on their names with mentions in the best statements."""
@@ -238,7 +241,7 @@ def _fact(hit: StatementHit, score: float) -> Fact:
     )
 
 
-def _episode(hit: EpisodeHit, score: float) -> Episode:
+def _episode(hit: EpisodeRow, score: float) -> Episode:
     return Episode(
         uuid=hit.uuid,
         content=hit.content,
