@@ -111,6 +111,25 @@ def test_local_model_embeds_similar_sentences_close_together() -> None:
     assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.2
 
 
+def test_local_model_vectors_do_not_depend_on_threads_or_neighbours() -> None:
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip(minilm.MODEL_PACKAGE)
+    np = pytest.importorskip("numpy")
+    texts = ["Ana adopted a puppy.", "Ben: the quarterly figures are late", "ok", "Hiking! " * 40]
+    together = np.asarray(minilm.MiniLMEmbedder(threads=2).embed(texts))
+    alone = minilm.MiniLMEmbedder(threads=1)
+    for text, vector in zip(texts, together, strict=True):
+        assert np.allclose(alone.embed([text])[0], vector, atol=1e-5)
+
+
+@pytest.mark.parametrize("settings", [{"threads": 0}, {"batch_size": 0}])
+def test_local_model_settings_are_checked(settings: dict[str, int]) -> None:
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip(minilm.MODEL_PACKAGE)
+    with pytest.raises(ConfigurationError, match="must be positive"):
+        minilm.MiniLMEmbedder(**settings)
+
+
 def test_local_model_runs_its_matrix_products_in_int8_close_to_float32() -> None:
     onnxruntime = pytest.importorskip("onnxruntime")
     pytest.importorskip(minilm.MODEL_PACKAGE)
