@@ -244,6 +244,7 @@ def settings() -> dict[str, float]:
         "session_top": hybrid.SESSION_TOP,
         "dense_session_weight": hybrid.DENSE_SESSION_WEIGHT,
         "dense_session_top": hybrid.DENSE_SESSION_TOP,
+        "date_weight": hybrid.DATE_WEIGHT,
     }
 
 

@@ -7,10 +7,11 @@ credit from its adjacent turns and from its thread. Weights were tuned on LoCoMo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from zepkit.local.dates import Period, within
 from zepkit.local.dense import Dense
 
 LEXICAL_WEIGHT = 1.0
@@ -25,6 +26,8 @@ SESSION_TOP = 3
 DENSE_SESSION_WEIGHT = 0.7
 """With dense scores in the mix a session's best two turns are surer evidence: more weight."""
 DENSE_SESSION_TOP = 2
+DATE_WEIGHT = 0.75
+"""Share of the best score an item gains when it dates from a day or month the query names."""
 SPREAD_FROM = 10
 """How many of the best candidates bring their adjacent turns into the pool."""
 
@@ -61,6 +64,20 @@ def fused(
         for key, cosine in close:
             scores[key] = scores.get(key, 0.0) + DENSE_WEIGHT * cosine / best
     return sorted(scores.items(), key=lambda item: -item[1])[:pool]
+
+
+def date_credit(
+    scores: dict[int, float], times: Mapping[int, str], periods: Sequence[Period]
+) -> dict[int, float]:
+    """Scores plus `DATE_WEIGHT` of the best one for keys whose stored time (ISO text in
+    `times`) falls within a period the query names."""
+    top = max(scores.values(), default=0.0)
+    if not periods or top <= 0:
+        return scores
+    return {
+        key: value + DATE_WEIGHT * top if within(times[key], periods) else value
+        for key, value in scores.items()
+    }
 
 
 def neighbours_of(ranked: Sequence[int]) -> list[int]:

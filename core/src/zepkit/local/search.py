@@ -10,7 +10,8 @@ from zepkit.core.limits import DEFAULT_MMR_LAMBDA
 from zepkit.core.models import Entity, Episode, Fact, Reranker, Scope, SearchResults
 from zepkit.core.rendering import compose_context
 from zepkit.local.codec import decode_metadata, decode_time
-from zepkit.local.hybrid import Retrieval, fused, neighbours_of, spread
+from zepkit.local.dates import named_periods
+from zepkit.local.hybrid import Retrieval, date_credit, fused, neighbours_of, spread
 from zepkit.local.ids import graph_range
 from zepkit.local.plan import QueryPlan, plan_query
 from zepkit.local.rerank import RRF_K, Candidate, by_relevance, fuse, mmr, rrf
@@ -81,6 +82,7 @@ class GraphSearch:
         self._statements: dict[int, list[StatementHit]] = {}
         self._nearest: dict[int, list[tuple[int, float]]] = {}
         self.plan: QueryPlan = plan_query(conn, graph, terms)
+        self.periods = named_periods(self._retrieval.query)
 
     def statements(self, pool: int) -> list[StatementHit]:
         """The best `pool` statements, lexical and/or dense (scope auto asks twice)."""
@@ -89,13 +91,15 @@ class GraphSearch:
         return self._statements[pool]
 
     def candidates(self, hits: Sequence[StatementHit]) -> list[Candidate]:
-        """Statement hits as rerank candidates, with the left-out terms scored back in."""
-        if self._retrieval.dense is not None:
-            return [Candidate(hit.id, hit.score, hit.recency, hit.text) for hit in hits]
-        return [
-            Candidate(hit.id, hit.score + self.plan.boost(hit.text), hit.recency, hit.text)
-            for hit in hits
-        ]
+        """Statement hits as rerank candidates, with the left-out terms scored back in (dense
+        fusion did that already) and credit for the dates the query names."""
+        boosted = self._retrieval.dense is None
+        relevance = {
+            hit.id: hit.score + (self.plan.boost(hit.text) if boosted else 0.0) for hit in hits
+        }
+        if self.periods:
+            relevance = date_credit(relevance, {hit.id: hit.valid_at for hit in hits}, self.periods)
+        return [Candidate(hit.id, relevance[hit.id], hit.recency, hit.text) for hit in hits]
 
     def nearest(self, pool: int) -> list[tuple[int, float]]:
         """The dense retriever's `pool` closest episodes (empty when it is off)."""
@@ -148,6 +152,8 @@ class GraphSearch:
             order = sorted(relevance, key=lambda key: -relevance[key])
             extra = [k for k in relevance if k not in turns] + neighbours_of(order)
             turns.update(load_turns(self._conn, extra))
+            times = {key: turn.created_at for key, turn in turns.items()}
+            relevance = date_credit(relevance, times, self.periods)
             threads = {key: turn.thread for key, turn in turns.items()}
             relevance = spread(relevance, threads, dense=self._retrieval.dense is not None)
         dated = reranker == "rrf"  # only rrf reads recency: parsing every date costs ~1 ms
