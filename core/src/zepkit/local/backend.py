@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import os
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -28,6 +29,7 @@ from zepkit.local.extraction import Extractor, RuleExtractor
 from zepkit.local.schema import migrate
 
 T = TypeVar("T")
+logger = logging.getLogger("zepkit.local")
 
 
 class LocalBackend:
@@ -60,6 +62,7 @@ class LocalBackend:
             conn.close()
             raise
         self._engine = Engine(conn, extractor or RuleExtractor(), mode=mode, dense=dense)
+        _tell_unembedded(self._engine, path)
         self.retriever = mode
         """The retriever in use after "auto" is resolved: "lexical", "dense" or "hybrid"."""
         self._capabilities = replace(CAPABILITIES, dense_vectors=dense is not None)
@@ -127,6 +130,22 @@ class LocalBackend:
         """See `Backend.delete_thread`; the memory derived from its messages goes too."""
         await self._run(self._engine.delete_thread, thread_id)
 
+    async def embed_missing(self, *, batch_size: int = 256) -> int:
+        """Give every episode stored without a vector of this backend's embedder one; how many.
+
+        Episodes stored before the extra `embeddings` was installed, or under another embedder,
+        are invisible to dense search until then (lexical search finds them). Runs a batch per
+        call on the worker, so other calls interleave; ConfigurationError when lexical only.
+        """
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be positive, got {batch_size}")
+        total = 0
+        while True:
+            seen, stored = await self._run(self._engine.embed_missing, batch_size)
+            total += stored
+            if seen < batch_size:
+                return total
+
     async def aclose(self) -> None:
         """Finish queued calls, close the connection and stop the worker. Safe to call twice."""
         if self._closed:
@@ -161,3 +180,15 @@ class LocalBackend:
             raise BackendError(f"SQLite error: {exc}") from exc
         except sqlite3.Error as exc:
             raise BackendError(f"SQLite error: {exc}") from exc
+
+
+def _tell_unembedded(engine: Engine, path: str | os.PathLike[str]) -> None:
+    """Warn when dense search cannot see some stored episodes, and say how to fix it."""
+    missing = engine.count_unembedded()
+    if missing:
+        logger.warning(
+            "zepkit.local: %d episodes in %s have no vector for the current embedder, so dense "
+            "search misses them; run `zepkit embed --db PATH` or `await backend.embed_missing()`",
+            missing,
+            os.fspath(path),
+        )

@@ -12,9 +12,9 @@ from datetime import datetime
 from typing import Any
 
 from zepkit.core.backend import Capabilities, SearchRequest, UserProfile
-from zepkit.core.errors import UnsupportedError
+from zepkit.core.errors import ConfigurationError, UnsupportedError
 from zepkit.core.models import DATA_TYPES, DataType, Episode, Message, SearchResults
-from zepkit.local import deletion, provision
+from zepkit.local import backfill, deletion, provision
 from zepkit.local.codec import decode_metadata, decode_time, encode_time, now
 from zepkit.local.connection import read_transaction, write_transaction
 from zepkit.local.dense import Dense
@@ -66,6 +66,32 @@ class Engine:
     def _store(self, conn: sqlite3.Connection, episodes: Sequence[int], vectors: Any) -> None:
         if self._dense is not None and vectors is not None:
             self._dense.store(conn, episodes, vectors)
+
+    def count_unembedded(self) -> int:
+        """Episodes without a vector of the current embedder's model (0 when lexical)."""
+        if self._dense is None:
+            return 0
+        with read_transaction(self._conn) as conn:
+            return backfill.count_missing(conn, self._dense.embedder.model_id)
+
+    def embed_missing(self, limit: int) -> tuple[int, int]:
+        """Give up to `limit` episodes without a vector one, oldest first: (seen, stored)."""
+        if self._dense is None:
+            raise ConfigurationError(
+                "this backend searches lexically: open it with retriever 'hybrid' or 'dense' "
+                "(or 'auto' with the extra embeddings installed) to make vectors"
+            )
+        model = self._dense.embedder.model_id
+        with read_transaction(self._conn) as conn:
+            rows = backfill.missing(conn, model, limit)
+        if not rows:
+            return 0, 0
+        vectors = self._dense.vectors([content for _, content in rows])  # outside the write lock
+        with write_transaction(self._conn) as conn:
+            kept = set(backfill.still_stored(conn, [episode for episode, _ in rows]))
+            picked = [n for n, (episode, _) in enumerate(rows) if episode in kept]
+            self._dense.store(conn, [rows[n][0] for n in picked], vectors[picked])
+        return len(rows), len(picked)
 
     def close(self) -> None:
         """Close the connection (a WAL checkpoint runs when the last connection closes)."""
