@@ -122,6 +122,21 @@ def test_local_model_vectors_do_not_depend_on_threads_or_neighbours() -> None:
         assert np.allclose(alone.embed([text])[0], vector, atol=1e-5)
 
 
+def test_local_model_reads_a_long_text_past_its_first_window() -> None:
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip(minilm.MODEL_PACKAGE)
+    np = pytest.importorskip("numpy")
+    filler = "The quarterly tax filing lists revenue, costs and deductions. " * 40  # > 256 tokens
+    pets = "Later that year we adopted a greyhound puppy and walked our dog every day. " * 4
+    embedder = minilm.MiniLMEmbedder(threads=1)
+    taxes, taxes_then_pets, dog, huge = np.asarray(
+        embedder.embed([filler, filler + pets, "our pet dog", filler * 20 + pets])
+    )
+    # The first window of both texts is the same; only reading on tells them apart.
+    assert taxes_then_pets @ dog > taxes @ dog + 0.05
+    assert np.isclose(np.linalg.norm(huge), 1.0, atol=1e-4)  # bounded: embedded by its start
+
+
 @pytest.mark.parametrize("settings", [{"threads": 0}, {"batch_size": 0}])
 def test_local_model_settings_are_checked(settings: dict[str, int]) -> None:
     pytest.importorskip("onnxruntime")

