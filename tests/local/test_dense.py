@@ -196,3 +196,24 @@ class TestHybridBackendContract(BackendContract):
         memory = LocalBackend(retriever="hybrid", embedder=ConceptEmbedder())
         yield memory
         await memory.aclose()
+
+
+async def test_vectors_another_process_writes_or_deletes_are_seen(db_path: Path) -> None:
+    reader = LocalBackend(db_path, retriever="dense", embedder=ConceptEmbedder())
+    writer = LocalBackend(db_path, retriever="dense", embedder=ConceptEmbedder())
+    try:
+        await writer.ensure_user(UserProfile("u"))
+        await writer.ensure_thread("t", "u")
+        await writer.add_messages("t", [Message("user", "I play the piano.")])
+        pets = SearchRequest("pet", user_id="u", scope="episodes")
+        assert (await reader.search(pets)).episodes == []  # the reader now caches the graph
+
+        await writer.add_messages("t", [Message("user", "We adopted a greyhound.")])
+        found = await reader.search(pets)
+        assert found.episodes[0].content == "We adopted a greyhound."
+
+        await writer.delete_thread("t")
+        assert (await reader.search(pets)).episodes == []
+    finally:
+        await reader.aclose()
+        await writer.aclose()

@@ -67,6 +67,11 @@ class Engine:
         if self._dense is not None and vectors is not None:
             self._dense.store(conn, episodes, vectors)
 
+    def _stored(self, episodes: Sequence[int], vectors: Any) -> None:
+        """Tell the vector index about vectors once their transaction has committed."""
+        if self._dense is not None and vectors is not None and len(episodes):
+            self._dense.index.added(episodes, vectors)
+
     def count_unembedded(self) -> int:
         """Episodes without a vector of the current embedder's model (0 when lexical)."""
         if self._dense is None:
@@ -91,6 +96,7 @@ class Engine:
             kept = set(backfill.still_stored(conn, [episode for episode, _ in rows]))
             picked = [n for n, (episode, _) in enumerate(rows) if episode in kept]
             self._dense.store(conn, [rows[n][0] for n in picked], vectors[picked])
+        self._stored([rows[n][0] for n in picked], vectors[picked])
         return len(rows), len(picked)
 
     def close(self) -> None:
@@ -128,6 +134,7 @@ class Engine:
                 drafts=drafts,
             )
             self._store(conn, episodes, vectors)
+        self._stored(episodes, vectors)
         return self.get_context(thread_id) if return_context else None
 
     def get_context(self, thread_id: str) -> str | None:
@@ -215,6 +222,7 @@ class Engine:
                 graph, _ = provision.ensure_graph(conn, "shared", str(graph_id))
             [(episode, uuid)] = write_episodes(conn, graph=graph, drafts=[draft])
             self._store(conn, [episode], vectors)
+        self._stored([episode], vectors)
         return Episode(
             uuid=uuid,
             content=data,
@@ -227,7 +235,10 @@ class Engine:
     def delete_thread(self, thread_id: str) -> None:
         """Delete the thread, its messages and everything derived from them."""
         with write_transaction(self._conn) as conn:
-            deletion.delete_thread(conn, provision.find_thread(conn, thread_id))
+            thread = provision.find_thread(conn, thread_id)
+            deletion.delete_thread(conn, thread)
+        if self._dense is not None:
+            self._dense.index.stale(thread.graph)
 
 
 def _recent_terms(contents: Sequence[str]) -> list[str]:

@@ -12,7 +12,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from zepkit.local.ids import graph_range
+from zepkit.local.ids import GRAPH_BITS, graph_range
 
 
 def normalised(vectors: Sequence[Sequence[float]] | Any) -> Any:
@@ -73,11 +73,38 @@ class _GraphMatrix:
 
 
 class VectorIndex:
-    """Cosine search over one model's episode vectors, a matrix per graph kept in memory."""
+    """Cosine search over one model's episode vectors, a matrix per graph kept in memory.
+
+    A cached matrix is trusted without a look at the file while no other connection has
+    committed (SQLite's `data_version`) and this one reported its own writes: counting a large
+    graph's rows on every search would cost milliseconds.
+    """
 
     def __init__(self, model: str) -> None:
         self.model = model
         self._graphs: dict[int, _GraphMatrix] = {}
+        self._version: int | None = None
+        self._checked: set[int] = set()
+        """Graphs whose matrix matched the file at data version `_version`."""
+
+    def added(self, episodes: Sequence[int], matrix: Any) -> None:
+        """Take in vectors this connection has just committed (appended in place when newer)."""
+        import numpy as np  # type: ignore[import-not-found, unused-ignore]
+
+        ids = np.asarray(episodes, dtype=np.int64)
+        for graph in {int(key) >> GRAPH_BITS for key in ids}:
+            cached = self._graphs.get(graph)
+            mine = (ids >> GRAPH_BITS) == graph
+            if cached is None or graph not in self._checked or ids[mine].min() <= cached.last:
+                self._checked.discard(graph)  # replaced or out of order: read again when used
+                continue
+            cached.append(ids[mine], matrix[mine])
+            cached.last = int(ids[mine].max())
+            cached.count += int(mine.sum())
+
+    def stale(self, graph: int) -> None:
+        """Read the graph's vectors again before its next search (this connection deleted some)."""
+        self._checked.discard(graph)
 
     def nearest(
         self, conn: sqlite3.Connection, graph: int, query: Any, pool: int
@@ -96,6 +123,19 @@ class VectorIndex:
 
     def _fresh(self, conn: sqlite3.Connection, graph: int) -> _GraphMatrix:
         """The graph's matrix, brought up to date with the file."""
+        (version,) = conn.execute("PRAGMA data_version").fetchone()
+        if version != self._version:  # another connection committed: look at every graph again
+            self._version = version
+            self._checked.clear()
+        cached = self._graphs.get(graph)
+        if cached is not None and graph in self._checked:
+            return cached
+        fresh = self._synced(conn, graph)
+        self._checked.add(graph)
+        return fresh
+
+    def _synced(self, conn: sqlite3.Connection, graph: int) -> _GraphMatrix:
+        """The graph's matrix after comparing its last id and row count with the file."""
         low, high = graph_range(graph)
         last, count = conn.execute(
             "SELECT coalesce(max(episode), 0), count(*) FROM episode_vectors "
