@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from zepkit.local.text import token_set
 
@@ -16,8 +15,7 @@ clearly better match (rank 1 and oldest still outranks rank 20 and newest)."""
 K = TypeVar("K", bound=Hashable)
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(NamedTuple):
     """One item to rank: its key, relevance (higher is better), recency and text for similarity."""
 
     key: int

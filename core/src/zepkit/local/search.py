@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Collection, Sequence
-from dataclasses import replace
 
 from zepkit.core.limits import DEFAULT_MMR_LAMBDA
 from zepkit.core.models import Entity, Episode, Fact, Reranker, Scope, SearchResults
@@ -128,7 +127,7 @@ class GraphSearch:
                 by_id.setdefault(hit.id, hit)
         relevance = {hit.id: hit.score + self.plan.boost(hit.text) for hit in lexical}
         ranked = fused(relevance, dense, pool=pool)
-        return [replace(by_id[key], score=score) for key, score in ranked]
+        return [by_id[key]._replace(score=score) for key, score in ranked]
 
     def facts(self, reranker: Reranker | None, limit: int, lam: float) -> list[Fact]:
         """The best statements as facts."""
