@@ -62,11 +62,12 @@ class LocalBackend:
             conn.close()
             raise
         self._engine = Engine(conn, extractor or RuleExtractor(), mode=mode, dense=dense)
-        _tell_unembedded(self._engine, path)
         self.retriever = mode
         """The retriever in use after "auto" is resolved: "lexical", "dense" or "hybrid"."""
         self._capabilities = replace(CAPABILITIES, dense_vectors=dense is not None)
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="zepkit-local")
+        if dense is not None:  # counting reads every episode: on the worker, not the caller
+            self._worker.submit(_tell_unembedded, self._engine, path)
         self._closed = False
 
     @property
@@ -139,12 +140,13 @@ class LocalBackend:
         """
         if batch_size < 1:
             raise ValueError(f"batch_size must be positive, got {batch_size}")
-        total = 0
+        total, after = 0, 0
         while True:
-            seen, stored = await self._run(self._engine.embed_missing, batch_size)
+            seen, stored = await self._run(self._engine.embed_missing, after, batch_size)
             total += stored
-            if seen < batch_size:
+            if len(seen) < batch_size:
                 return total
+            after = seen[-1]
 
     async def aclose(self) -> None:
         """Finish queued calls, close the connection and stop the worker. Safe to call twice."""
@@ -184,7 +186,11 @@ class LocalBackend:
 
 def _tell_unembedded(engine: Engine, path: str | os.PathLike[str]) -> None:
     """Warn when dense search cannot see some stored episodes, and say how to fix it."""
-    missing = engine.count_unembedded()
+    try:
+        missing = engine.count_unembedded()
+    except sqlite3.Error as exc:  # a warning's count is not worth failing the first call for
+        logger.warning("zepkit.local: could not count episodes without vectors: %s", exc)
+        return
     if missing:
         logger.warning(
             "zepkit.local: %d episodes in %s have no vector for the current embedder, so dense "

@@ -19,10 +19,12 @@ def count_missing(conn: sqlite3.Connection, model: str) -> int:
     return int(row[0])
 
 
-def missing(conn: sqlite3.Connection, model: str, limit: int) -> list[tuple[int, str]]:
-    """Up to `limit` episodes without a vector of `model`, oldest first: (row id, content)."""
+def missing(conn: sqlite3.Connection, model: str, after: int, limit: int) -> list[tuple[int, str]]:
+    """Up to `limit` episodes with ids above `after` and no vector of `model`, in id order:
+    (row id, content). Paging by id keeps a whole backfill one pass over the table."""
     return conn.execute(
-        f"SELECT e.id, e.content {_MISSING} ORDER BY e.id LIMIT ?", (model, limit)
+        f"SELECT e.id, e.content {_MISSING} AND e.id > ? ORDER BY e.id LIMIT ?",
+        (model, after, limit),
     ).fetchall()
 
 

@@ -79,8 +79,9 @@ class Engine:
         with read_transaction(self._conn) as conn:
             return backfill.count_missing(conn, self._dense.embedder.model_id)
 
-    def embed_missing(self, limit: int) -> tuple[int, int]:
-        """Give up to `limit` episodes without a vector one, oldest first: (seen, stored)."""
+    def embed_missing(self, after: int, limit: int) -> tuple[list[int], int]:
+        """Give up to `limit` episodes with ids above `after` and no vector one, oldest first:
+        (the ids seen, how many got a vector)."""
         if self._dense is None:
             raise ConfigurationError(
                 "this backend searches lexically: open it with retriever 'hybrid' or 'dense' "
@@ -88,16 +89,16 @@ class Engine:
             )
         model = self._dense.embedder.model_id
         with read_transaction(self._conn) as conn:
-            rows = backfill.missing(conn, model, limit)
+            rows = backfill.missing(conn, model, after, limit)
         if not rows:
-            return 0, 0
+            return [], 0
         vectors = self._dense.vectors([content for _, content in rows])  # outside the write lock
         with write_transaction(self._conn) as conn:
             kept = set(backfill.still_stored(conn, [episode for episode, _ in rows]))
             picked = [n for n, (episode, _) in enumerate(rows) if episode in kept]
             self._dense.store(conn, [rows[n][0] for n in picked], vectors[picked])
         self._stored([rows[n][0] for n in picked], vectors[picked])
-        return len(rows), len(picked)
+        return [episode for episode, _ in rows], len(picked)
 
     def close(self) -> None:
         """Close the connection (a WAL checkpoint runs when the last connection closes)."""
