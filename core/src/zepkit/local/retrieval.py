@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import heapq
 import sqlite3
-from collections.abc import Collection, Iterable, Sequence
-from typing import NamedTuple
+from collections.abc import Collection, Iterator, Sequence
+from typing import Any, NamedTuple
 
 from zepkit.core.models import DataType
 from zepkit.local.codec import timestamp
@@ -123,14 +123,8 @@ def match_episodes(
 
 def load_turns(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, Turn]:
     """Episode rows by id, as turns with score 0 (neighbours, other retrievers' candidates)."""
-    found: dict[int, Turn] = {}
-    for chunk in _chunks(ids):
-        for row in conn.execute(
-            f"SELECT id, thread, created_at, content FROM episodes WHERE id IN ({_marks(chunk)})",
-            chunk,
-        ):
-            found[row[0]] = Turn(*row)
-    return found
+    sql = "SELECT id, thread, created_at, content FROM episodes WHERE id IN ({marks})"
+    return {row[0]: Turn(*row) for row in _rows_for(conn, sql, ids)}
 
 
 def search_entities(
@@ -149,27 +143,14 @@ def mentioned_entities(
     conn: sqlite3.Connection, statements: Sequence[int]
 ) -> list[tuple[int, int]]:
     """(statement, entity) pairs for the given statements."""
-    pairs: list[tuple[int, int]] = []
-    for chunk in _chunks(statements):
-        pairs.extend(
-            conn.execute(
-                f"SELECT statement, entity FROM mentions WHERE statement IN ({_marks(chunk)})",
-                chunk,
-            ).fetchall()
-        )
-    return pairs
+    sql = "SELECT statement, entity FROM mentions WHERE statement IN ({marks})"
+    return [(statement, entity) for statement, entity in _rows_for(conn, sql, statements)]
 
 
 def load_entities(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, EntityRow]:
     """Entity rows by id."""
-    found: dict[int, EntityRow] = {}
-    for chunk in _chunks(ids):
-        for row in conn.execute(
-            f"SELECT id, uuid, name, created_at FROM entities WHERE id IN ({_marks(chunk)})",
-            chunk,
-        ):
-            found[row[0]] = EntityRow(*row)
-    return found
+    sql = "SELECT id, uuid, name, created_at FROM entities WHERE id IN ({marks})"
+    return {row[0]: EntityRow(*row) for row in _rows_for(conn, sql, ids)}
 
 
 def entity_summary(
@@ -187,17 +168,11 @@ def entity_summary(
 
 def statements_of_messages(conn: sqlite3.Connection, messages: Sequence[int]) -> set[int]:
     """The ids of the statements extracted from the given messages."""
-    found: set[int] = set()
-    for chunk in _chunks(messages):
-        found.update(
-            row[0]
-            for row in conn.execute(
-                "SELECT s.id FROM episodes AS e JOIN statements AS s ON s.episode = e.id "
-                f"WHERE e.message IN ({_marks(chunk)})",
-                chunk,
-            )
-        )
-    return found
+    sql = (
+        "SELECT s.id FROM episodes AS e JOIN statements AS s ON s.episode = e.id "
+        "WHERE e.message IN ({marks})"
+    )
+    return {row[0] for row in _rows_for(conn, sql, messages)}
 
 
 def _clip(text: str, limit: int) -> str:
@@ -208,38 +183,33 @@ def _clip(text: str, limit: int) -> str:
     return (cut[:space] if space > limit // 2 else cut).rstrip() + "…"
 
 
-def _chunks(values: Sequence[int]) -> Iterable[Sequence[int]]:
-    return (values[i : i + _CHUNK] for i in range(0, len(values), _CHUNK))
-
-
-def _marks(values: Sequence[int]) -> str:
-    return ", ".join("?" * len(values))
+def _rows_for(conn: sqlite3.Connection, sql: str, ids: Sequence[int]) -> Iterator[Any]:
+    """The rows of `sql`, whose `IN ({marks})` takes `ids`, a chunk of ids per statement (SQLite
+    caps the parameters of one)."""
+    for start in range(0, len(ids), _CHUNK):
+        chunk = ids[start : start + _CHUNK]
+        yield from conn.execute(sql.format(marks=", ".join("?" * len(chunk))), chunk)
 
 
 def load_episodes(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, EpisodeRow]:
     """Whole episode rows by id (the results, once ranked)."""
-    found: dict[int, EpisodeRow] = {}
-    for chunk in _chunks(ids):
-        for row in conn.execute(
-            "SELECT e.id, e.uuid, e.content, e.source, e.role, e.name, t.thread_id, e.created_at, "
-            "e.metadata FROM episodes AS e LEFT JOIN threads AS t ON t.id = e.thread "
-            f"WHERE e.id IN ({_marks(chunk)})",
-            chunk,
-        ):
-            found[row[0]] = EpisodeRow(*row)
-    return found
+    sql = (
+        "SELECT e.id, e.uuid, e.content, e.source, e.role, e.name, t.thread_id, e.created_at, "
+        "e.metadata FROM episodes AS e LEFT JOIN threads AS t ON t.id = e.thread "
+        "WHERE e.id IN ({marks})"
+    )
+    return {row[0]: EpisodeRow(*row) for row in _rows_for(conn, sql, ids)}
 
 
 def statements_of_episodes(
     conn: sqlite3.Connection, episodes: Sequence[int]
 ) -> dict[int, list[StatementHit]]:
     """Each episode's statement rows, in statement order, as hits with score 0."""
+    sql = (
+        "SELECT episode, id, uuid, text, speaker, valid_at, created_at, 0.0 FROM statements "
+        "WHERE episode IN ({marks}) ORDER BY id"
+    )
     found: dict[int, list[StatementHit]] = {}
-    for chunk in _chunks(episodes):
-        for episode, *row in conn.execute(
-            "SELECT episode, id, uuid, text, speaker, valid_at, created_at, 0.0 FROM statements "
-            f"WHERE episode IN ({_marks(chunk)}) ORDER BY id",
-            chunk,
-        ):
-            found.setdefault(episode, []).append(StatementHit(*row))
+    for episode, *row in _rows_for(conn, sql, episodes):
+        found.setdefault(episode, []).append(StatementHit(*row))
     return found
