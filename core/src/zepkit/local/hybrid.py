@@ -1,8 +1,9 @@
 """Ranking episodes as conversation turns: lexical and dense scores fused, then context credit.
 
 Each retriever's scores are scaled to its best and added with weights (dense hits below
-`MIN_COSINE` count nothing, so a query about nothing stored finds nothing); then a turn takes
-credit from its adjacent turns and from its thread. Weights were tuned on LoCoMo's dev split.
+`MIN_COSINE` count nothing, so a query about nothing stored finds nothing); a turn from a day or
+month the query names gains (facts too); then a turn takes credit from its adjacent turns and
+from its thread. Weights were tuned on LoCoMo's dev split.
 """
 
 from __future__ import annotations
