@@ -87,6 +87,7 @@ def test_embed_gives_stored_episodes_vectors_or_names_the_extra(tmp_path: Path) 
     if minilm.available():
         assert result.returncode == 0, result.stderr
         assert result.stdout.strip() == "embedded 2 episodes"
+        assert "no vector" not in result.stderr  # no advice to run the command being run
         assert zepkit("embed", "--db", str(db)).stdout.strip() == "embedded 0 episodes"
     else:
         assert result.returncode == 2

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import sys
 import tempfile
@@ -80,6 +81,8 @@ async def run_embed(db_path: str, batch_size: int) -> int:
     """Give the database's episodes without a vector one, with the local embedding model."""
     from zepkit.local import LocalBackend
 
+    # Opening the file would warn that episodes lack vectors and suggest this very command.
+    logging.getLogger("zepkit.local").setLevel(logging.ERROR)
     async with LocalBackend(db_path, retriever="hybrid") as backend:
         made = await backend.embed_missing(batch_size=batch_size)
     print(f"embedded {made} episodes")
