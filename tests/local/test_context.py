@@ -33,21 +33,28 @@ async def test_context_finds_facts_from_another_thread(alice: LocalBackend) -> N
         "a2", [Message("user", "How should I train Biscuit?")], return_context=True
     )
     assert context is not None
-    facts = context.split("</FACTS>")[0]
-    assert "user: I adopted a puppy named Biscuit." in facts
+    assert "user: I adopted a puppy named Biscuit." in context
     assert "How should I train Biscuit?" not in context
-    assert "dentist" not in facts
-    assert "<ENTITIES>" in context and "Biscuit" in context
+    # The user's own statements are their profile, in every block; the relevant one leads it.
+    profile = context.split("<USER_PROFILE>")[1].split("</USER_PROFILE>")[0].splitlines()
+    assert "Biscuit" in profile[1] and "dentist" in profile[2]
+    assert "Congratulations" not in context  # an acknowledgement is not a fact
     assert context == await alice.get_context("a2")
 
 
 async def test_context_uses_only_the_last_four_messages(alice: LocalBackend) -> None:
-    await alice.add_messages("a1", [Message("user", "Saffron is my favourite spice.")])
-    await alice.add_messages("a2", [Message("user", "Tell me about saffron.")])
+    await alice.add_messages("a1", [Message("assistant", "Saffron comes from crocus flowers.")])
+    await alice.add_messages("a2", [Message("user", "Saffron risotto was on the menu.")])
     await alice.add_messages("a2", [Message("user", f"filler {n}") for n in range(4)])
     assert await alice.get_context("a2") is None
     context = await alice.get_context("a1")
-    assert context is not None and "user: Tell me about saffron." in context
+    assert context is not None and "user: Saffron risotto was on the menu." in context
+
+
+async def test_the_profile_comes_whatever_the_query_says(alice: LocalBackend) -> None:
+    await alice.add_messages("a1", [Message("user", "I'm allergic to bee stings.")])
+    context = await alice.add_messages("a2", [Message("user", "Hi!")], return_context=True)
+    assert context is not None and "bee stings" in context.split("</USER_PROFILE>")[0]
 
 
 async def test_context_never_mixes_users(backend: LocalBackend) -> None:

@@ -69,7 +69,7 @@ async def test_user_entity_is_linked_to_user_statements(backend: LocalBackend) -
     )
     found = await backend.search(SearchRequest("marathon", user_id="u-42", scope="nodes"))
     entities = {entity.name: entity.summary for entity in found.nodes}
-    assert entities["u-42"] == "user: I train for the Berlin marathon."
+    assert entities["u-42"] == "I train for the Berlin marathon."  # no speaker prefix
     assert "Berlin" in entities
 
 
@@ -111,7 +111,7 @@ class ShoutingExtractor:
     """A test extractor: one upper-cased statement per text, mentioning "Loud"."""
 
     def extract(
-        self, text: str, *, speaker: str | None, source: DataType
+        self, text: str, *, speaker: str | None, source: DataType, role: str | None = None
     ) -> Sequence[ExtractedStatement]:
         return [ExtractedStatement(text=text.upper(), entities=("Loud",))]
 

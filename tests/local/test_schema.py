@@ -11,6 +11,7 @@ from zepkit.core.backend import SearchRequest, UserProfile
 from zepkit.core.errors import ConfigurationError
 from zepkit.core.models import Message
 from zepkit.local import LocalBackend, check_fts5, schema
+from zepkit.local.ids import graph_range
 from zepkit.local.schema import SCHEMA_VERSION
 
 
@@ -62,18 +63,30 @@ async def test_two_backends_on_one_file_see_each_others_writes(db_path: Path) ->
         await reader.aclose()
 
 
-async def test_a_version_1_file_upgrades_and_keeps_its_data(
-    db_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Write a file with the first release's schema (only the v1 step), then open it as today.
-    with monkeypatch.context() as v1:
-        v1.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:1])
-        v1.setattr(schema, "SCHEMA_VERSION", 1)
-        old = LocalBackend(db_path, retriever="lexical")
-        await old.ensure_user(UserProfile("u"))
-        await old.ensure_thread("t", "u")
-        await old.add_messages("t", [Message("user", "I keep bees in Oslo.")])
-        await old.aclose()
+async def test_a_version_1_file_upgrades_and_keeps_its_data(db_path: Path) -> None:
+    # Write a file with the first release's schema (only the v1 step) and its rows as that
+    # release wrote them, then open it as today.
+    with sqlite3.connect(db_path) as conn:
+        for statement in schema.MIGRATIONS[0]:
+            conn.execute(statement)
+        conn.execute("PRAGMA user_version = 1")
+        stamp = "2024-01-01T00:00:00+00:00"
+        conn.execute("INSERT INTO graphs VALUES (1, 'user', 'u', 1, ?)", (stamp,))
+        conn.execute(
+            "INSERT INTO users (id, user_id, graph, created_at) VALUES (1, 'u', 1, ?)", (stamp,)
+        )
+        conn.execute("INSERT INTO threads VALUES (1, 't', 1, ?)", (stamp,))
+        said = "I keep bees in Oslo."
+        conn.execute("INSERT INTO messages VALUES (1, 1, 'user', NULL, ?, ?, NULL)", (said, stamp))
+        row = graph_range(1)[0] + 1  # graph-owned rows take ids from their graph's range
+        conn.execute(
+            "INSERT INTO episodes VALUES (?, 'e-1', 1, 1, 1, 'message', 'user', NULL, ?, ?, NULL)",
+            (row, said, stamp),
+        )
+        conn.execute(
+            "INSERT INTO statements VALUES (?, 's-1', 1, ?, ?, 'user', ?, ?)",
+            (row, row, f"user: {said}", stamp, stamp),
+        )
     with sqlite3.connect(db_path) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
@@ -84,8 +97,10 @@ async def test_a_version_1_file_upgrades_and_keeps_its_data(
         found = await upgraded.search(SearchRequest("bees", user_id="u", scope="episodes"))
         assert [e.content for e in found.episodes] == ["I keep bees in Oslo."]
         await upgraded.add_messages("t", [Message("user", "And a hive in Bergen.")])
+        facts = await upgraded.search(SearchRequest("bees", user_id="u"))
+        assert [f.fact for f in facts.edges] == [f"user: {said}"]
     finally:
         await upgraded.aclose()
     with sqlite3.connect(db_path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
         assert conn.execute("SELECT count(*) FROM episode_vectors").fetchone() == (0,)

@@ -53,9 +53,7 @@ async def test_nodes_scope_ranks_entities_with_summaries(alice: LocalBackend) ->
     names = [entity.name for entity in found.nodes]
     assert names[0] == "Tomas"
     assert "Alice Smith" in names
-    assert (
-        found.nodes[0].summary == "user: My brother Tomas lives in Kyoto. user: Tomas teaches judo."
-    )
+    assert found.nodes[0].summary == "My brother Tomas lives in Kyoto. Tomas teaches judo."
     assert all(entity.score is not None for entity in found.nodes)
 
 
@@ -235,11 +233,14 @@ async def test_rrf_lets_lexical_match_win_and_recency_break_ties(alice: LocalBac
     facts = [(f.fact, f.valid_at) for f in found.edges]
     assert facts[0] == ("user: Kayak trip to Norway fjords with a kayak guide.", old)
     paint = [when for fact, when in facts if "paint" in fact]
-    assert paint == [new, old]
+    assert paint == [new]  # the same fact said twice is one fact, dated by its latest telling
 
 
 async def test_mmr_with_lambda_zero_diversifies_duplicates_away(alice: LocalBackend) -> None:
-    duplicates = [Message("user", "I like green tea.") for _ in range(5)]
+    duplicates = [
+        Message("user", f"I like green tea{ending}")
+        for ending in (".", ", truly.", ", really.", ", a lot.", " so much.")
+    ]
     others = [
         Message("user", "Green tea ceremonies in Kyoto are calm."),
         Message("user", "My green bicycle has a tea holder."),
@@ -249,13 +250,14 @@ async def test_mmr_with_lambda_zero_diversifies_duplicates_away(alice: LocalBack
     relevance = await alice.search(
         SearchRequest("green tea", user_id="alice", reranker="mmr", mmr_lambda=1.0, limit=3)
     )
-    assert [f.fact for f in relevance.edges] == ["user: I like green tea."] * 3
+    assert all("I like green tea" in f.fact for f in relevance.edges)
+    assert len(relevance.edges) == 3
 
     diverse = await alice.search(
         SearchRequest("green tea", user_id="alice", reranker="mmr", mmr_lambda=0.0, limit=3)
     )
     chosen = [f.fact for f in diverse.edges]
-    assert chosen.count("user: I like green tea.") == 1
+    assert sum("I like green tea" in fact for fact in chosen) == 1
     assert len(set(chosen)) == 3
     scores = [f.score or 0.0 for f in diverse.edges]
     assert scores == sorted(scores, reverse=True)

@@ -139,22 +139,31 @@ def _date(value: datetime | None) -> str:
 
 
 def compose_context(
-    facts: Sequence[Fact], entities: Sequence[Entity], episodes: Sequence[Episode] = ()
+    facts: Sequence[Fact],
+    entities: Sequence[Entity],
+    episodes: Sequence[Episode] = (),
+    *,
+    profile: Sequence[Fact] = (),
 ) -> str | None:
-    """The FACTS / ENTITIES layout Zep's context blocks use (plus EPISODES, raw matching content,
-    when given), for backends and adapters that build their own block."""
-    if not facts and not entities and not episodes:
+    """The FACTS / ENTITIES layout Zep's context blocks use, for backends and adapters that build
+    their own block; before it USER_PROFILE (what the user said about themselves, current first)
+    and after it EPISODES (raw matching content), when given."""
+    if not facts and not entities and not episodes and not profile:
         return None
     parts: list[str] = []
+    if profile:
+        parts.append(
+            "# What the user has told us about themselves, current first\n"
+            "# format: FACT (Date range: from - to)\n<USER_PROFILE>\n"
+            + "\n".join(_fact_line(f) for f in profile)
+            + "\n</USER_PROFILE>"
+        )
     if facts:
-        lines = [
-            f"  - {_one_line(f.fact)} (Date range: {_date(f.valid_at)} - "
-            f"{_date(f.invalid_at) if f.invalid_at else 'present'})"
-            for f in facts
-        ]
         parts.append(
             "# Relevant facts, each with the span of time it held\n"
-            "# format: FACT (Date range: from - to)\n<FACTS>\n" + "\n".join(lines) + "\n</FACTS>"
+            "# format: FACT (Date range: from - to)\n<FACTS>\n"
+            + "\n".join(_fact_line(f) for f in facts)
+            + "\n</FACTS>"
         )
     if entities:
         lines = [
@@ -174,7 +183,12 @@ def compose_context(
     return "\n\n".join(parts)
 
 
-_LAYOUT_TAGS = frozenset({"FACTS", "ENTITIES", "EPISODES", "ZEP_CONTEXT"})
+_LAYOUT_TAGS = frozenset({"USER_PROFILE", "FACTS", "ENTITIES", "EPISODES", "ZEP_CONTEXT"})
+
+
+def _fact_line(fact: Fact) -> str:
+    end = _date(fact.invalid_at) if fact.invalid_at else "present"
+    return f"  - {_one_line(fact.fact)} (Date range: {_date(fact.valid_at)} - {end})"
 
 
 def _one_line(text: str) -> str:

@@ -6,6 +6,7 @@ import sqlite3
 
 from zepkit.local.provision import ThreadRef
 from zepkit.local.stats import count_terms
+from zepkit.local.supersede import reopen
 
 _EPISODES = "SELECT id FROM episodes WHERE thread = ?"
 _STATEMENTS = f"SELECT id FROM statements WHERE episode IN ({_EPISODES})"
@@ -26,6 +27,7 @@ def delete_thread(conn: sqlite3.Connection, thread: ThreadRef) -> None:
             f"SELECT DISTINCT entity FROM mentions WHERE statement IN ({_STATEMENTS})", key
         )
     ]
+    reopen(conn, _STATEMENTS, key)
     conn.execute(f"DELETE FROM mentions WHERE statement IN ({_STATEMENTS})", key)
     conn.execute(f"DELETE FROM statements WHERE episode IN ({_EPISODES})", key)
     conn.execute("DELETE FROM episodes WHERE thread = ?", key)

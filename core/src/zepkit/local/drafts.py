@@ -17,12 +17,18 @@ from zepkit.local.text import split_turns
 
 @dataclass(frozen=True)
 class DraftStatement:
-    """A statement ready to write; `by_user` links it to the graph's user entity."""
+    """A statement ready to write; `by_user` links it to the graph's user entity. `maybe` names
+    link only to entities the graph has; `profile`, `topics` and `ends` are the extractor's
+    (see `ExtractedStatement`), kept only for what the user says."""
 
     text: str
     speaker: str | None
     entities: tuple[str, ...]
     by_user: bool
+    maybe: tuple[str, ...] = ()
+    profile: float | None = None
+    topics: tuple[str, ...] = ()
+    ends: bool = False
 
 
 @dataclass(frozen=True)
@@ -41,8 +47,21 @@ class Draft:
 def draft_message(extractor: Extractor, message: Message) -> Draft:
     """A thread message as an episode; its speaker is its name, else its role."""
     speaker = message.name or message.role
-    found = extractor.extract(message.content, speaker=speaker, source="message")
+    found = extractor.extract(message.content, speaker=speaker, source="message", role=message.role)
     by_user = message.role == "user"
+    statements = tuple(
+        DraftStatement(
+            s.text,
+            speaker,
+            s.entities,
+            by_user,
+            maybe=s.maybe_entities,
+            profile=s.profile if by_user else None,
+            topics=s.topics if by_user else (),
+            ends=s.ends,
+        )
+        for s in found
+    )
     return Draft(
         source="message",
         role=message.role,
@@ -50,7 +69,7 @@ def draft_message(extractor: Extractor, message: Message) -> Draft:
         content=message.content,
         created_at=encode_time(message.created_at or now()),
         metadata=encode_metadata(message.metadata),
-        statements=tuple(DraftStatement(s.text, speaker, s.entities, by_user) for s in found),
+        statements=statements,
     )
 
 
@@ -74,7 +93,11 @@ def draft_data(
         for found in extractor.extract(said, speaker=speaker, source=type):
             # A named speaker of a transcript is someone the statement is about.
             names = (speaker, *found.entities) if speaker else found.entities
-            statements.append(DraftStatement(found.text, speaker, names, by_user=False))
+            statements.append(
+                DraftStatement(
+                    found.text, speaker, names, by_user=False, maybe=found.maybe_entities
+                )
+            )
     speakers = {speaker for speaker, _ in turns if speaker}
     return Draft(
         source=type,

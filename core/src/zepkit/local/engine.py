@@ -38,6 +38,8 @@ CAPABILITIES = Capabilities(
 
 CONTEXT_MESSAGES = 4
 """Like Zep, a thread's context is searched with its last four messages."""
+THREAD_MESSAGES_EXCLUDED = 200
+"""A block never repeats what the thread's latest messages (up to this many) already say."""
 
 
 class Engine:
@@ -149,7 +151,11 @@ class Engine:
             terms = _recent_terms([content for _, content in recent])
             if not terms:
                 return None
-            exclude = statements_of_messages(conn, [message for message, _ in recent])
+            shown = conn.execute(
+                "SELECT id FROM messages WHERE thread = ? ORDER BY id DESC LIMIT ?",
+                (thread.id, THREAD_MESSAGES_EXCLUDED),
+            ).fetchall()
+            exclude = statements_of_messages(conn, [message for (message,) in shown])
             query = "\n".join(content for _, content in reversed(recent))
             retrieval = self._retrieval(query)
             if self._dense is not None:  # the stored vectors of those messages: no embedding

@@ -1,26 +1,42 @@
-"""Turning an ingested text into statements (facts) and the entity names they mention.
+"""Turning an ingested text into statements (facts), the entity names they mention and what
+they add to the speaker's profile.
 
 The `Extractor` protocol is the plug-in point (an LLM-backed extractor can replace the default);
-`RuleExtractor` is the default, needs no model and is deterministic.
+`RuleExtractor` is the default, needs no model and is deterministic. Chatter (greetings, thanks,
+questions, requests, acknowledgements) makes no statement: its message stays an episode.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol, runtime_checkable
 
 from zepkit.core.models import DataType
-from zepkit.local.text import has_words, proper_nouns, sentences
+from zepkit.local.chatter import is_chatter
+from zepkit.local.profile import self_statement
+from zepkit.local.text import has_words, name_mentions, sentences
 
 
 @dataclass(frozen=True)
 class ExtractedStatement:
-    """One fact to store: its text as it will be shown, and the entity names it mentions."""
+    """One fact to store: its text as it will be shown and the entity names it mentions.
+
+    `maybe_entities` link the statement only to entities the graph already has. When the
+    speaker is the user and the statement is about themselves, `profile` is its salience (it
+    joins the user's profile, which every context block considers), `topics` name the subjects
+    that hold one value at a time (a newer statement on one ends the older ones: "home",
+    "work", "diet", "relationship"), and `ends` says it ends what was true of the entities it
+    mentions (a pet that died).
+    """
 
     text: str
     entities: tuple[str, ...] = ()
+    maybe_entities: tuple[str, ...] = ()
+    profile: float | None = None
+    topics: tuple[str, ...] = ()
+    ends: bool = False
 
 
 @runtime_checkable
@@ -28,19 +44,21 @@ class Extractor(Protocol):
     """Finds the statements in one message or data item; must be pure and thread-safe."""
 
     def extract(
-        self, text: str, *, speaker: str | None, source: DataType
+        self, text: str, *, speaker: str | None, source: DataType, role: str | None = None
     ) -> Sequence[ExtractedStatement]:
-        """The statements of `text` said by `speaker` (None for data); `source` says its kind."""
+        """The statements of `text` said by `speaker` (None for data); `source` says its kind and
+        `role` the speaker's role in a thread ("user", "assistant"; None for data)."""
         ...
 
 
 class RuleExtractor:
-    """The default extractor: `"<speaker>: <sentence>"` statements, proper-noun runs as entities."""
+    """The default extractor: `"<speaker>: <sentence>"` statements for every sentence that is not
+    chatter, proper-noun runs as entities, the user's sentences about themselves as profile."""
 
     # JSON is flattened to `key.path: value` leaves first, so facts never carry braces and quotes.
 
     def extract(
-        self, text: str, *, speaker: str | None, source: DataType
+        self, text: str, *, speaker: str | None, source: DataType, role: str | None = None
     ) -> Sequence[ExtractedStatement]:
         """See `Extractor.extract`."""
         if source == "json":
@@ -50,11 +68,26 @@ class RuleExtractor:
                 for sentence in sentences(value)
             ]
         prefix = f"{speaker}: " if speaker else ""
-        return [self._statement(prefix + sentence, sentence) for sentence in sentences(text)]
+        found = []
+        for sentence in sentences(text):
+            if is_chatter(sentence, role=role):
+                continue
+            statement = self._statement(prefix + sentence, sentence)
+            reading = self_statement(sentence) if role == "user" else None
+            if reading is not None:
+                statement = replace(
+                    statement,
+                    profile=reading.salience,
+                    topics=reading.topics,
+                    ends=reading.ends_mentions,
+                )
+            found.append(statement)
+        return found
 
     @staticmethod
     def _statement(text: str, sentence: str) -> ExtractedStatement:
-        return ExtractedStatement(text=text, entities=tuple(proper_nouns(sentence)))
+        names, maybe = name_mentions(sentence)
+        return ExtractedStatement(text=text, entities=tuple(names), maybe_entities=tuple(maybe))
 
 
 def json_leaves(value: Any, path: str = "") -> Iterator[tuple[str, str]]:

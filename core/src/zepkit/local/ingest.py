@@ -9,11 +9,13 @@ from __future__ import annotations
 import sqlite3
 import uuid
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from zepkit.local.codec import encode_time, now
 from zepkit.local.drafts import Draft
 from zepkit.local.ids import next_id
 from zepkit.local.stats import count_terms
+from zepkit.local.supersede import Change, supersede
 from zepkit.local.text import normalise_name
 
 _CHUNK = 500  # bound parameters per IN list, well under every SQLite build's limit
@@ -63,22 +65,31 @@ def write_episodes(
     stamp = encode_time(now())
     count = sum(len(draft.statements) for draft in drafts)
     statement_id = next_id(conn, "statements", graph, count)
-    rows: list[tuple[int, str, int, int, str, str | None, str, str]] = []
+    rows: list[tuple[Any, ...]] = []
     named: list[tuple[int, tuple[str, ...]]] = []
+    maybe: list[tuple[int, tuple[str, ...]]] = []
+    changes: list[Change] = []
     for (episode, _), draft in zip(episodes, drafts, strict=True):
         for s in draft.statements:
+            topics = f" {' '.join(s.topics)} " if s.topics else None
             row = (statement_id, str(uuid.uuid4()), graph, episode, s.text, s.speaker)
-            rows.append((*row, draft.created_at, stamp))
+            rows.append((*row, draft.created_at, stamp, s.profile, topics))
             names = (user_name, *s.entities) if s.by_user and user_name else s.entities
             named.append((statement_id, names))
+            maybe.append((statement_id, s.maybe))
+            if s.topics or s.ends:
+                changes.append(Change(statement_id, s.text, draft.created_at, s.topics, s.ends))
             statement_id += 1
     conn.executemany(
-        "INSERT INTO statements (id, uuid, graph, episode, text, speaker, valid_at, created_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO statements (id, uuid, graph, episode, text, speaker, valid_at, created_at, "
+        "profile, topics) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         rows,
     )
     _write_mentions(conn, graph, named, stamp)
+    _write_known_mentions(conn, graph, maybe)
     count_terms(conn, graph, [row[4] for row in rows], sign=1)
+    for change in changes:
+        supersede(conn, graph, change)
     return episodes
 
 
@@ -108,6 +119,20 @@ def _write_mentions(
     conn.executemany(
         "INSERT OR IGNORE INTO mentions (entity, statement) VALUES (?, ?)",
         [(ids[key], statement) for statement, key in wanted],
+    )
+
+
+def _write_known_mentions(
+    conn: sqlite3.Connection, graph: int, named: Iterable[tuple[int, tuple[str, ...]]]
+) -> None:
+    """Link statements to the maybe-names that this graph already knows as entities."""
+    wanted = [(statement, normalise_name(name)) for statement, names in named for name in names]
+    if not wanted:
+        return
+    ids = _entity_ids(conn, graph, list({key for _, key in wanted if key}))
+    conn.executemany(
+        "INSERT OR IGNORE INTO mentions (entity, statement) VALUES (?, ?)",
+        [(ids[key], statement) for statement, key in wanted if key in ids],
     )
 
 

@@ -16,8 +16,9 @@ from typing import Any, NamedTuple
 from zepkit.core.models import DataType
 from zepkit.local.codec import timestamp
 
-SUMMARY_STATEMENTS = 3
-SUMMARY_CHARS = 300
+SUMMARY_STATEMENTS = 2
+SUMMARY_CHARS = 240
+PROFILE_CANDIDATES = 500
 _CHUNK = 500  # bound parameters per IN list
 
 
@@ -35,6 +36,7 @@ class StatementHit(NamedTuple):
     speaker: str | None
     valid_at: str
     created_at: str
+    invalid_at: str | None
     score: float
 
     @property
@@ -80,7 +82,7 @@ def search_statements(
 ) -> list[StatementHit]:
     """The `pool` best statements with ids in `ids` for `terms`, best first."""
     rows = conn.execute(
-        "SELECT s.id, s.uuid, s.text, s.speaker, s.valid_at, s.created_at, -hit.rank "
+        "SELECT s.id, s.uuid, s.text, s.speaker, s.valid_at, s.created_at, s.invalid_at, -hit.rank "
         f"FROM {_ranked('statements')} AS hit JOIN statements AS s ON s.id = hit.id "
         "ORDER BY hit.rank",
         (match_expression(terms), *ids, pool),
@@ -153,17 +155,68 @@ def load_entities(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, Ent
     return {row[0]: EntityRow(*row) for row in _rows_for(conn, sql, ids)}
 
 
-def entity_summary(
-    conn: sqlite3.Connection, entity: int, *, exclude: Collection[int] = frozenset()
-) -> str:
-    """The entity's latest few statements, oldest first, within `SUMMARY_CHARS`."""
+class ProfileRow(NamedTuple):
+    """A statement of the user's profile: the hit and its salience."""
+
+    hit: StatementHit
+    salience: float
+
+
+def profile_statements(
+    conn: sqlite3.Connection, graph: int, limit: int = PROFILE_CANDIDATES
+) -> list[ProfileRow]:
+    """The graph's profile statements, the latest `limit` (a profile is small next to its graph,
+    so every block can weigh all of it)."""
     rows = conn.execute(
-        "SELECT m.statement, s.text FROM mentions AS m JOIN statements AS s ON s.id = m.statement "
-        "WHERE m.entity = ? ORDER BY m.statement DESC LIMIT ?",
-        (entity, SUMMARY_STATEMENTS + len(exclude)),
+        "SELECT id, uuid, text, speaker, valid_at, created_at, invalid_at, 0.0, profile "
+        "FROM statements WHERE graph = ? AND profile IS NOT NULL ORDER BY id DESC LIMIT ?",
+        (graph, limit),
     ).fetchall()
-    texts = [text for statement, text in rows if statement not in exclude][:SUMMARY_STATEMENTS]
-    return _clip(" ".join(" ".join(text.split()) for text in reversed(texts)), SUMMARY_CHARS)
+    return [ProfileRow(StatementHit(*row[:-1]), row[-1]) for row in rows]
+
+
+def entity_summary(
+    conn: sqlite3.Connection,
+    entity: int,
+    *,
+    exclude: Collection[int] = frozenset(),
+    shown: Collection[str] = frozenset(),
+) -> str:
+    """What the entity's latest few current statements say, oldest first, within
+    `SUMMARY_CHARS`: each sentence once, without its speaker's prefix, leaving out the
+    statements in `exclude` and the sentences in `shown` (case-folded, already in the block)."""
+    rows = conn.execute(
+        "SELECT m.statement, s.text, s.speaker FROM mentions AS m "
+        "JOIN statements AS s ON s.id = m.statement "
+        "WHERE m.entity = ? AND s.invalid_at IS NULL ORDER BY m.statement DESC LIMIT ?",
+        (entity, 2 * SUMMARY_STATEMENTS + len(exclude)),
+    ).fetchall()
+    said: dict[str, str] = {}
+    for statement, text, speaker in rows:
+        if statement in exclude:
+            continue
+        sentence = " ".join(unprefixed(text, speaker).split())
+        if sentence.casefold().rstrip(".!…") in shown:
+            continue
+        said.setdefault(sentence.casefold(), sentence)
+        if len(said) == SUMMARY_STATEMENTS:
+            break
+    return _clip(" ".join(reversed(said.values())), SUMMARY_CHARS)
+
+
+def unprefixed(text: str, speaker: str | None) -> str:
+    """A statement's sentence without the `"<speaker>: "` it was stored with."""
+    prefix = f"{speaker}: " if speaker else ""
+    return text[len(prefix) :] if prefix and text.startswith(prefix) else text
+
+
+def statements_by_id(conn: sqlite3.Connection, ids: Collection[int]) -> list[StatementHit]:
+    """Statement rows by id, as hits with score 0."""
+    sql = (
+        "SELECT id, uuid, text, speaker, valid_at, created_at, invalid_at, 0.0 FROM statements "
+        "WHERE id IN ({marks})"
+    )
+    return [StatementHit(*row) for row in _rows_for(conn, sql, list(ids))]
 
 
 def statements_of_messages(conn: sqlite3.Connection, messages: Sequence[int]) -> set[int]:
@@ -206,7 +259,8 @@ def statements_of_episodes(
 ) -> dict[int, list[StatementHit]]:
     """Each episode's statement rows, in statement order, as hits with score 0."""
     sql = (
-        "SELECT episode, id, uuid, text, speaker, valid_at, created_at, 0.0 FROM statements "
+        "SELECT episode, id, uuid, text, speaker, valid_at, created_at, invalid_at, 0.0 "
+        "FROM statements "
         "WHERE episode IN ({marks}) ORDER BY id"
     )
     found: dict[int, list[StatementHit]] = {}

@@ -132,7 +132,20 @@ _V2 = (
     )""",
 )
 
-MIGRATIONS: Sequence[Sequence[str]] = (_V1, _V2)
+_V3 = (
+    # The user's profile and time: `profile` is the salience of a statement the user made about
+    # themselves (NULL for other statements), `topics` the single-valued subjects it speaks to
+    # (" home work "), `invalid_at` when a newer statement ended it and `ended_by` which one, so
+    # deleting that statement's thread brings the older fact back.
+    "ALTER TABLE statements ADD COLUMN profile REAL",
+    "ALTER TABLE statements ADD COLUMN topics TEXT",
+    "ALTER TABLE statements ADD COLUMN invalid_at TEXT",
+    "ALTER TABLE statements ADD COLUMN ended_by INTEGER",
+    "CREATE INDEX statements_profile ON statements (graph) WHERE profile IS NOT NULL",
+    "CREATE INDEX statements_ended_by ON statements (ended_by) WHERE ended_by IS NOT NULL",
+)
+
+MIGRATIONS: Sequence[Sequence[str]] = (_V1, _V2, _V3)
 """Step i takes the schema from version i to i + 1; append steps, never edit a shipped one."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -25,13 +25,24 @@ from zepkit.local.retrieval import (
     load_turns,
     match_episodes,
     mentioned_entities,
+    profile_statements,
     search_entities,
     search_statements,
+    statements_by_id,
     statements_of_episodes,
+    unprefixed,
 )
 
-CONTEXT_FACTS = 10
+CONTEXT_FACTS = 20
 CONTEXT_ENTITIES = 5
+PROFILE_FACTS = 12
+"""At most this many profile statements in a block (the budget may keep fewer)."""
+SALIENCE_WEIGHT = 1.0
+RECENCY_WEIGHT = 0.5
+RELEVANCE_WEIGHT = 2.0
+"""A profile statement the query matches outranks a merely salient or recent one."""
+ENDED_PENALTY = 3.0
+"""An ended profile statement comes after every current one."""
 
 
 def pool_size(limit: int) -> int:
@@ -130,8 +141,8 @@ class GraphSearch:
         return [by_id[key]._replace(score=score) for key, score in ranked]
 
     def facts(self, reranker: Reranker | None, limit: int, lam: float) -> list[Fact]:
-        """The best statements as facts."""
-        hits = self.statements(pool_size(limit))
+        """The best statements as facts, each fact once (its latest telling)."""
+        hits = unique_hits(self.statements(pool_size(limit)))
         by_id = {hit.id: hit for hit in hits}
         ranked = _rerank(self.candidates(hits), reranker, limit, lam)
         return [_fact(by_id[key], score) for key, score in ranked[:limit]]
@@ -197,22 +208,98 @@ def context_block(
     *,
     exclude: Collection[int],
 ) -> str | None:
-    """The FACTS / ENTITIES block for `terms`, leaving out the statements in `exclude`."""
+    """The USER_PROFILE / FACTS / ENTITIES block for `terms`, leaving out the statements in
+    `exclude` (what the current thread says) and anything that repeats them."""
     search = GraphSearch(conn, graph, terms, retrieval)
-    hits = [
-        hit
-        for hit in search.statements(pool_size(CONTEXT_FACTS) + len(exclude))
-        if hit.id not in exclude
-    ]
-    if not hits:
-        return None
+    # A query with no words still gets the profile: it is about the user, not the query.
+    pool = search.statements(pool_size(CONTEXT_FACTS) + len(exclude)) if terms else []
+    said = {statement_key(row.text) for row in statements_by_id(conn, exclude)}
+    hits = unique_hits(
+        [hit for hit in pool if hit.id not in exclude and statement_key(hit.text) not in said]
+    )
+    relevance = dict(rrf(search.candidates(hits))) if hits else {}
+    profile = pick_profile(conn, graph, relevance, exclude=exclude, said=said)
+    shown = {statement_key(hit.text) for hit, _ in profile}
     by_id = {hit.id: hit for hit in hits}
-    ranked = rrf(search.candidates(hits))
-    found = [_fact(by_id[key], score) for key, score in ranked[:CONTEXT_FACTS]]
-    order = mention_ranking(conn, [key for key, _ in ranked])[:CONTEXT_ENTITIES]
-    rows = load_entities(conn, order)
-    named = [_entity(rows[key], entity_summary(conn, key, exclude=exclude), None) for key in order]
-    return compose_context(found, named)
+    found: list[StatementHit] = []
+    scores: list[float] = []
+    for key, score in relevance.items():
+        if statement_key(by_id[key].text) not in shown and len(found) < CONTEXT_FACTS:
+            found.append(by_id[key])
+            scores.append(score)
+    if not found and not profile:
+        return None
+    in_block = {
+        statement_key(unprefixed(hit.text, hit.speaker))
+        for hit in [*(hit for hit, _ in profile), *found]
+    }
+    named: list[Entity] = []
+    for key in mention_ranking(conn, [hit.id for hit, _ in profile] + list(relevance)):
+        if len(named) == CONTEXT_ENTITIES:
+            break
+        summary = entity_summary(conn, key, exclude=exclude, shown=in_block)
+        if summary:  # an entity whose statements the block already shows adds nothing
+            named.append(_entity(load_entities(conn, [key])[key], summary, None))
+    return compose_context(
+        [_fact(hit, score) for hit, score in zip(found, scores, strict=True)],
+        named,
+        profile=[_fact(hit, score) for hit, score in profile],
+    )
+
+
+def pick_profile(
+    conn: sqlite3.Connection,
+    graph: int,
+    relevance: dict[int, float],
+    *,
+    exclude: Collection[int],
+    said: Collection[str],
+) -> list[tuple[StatementHit, float]]:
+    """The user's profile statements worth a block: current ones first, each ranked by how
+    salient, recent and relevant to the query it is; at most `PROFILE_FACTS`."""
+    rows = [
+        row
+        for row in profile_statements(conn, graph)
+        if row.hit.id not in exclude and statement_key(row.hit.text) not in said
+    ]
+    if not rows:
+        return []
+    top = max(relevance.values(), default=0.0) or 1.0
+    most = max(row.salience for row in rows)
+    scored: dict[str, tuple[float, StatementHit]] = {}
+    for place, row in enumerate(rows):  # newest first
+        hit = row.hit
+        score = (
+            SALIENCE_WEIGHT * row.salience / most
+            + RECENCY_WEIGHT * (1.0 - place / len(rows))
+            + RELEVANCE_WEIGHT * relevance.get(hit.id, 0.0) / top
+        )
+        if hit.invalid_at is not None:
+            score -= ENDED_PENALTY
+        key = statement_key(hit.text)
+        if key not in scored:  # the latest telling of a fact stands for it
+            scored[key] = (score, hit)
+    best = sorted(scored.values(), key=lambda item: (-item[0], -item[1].id))[:PROFILE_FACTS]
+    return [(hit, score) for score, hit in best]
+
+
+def unique_hits(hits: Sequence[StatementHit]) -> list[StatementHit]:
+    """`hits` with each fact once: repeats fold into the latest telling, which keeps the best
+    score and place of its group."""
+    groups: dict[str, list[StatementHit]] = {}
+    for hit in hits:
+        groups.setdefault(statement_key(hit.text), []).append(hit)
+    return [
+        max(group, key=lambda hit: (hit.recency, hit.id))._replace(
+            score=max(hit.score for hit in group)
+        )
+        for group in groups.values()
+    ]
+
+
+def statement_key(text: str) -> str:
+    """Two statements with this key say the same thing."""
+    return " ".join(text.casefold().rstrip(".!…").split())
 
 
 def mention_ranking(conn: sqlite3.Connection, statements: Sequence[int]) -> list[int]:
@@ -241,6 +328,7 @@ def _fact(hit: StatementHit, score: float) -> Fact:
         fact=hit.text,
         source_node_name=hit.speaker,
         valid_at=decode_time(hit.valid_at),
+        invalid_at=decode_time(hit.invalid_at) if hit.invalid_at else None,
         created_at=decode_time(hit.created_at),
         score=score,
     )

@@ -137,31 +137,44 @@ def normalise_name(name: str) -> str:
 
 def proper_nouns(sentence: str) -> list[str]:
     """Runs of capitalised words that look like names ("Alice", "New York", "Bank of Spain")."""
+    return name_mentions(sentence)[0]
+
+
+def name_mentions(sentence: str) -> tuple[list[str], list[str]]:
+    """(names, maybe-names) of `sentence`: a single capitalised word that opens the sentence is
+    only a maybe ("Noted", "Lisbon"): capitals there say nothing, so it names an entity only when
+    the graph already knows one by that name."""
     if sentence.isupper():
-        return []  # shouting: capitals say nothing about names
+        return [], []  # shouting: capitals say nothing about names
     names: dict[str, None] = {}
+    maybe: dict[str, None] = {}
     run: list[str] = []
     run_end = 0
+    run_initial = False
     for match in _CAPITALISED.finditer(sentence):
         word, start = match.group(), match.start()
         before = sentence[:start].rstrip()
         initial = not before or before[-1] in _INITIAL_MARKS
         joint = _joint(sentence[run_end:start]) if run and not initial else None
         if joint is None:
-            _close_run(run, names)
+            _close_run(run, maybe if run_initial else names)
         elif joint:
             run.append(joint)
         possessive = word.endswith(_POSSESSIVE)
         token = word[:-2] if possessive else word
         if _is_name_word(token, initial=initial):
+            if not run:
+                run_initial = initial
+            elif run_initial:
+                run_initial = False  # "New York": a run of two is a name wherever it stands
             run.append(token)
         else:
-            _close_run(run, names)
+            _close_run(run, maybe if run_initial else names)
         if possessive:  # "Alice's brother": the name ends here
-            _close_run(run, names)
+            _close_run(run, maybe if run_initial else names)
         run_end = match.end()
-    _close_run(run, names)
-    return list(names)
+    _close_run(run, maybe if run_initial else names)
+    return list(names), [name for name in maybe if name not in names]
 
 
 def _joint(gap: str) -> str | None:

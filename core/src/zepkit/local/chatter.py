@@ -1,0 +1,68 @@
+"""Telling chatter from facts: greetings, thanks, questions, requests and acknowledgements.
+
+Chatter stays an episode (raw messages are never lost or changed) but makes no statement, so it
+never fills a context block. The rules read one sentence and its speaker's role; they know English
+only, and a sentence they are unsure of is kept as a fact.
+"""
+
+from __future__ import annotations
+
+import re
+
+from zepkit.local.text import STOP_WORDS, _wordset, words
+
+PHATIC_WORDS: frozenset[str] = _wordset(
+    """
+    absolutely agree agreed alright amazing anytime appreciate appreciated awesome bye beautiful
+    brilliant certainly cheers congrats congratulations consider considering cool correct course
+    definitely enjoy enjoyed exactly excellent exciting fab fair fantastic fine fun glad good
+    goodbye gorgeous great guess haha hahaha happy hear heard hello help helped helpful helps hey
+    hi hmm hope huh idea ideas impressive incredible indeed interesting keep kind know lol love
+    lovely luck mention mentioned mind neat nice noted nope np perfect please pleasure problem
+    problems recommendation recommendations right rush see sense sorry sound sounds super sure
+    sweet tell thank thanks thx think totally true try understand understood welcome well wonderful
+    worries worry wow yay yep yup
+    """
+)
+"""Words that carry politeness, agreement or mood, not information: a sentence of only these and
+function words is chatter ("Huh, good to know.", "Thanks, I'll consider it.")."""
+
+_ACK_OPENERS = re.compile(
+    r"^\W*(?:noted|got it|understood|sure|of course|okay|ok|thanks|thank you|welcome|"
+    r"you'?re welcome|glad|great|congrat\w*|sounds|no problem|no worries|no rush|absolutely|"
+    r"will do|happy to|good luck|i'?ll (?:keep|remember|make sure|note)|i will (?:keep|remember)|"
+    r"i see|i understand|makes sense|that'?s (?:great|good|wonderful|amazing|awesome|lovely))\b",
+    re.IGNORECASE,
+)
+"""How an assistant's acknowledgement opens: what follows restates the user or makes small talk."""
+
+_REQUEST_OPENERS = re.compile(
+    r"^\W*(?:(?:can|could|would|will) you|please|tell me|give me|show me|help me|let'?s|"
+    r"explain|suggest|recommend|write|draft|list|summari[sz]e|translate|rephrase|describe|"
+    r"remind me|find me|make me|plan|create|compare)\b",
+    re.IGNORECASE,
+)
+"""How a request opens: asking for something is not saying something."""
+
+
+_SELF_CLAUSE = re.compile(
+    r"(?:^|[,;:—–-]\s*|\b(?:and|but|so)\s+)(?:I|I'm|I’m|I've|I’ve|I'd|my|My|we|We|our|Our)\b"
+)
+"""A clause of the speaker's own after an acknowledgement ("Sounds fun, I'm going too"): a fact."""
+
+
+def is_chatter(sentence: str, *, role: str | None) -> bool:
+    """True when `sentence` says nothing worth remembering: a question, a request, politeness or
+    an acknowledgement. `role` is the speaker's role ("user", "assistant", None for data)."""
+    text = sentence.strip()
+    if text.rstrip("\"'”’)]*_ ").endswith("?"):
+        return True
+    content = [w for w in words(text) if len(w) > 1 and w not in STOP_WORDS]
+    if not any(w not in PHATIC_WORDS for w in content):
+        return True
+    if role == "user":
+        return bool(_REQUEST_OPENERS.match(text))
+    if role == "assistant":
+        opener = _ACK_OPENERS.match(text)
+        return opener is not None and not _SELF_CLAUSE.search(text, opener.end())
+    return False

@@ -1,0 +1,157 @@
+"""What a user says about themselves: which statements join their profile, how salient each is,
+and which subject it is about when a newer statement on that subject replaces an older one.
+
+Rules over first-person sentences, English only, no model: a profile statement is a sentence
+the user says about themselves, their people, pets, home, work, health, plans or tastes. An
+extractor backed by a language model fills the same three things (`ExtractedStatement.profile`,
+`.topics`, `.ends`), so the store and the block do not care which one ran.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_SELF = re.compile(r"(?<![\w'’])(?:I|I'm|I’m|I've|I’ve|I'd|I’d|I'll|I’ll|my|My|me|mine|myself)\b")
+"""The speaker talking about themselves (we/our are left out: too often a group or the
+conversation itself)."""
+
+_HYPOTHETICAL = re.compile(
+    r"^\W*(?:if|what if|suppose|imagine|when you|in case)\b|\b(?:would like to know|wonder)\b",
+    re.IGNORECASE,
+)
+
+BASE_SALIENCE = 1.0
+"""Every self-statement; each kind of subject it touches adds its weight below."""
+
+_KINDS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
+    (name, weight, re.compile(pattern, re.IGNORECASE))
+    for name, weight, pattern in (
+        (
+            "health",
+            3.0,
+            r"\b(?:allerg\w*|intoleran\w*|asthma\w*|diabet\w*|pregnan\w*|coeliac|celiac|disease|"
+            r"disorder|syndrome|chronic|pain|injur\w*|surgery|medication|medicine|doctor|"
+            r"blood pressure|epipen|condition|migraine\w*|anxiety|depress\w*|sick\w*|"
+            r"disab\w*|deaf|blind|wheelchair|phobia|fear|afraid|can'?t swim|cannot swim|"
+            r"dyslex\w*|adhd|autis\w*|therapy|diagnos\w*|recover\w*)\b",
+        ),
+        (
+            "diet",
+            3.0,
+            r"\b(?:vegan|vegetarian|pescatarian|gluten|dairy|lactose|halal|kosher|alcohol|"
+            r"sober|diet|don'?t eat|do not eat|can'?t eat|don'?t drink|spicy|sugar|meat|nuts?)\b",
+        ),
+        (
+            "people",
+            2.5,
+            r"\b(?:wife|husband|partner|spouse|son|daughter|kids?|child|children|twins|baby|"
+            r"brother|sister|sibling\w*|mother|mom|mum|father|dad|parents?|grand\w+|cousin|aunt|"
+            r"uncle|niece|nephew|fianc[ée]e?|girlfriend|boyfriend|married|family|friend|"
+            r"roommate|flatmate|colleague|boss)\b",
+        ),
+        (
+            "pets",
+            2.5,
+            r"\b(?:dog|cat|hamster|pet|puppy|kitten|rabbit|bunny|parrot|bird|fish|horse|"
+            r"tortoise|turtle|guinea pig|lizard|snake|ferret|collie|retriever|terrier|spaniel|"
+            r"labrador|poodle|greyhound)s?\b",
+        ),
+        (
+            "work",
+            2.0,
+            r"\b(?:work\w*|job|career|profession|teach\w*|student|stud(?:y|ying|ied)|exam|"
+            r"degree|universit\w*|college|school|dissertation|thesis|compan(?:y|ies)|office|"
+            r"retired|business|employer|intern\w*|shift\w*|hired|promot\w*|salary)\b",
+        ),
+        (
+            "home",
+            2.0,
+            r"\b(?:live|lived|living|moved|moving|relocat\w*|flat|apartment|house|home|"
+            r"neighbou?rhood|rent\w*|grew up|born|from)\b",
+        ),
+        (
+            "identity",
+            2.0,
+            r"\b(?:my name|i'?m called|call me|years old|speak\w*|language|native|nationality|"
+            r"citizen|religio\w*|pronouns?)\b",
+        ),
+        (
+            "plans",
+            1.5,
+            r"\b(?:going to|planning|plan|trip|travel\w*|visit\w*|wedding|marathon|race|"
+            r"festival|holiday|vacation|deadline|due|next (?:week|month|year)|tomorrow|"
+            r"preparing|training|appointment|interview|concert|birthday|anniversary)\b",
+        ),
+        (
+            "constraints",
+            1.5,
+            r"\b(?:budget|afford|money|loans?|debt|savings?|no more than|at most|can'?t|cannot|"
+            r"unable|avoid|never|only|without)\b",
+        ),
+        (
+            "tastes",
+            1.0,
+            r"\b(?:love|like|enjoy|hate|dislike|prefer|favou?rite|fan of|into|can'?t stand|"
+            r"hobby|hobbies|play|plays|playing|learning|collect\w*)\b",
+        ),
+    )
+)
+
+_TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(pattern, re.IGNORECASE))
+    for name, pattern in (
+        (
+            "home",
+            r"\bI(?:'m| am)? (?:just |recently |now |finally )?(?:live|lived|living|moved|"
+            r"moving|relocated|relocating)\b|\bI'?m based in\b|\bmy (?:new )?home is\b",
+        ),
+        (
+            "work",
+            r"\bI (?:now |still |currently )?work (?:as|at|for|in)\b|\bI(?:'m| am) (?:now )?"
+            r"(?:a|an) \w+(?: \w+)? (?:at|for|by profession)\b|\bmy (?:new )?job\b|"
+            r"\bI (?:just )?(?:started|got|took|quit|left|lost) (?:a |my )?(?:new )?job\b|"
+            r"\bI(?:'m| am) (?:now )?retired\b|\bI (?:now )?teach\b",
+        ),
+        (
+            "diet",
+            r"\bI(?:'m| am) (?:now |a |now a )?(?:vegan|vegetarian|pescatarian)\b|"
+            r"\bI (?:now )?(?:follow|eat|started|keep|am on|'m on) (?:a |an )?[\w-]+(?: [\w-]+)? "
+            r"diet\b|\bI (?:stopped|started|quit) eating\b|\bI eat (?:meat|fish)\b",
+        ),
+        (
+            "relationship",
+            r"\bI(?:'m| am) (?:now )?(?:single|married|divorced|engaged|separated|widowed)\b|"
+            r"\bwe (?:got married|got engaged|broke up|split up|divorced)\b",
+        ),
+    )
+)
+"""Subjects that hold one value at a time: a newer statement on one ends the older ones."""
+
+_ENDED = re.compile(
+    r"\b(?:died|passed away|was put down|were put down|put (?:him|her|them) down|"
+    r"we lost|i lost|ran away|rehomed|broke up with|split up with|divorced)\b",
+    re.IGNORECASE,
+)
+"""A statement that ends what was true of the names it mentions (a pet that died)."""
+
+
+@dataclass(frozen=True)
+class SelfStatement:
+    """A sentence's place in its speaker's profile: salience, single-valued subjects, and whether
+    it ends what was said before about the names it mentions."""
+
+    salience: float
+    topics: tuple[str, ...] = ()
+    ends_mentions: bool = False
+
+
+def self_statement(sentence: str) -> SelfStatement | None:
+    """The profile reading of a sentence its speaker says about themselves, else None.
+
+    The caller has already ruled out chatter (questions, requests, politeness)."""
+    if not _SELF.search(sentence) or _HYPOTHETICAL.search(sentence):
+        return None
+    salience = BASE_SALIENCE + sum(weight for _, weight, rule in _KINDS if rule.search(sentence))
+    topics = tuple(name for name, rule in _TOPICS if rule.search(sentence))
+    return SelfStatement(salience, topics, bool(_ENDED.search(sentence)))

@@ -1,0 +1,96 @@
+"""Time for facts: a newer statement on a single-valued subject ends the older ones.
+
+Runs inside the write transaction that stores the newer statement. Times are compared as
+instants (stored ISO text may mix offsets), and an older statement that arrives after a newer
+one is ended by it at once, so ingestion order never decides what is current.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from zepkit.local.codec import timestamp
+from zepkit.local.text import normalise_name
+
+
+class Change(NamedTuple):
+    """A new statement that may end others: its id, text, time, subjects and whether it ends
+    what was true of the entities it mentions."""
+
+    statement: int
+    text: str
+    valid_at: str
+    topics: Sequence[str]
+    ends: bool
+
+
+def supersede(conn: sqlite3.Connection, graph: int, change: Change) -> None:
+    """End the statements `change` replaces, or end `change` itself when a newer one exists."""
+    rivals: dict[int, tuple[str, str, str | None]] = {}
+    for topic in change.topics:
+        rows = conn.execute(
+            "SELECT id, text, valid_at, invalid_at FROM statements WHERE graph = ? "
+            "AND profile IS NOT NULL AND topics LIKE ? AND id != ?",
+            (graph, f"% {topic} %", change.statement),
+        ).fetchall()
+        rivals.update({row[0]: row[1:] for row in rows})
+    if change.ends:
+        rivals.update(_mentioning_same_entities(conn, change))
+    same = _key(change.text)
+    when = timestamp(change.valid_at)
+    ended: list[int] = []
+    newer: list[tuple[float, str, int]] = []
+    for key, (text, valid_at, invalid_at) in rivals.items():
+        if _key(text) == same:
+            continue  # the same fact said again ends nothing; reading keeps the latest
+        moment = timestamp(valid_at)
+        if moment <= when and invalid_at is None:
+            ended.append(key)
+        elif moment > when and change.topics:
+            newer.append((moment, valid_at, key))
+    conn.executemany(
+        "UPDATE statements SET invalid_at = ?, ended_by = ? WHERE id = ?",
+        [(change.valid_at, change.statement, key) for key in ended],
+    )
+    if newer:
+        _, valid_at, key = min(newer)
+        conn.execute(
+            "UPDATE statements SET invalid_at = ?, ended_by = ? WHERE id = ?",
+            (valid_at, key, change.statement),
+        )
+
+
+def _mentioning_same_entities(
+    conn: sqlite3.Connection, change: Change
+) -> dict[int, tuple[str, str, str | None]]:
+    """Statements that mention the entities `change` mentions, other than its speaker."""
+    speaker = conn.execute(
+        "SELECT speaker FROM statements WHERE id = ?", (change.statement,)
+    ).fetchone()[0]
+    own = normalise_name(speaker) if speaker else None
+    rows = conn.execute(
+        "SELECT s.id, s.text, s.valid_at, s.invalid_at FROM mentions AS m "
+        "JOIN entities AS n ON n.id = m.entity "
+        "JOIN mentions AS other ON other.entity = m.entity "
+        "JOIN statements AS s ON s.id = other.statement "
+        "WHERE m.statement = ? AND s.id != ? AND n.norm IS NOT ?",
+        (change.statement, change.statement, own),
+    ).fetchall()
+    return {row[0]: row[1:] for row in rows}
+
+
+def _key(text: str) -> str:
+    """Two statements with this key say the same thing."""
+    return " ".join(text.casefold().rstrip(".!…").split())
+
+
+def reopen(conn: sqlite3.Connection, statements_sql: str, params: Sequence[object]) -> None:
+    """Bring back the statements that the statements selected by `statements_sql` had ended
+    (they are about to be deleted)."""
+    conn.execute(
+        "UPDATE statements SET invalid_at = NULL, ended_by = NULL "
+        f"WHERE ended_by IN ({statements_sql})",
+        params,
+    )

@@ -1,0 +1,48 @@
+"""Chatter makes no statement: questions, requests, politeness and acknowledgements."""
+
+from __future__ import annotations
+
+import pytest
+
+from zepkit.local.chatter import is_chatter
+
+
+@pytest.mark.parametrize(
+    ("sentence", "role"),
+    [
+        ("Hi!", "user"),
+        ("Cool, thanks.", "user"),
+        ("Huh, good to know.", "user"),
+        ("I'll consider it.", "user"),
+        ("How do I clean a cast iron pan?", "user"),
+        ("What else?", "user"),
+        ("Tell me something surprising about octopuses.", "user"),
+        ("Can you plan a relaxed Saturday for me?", "user"),
+        ("Please summarise this article.", "user"),
+        ("Welcome to Lisbon, Maya!", "assistant"),
+        ("Congratulations on the new job.", "assistant"),
+        ("Noted: no peanuts in anything I suggest.", "assistant"),
+        ("Thank you, I'll keep that in mind.", "assistant"),
+        ("Glad it helped.", "assistant"),
+        ("Here are a few more ideas.", "assistant"),
+    ],
+)
+def test_chatter(sentence: str, role: str) -> None:
+    assert is_chatter(sentence, role=role)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "role"),
+    [
+        ("I'm Maya.", "user"),
+        ("I'm allergic to bee stings and I carry an EpiPen.", "user"),
+        ("I follow a vegan diet.", "user"),
+        ("My hamster Nugget loves sunflower seeds.", "user"),
+        ("Thanks, I'm vegan though.", "user"),
+        ("Sounds fun, I'm going to the lake next week.", "assistant"),
+        ("Filter coffee often has more caffeine per cup.", "assistant"),
+        ("Refunds take 5 business days.", None),
+    ],
+)
+def test_facts(sentence: str, role: str | None) -> None:
+    assert not is_chatter(sentence, role=role)

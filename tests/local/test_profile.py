@@ -1,0 +1,155 @@
+"""The user's profile: self-statements, their salience, and time (newer replaces older)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from zepkit.core.backend import SearchRequest, UserProfile
+from zepkit.core.models import Message
+from zepkit.local import LocalBackend, RuleExtractor
+from zepkit.local.profile import self_statement
+
+T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
+
+
+def profile_of(context: str | None) -> list[str]:
+    """The entry lines of a block's USER_PROFILE section."""
+    assert context is not None and "<USER_PROFILE>" in context
+    section = context.split("<USER_PROFILE>\n")[1].split("\n</USER_PROFILE>")[0]
+    return section.splitlines()
+
+
+@pytest.fixture
+async def ana(backend: LocalBackend) -> LocalBackend:
+    await backend.ensure_user(UserProfile("ana", first_name="Ana"))
+    for thread in ("t1", "t2", "t3", "now"):
+        await backend.ensure_thread(thread, "ana")
+    return backend
+
+
+def test_self_statements_rank_by_what_they_are_about() -> None:
+    allergy = self_statement("I'm allergic to peanuts.")
+    taste = self_statement("I like green tea.")
+    plain = self_statement("I went for a walk.")
+    assert allergy and taste and plain
+    assert allergy.salience > taste.salience > plain.salience
+    assert self_statement("The weather is nice in Porto.") is None  # not about the speaker
+    assert self_statement("If I were rich I would buy a boat.") is None  # hypothetical
+
+
+@pytest.mark.parametrize(
+    ("sentence", "topics"),
+    [
+        ("I live in Porto.", ("home",)),
+        ("I just moved to Lisbon to work at the Oceanarium.", ("home",)),
+        ("I relocated from Toronto to Melbourne last month.", ("home",)),
+        ("I work as a nurse.", ("work",)),
+        ("I started a new job at the bank.", ("work",)),
+        ("I'm vegetarian now.", ("diet",)),
+        ("I follow a keto diet.", ("diet",)),
+        ("I'm married.", ("relationship",)),
+        ("My sister lives in Rome.", ()),  # her home, not the speaker's
+    ],
+)
+def test_single_valued_subjects(sentence: str, topics: tuple[str, ...]) -> None:
+    reading = self_statement(sentence)
+    assert reading is not None and reading.topics == topics
+
+
+def test_only_the_users_own_statements_join_the_profile() -> None:
+    extractor = RuleExtractor()
+    [said] = extractor.extract("I live in Porto.", speaker="Ana", source="message", role="user")
+    assert said.profile is not None and said.topics == ("home",)
+    [echo] = extractor.extract(
+        "I live in Porto.", speaker="Assistant", source="message", role="assistant"
+    )
+    assert echo.profile is None
+    assert extractor.extract("Hi! Thanks.", speaker="Ana", source="message", role="user") == []
+
+
+async def test_a_newer_statement_ends_the_older_one(ana: LocalBackend) -> None:
+    await ana.add_messages("t1", [Message("user", "I live in Porto.", created_at=T0)])
+    moved = T0 + timedelta(days=30)
+    await ana.add_messages("t2", [Message("user", "I moved to Lisbon.", created_at=moved)])
+    await ana.add_messages("now", [Message("user", "Where should I eat tonight?")])
+    lines = profile_of(await ana.get_context("now"))
+    assert "Lisbon" in lines[0] and lines[0].endswith("- present)")
+    assert "Porto" in lines[1] and lines[1].endswith("- 2025-03-31 09:00:00)")
+    facts = await ana.search(SearchRequest("Porto", user_id="ana"))
+    assert facts.edges[0].invalid_at == moved
+
+
+async def test_an_older_statement_stored_late_is_ended_at_once(ana: LocalBackend) -> None:
+    await ana.add_messages("t2", [Message("user", "I moved to Lisbon.", created_at=T0)])
+    earlier = T0 - timedelta(days=400)
+    await ana.add_messages("t1", [Message("user", "I live in Porto.", created_at=earlier)])
+    facts = await ana.search(SearchRequest("Porto", user_id="ana"))
+    assert facts.edges[0].invalid_at == T0
+    lisbon = await ana.search(SearchRequest("Lisbon", user_id="ana"))
+    assert lisbon.edges[0].invalid_at is None
+
+
+async def test_deleting_the_newer_statement_brings_the_older_back(ana: LocalBackend) -> None:
+    await ana.add_messages("t1", [Message("user", "I work as a nurse.", created_at=T0)])
+    later = T0 + timedelta(days=5)
+    await ana.add_messages("t2", [Message("user", "I work as a pilot now.", created_at=later)])
+    await ana.delete_thread("t2")
+    facts = await ana.search(SearchRequest("nurse", user_id="ana"))
+    assert facts.edges[0].invalid_at is None
+
+
+async def test_a_pet_that_died_ends_what_was_said_of_it(ana: LocalBackend) -> None:
+    await ana.add_messages(
+        "t1", [Message("user", "My dog Rex loves the beach at Foz.", created_at=T0)]
+    )
+    died = T0 + timedelta(days=90)
+    await ana.add_messages("t2", [Message("user", "My dog Rex died last week.", created_at=died)])
+    found = await ana.search(SearchRequest("Rex beach", user_id="ana", limit=5))
+    by_text = {f.fact: f.invalid_at for f in found.edges}
+    assert by_text["user: My dog Rex loves the beach at Foz."] == died
+    assert by_text["user: My dog Rex died last week."] is None
+
+
+async def test_the_same_fact_twice_is_one_fact(ana: LocalBackend) -> None:
+    await ana.add_messages("t1", [Message("user", "I keep bees.", created_at=T0)])
+    later = T0 + timedelta(days=2)
+    await ana.add_messages("t2", [Message("user", "I keep bees!", created_at=later)])
+    found = await ana.search(SearchRequest("bees", user_id="ana"))
+    assert [(f.fact, f.valid_at) for f in found.edges] == [("user: I keep bees!", later)]
+    await ana.add_messages("now", [Message("user", "Hello.")])
+    assert len([line for line in profile_of(await ana.get_context("now")) if "bees" in line]) == 1
+
+
+async def test_the_block_never_repeats_the_current_thread(ana: LocalBackend) -> None:
+    await ana.add_messages("t1", [Message("user", "I'm allergic to peanuts.")])
+    await ana.add_messages("now", [Message("user", "I'm allergic to peanuts.")])
+    await ana.add_messages("now", [Message("user", f"Note {n} about nothing.") for n in range(5)])
+    context = await ana.get_context("now")
+    assert context is None or "peanuts" not in context
+
+
+async def test_the_profile_ranks_salient_facts_first_and_is_bounded(ana: LocalBackend) -> None:
+    small_talk = [Message("user", f"I watched episode {n} of a show.") for n in range(30)]
+    await ana.add_messages("t1", [Message("user", "I'm allergic to shellfish."), *small_talk])
+    await ana.add_messages("now", [Message("user", "Hello.")])
+    lines = profile_of(await ana.get_context("now"))
+    assert "shellfish" in lines[0]
+    assert len(lines) <= 12
+
+
+async def test_entity_summaries_are_clean(ana: LocalBackend) -> None:
+    await ana.add_messages(
+        "t1",
+        [
+            Message("user", "My dog Biscuit is a border collie."),
+            Message("assistant", "Noted: Biscuit sounds lovely."),
+            Message("assistant", "Biscuit would enjoy the beach."),
+        ],
+    )
+    found = await ana.search(SearchRequest("Biscuit", user_id="ana", scope="nodes"))
+    names = [node.name for node in found.nodes]
+    assert "Noted" not in names
+    biscuit = next(node for node in found.nodes if node.name == "Biscuit")
+    assert biscuit.summary == "My dog Biscuit is a border collie. Biscuit would enjoy the beach."
