@@ -1,14 +1,22 @@
-"""LoCoMo retrieval benchmark of the local engine: does search find the evidence turns?
+"""LoCoMo retrieval benchmark of the local engine: do search and the context block find the
+evidence turns?
 
 Usage: python benchmarks/locomo.py [--data PATH] [--retriever lexical,dense,hybrid]
                                    [--reranker rrf|mmr|none] [--limit-conversations N]
+                                   [--no-blocks]
 
 Data: LoCoMo's JSON (Maharana et al., ACL 2024; CC BY-NC 4.0), read where it lies and never
 copied; default `../shared/data/locomo/locomo-dev.json` relative to the repository. Each
 conversation is one user, each session one thread, each turn one message "<speaker>: <text>"
 (plus " [shares <caption>]") dated by its session, ingested through `MemoryLoop` only. Each
 question is searched verbatim (scope episodes, limit 50) in its conversation's user and scored
-against its evidence turns. Prints one JSON document per run; asserts nothing.
+against its evidence turns (turn recall). Block recall: the block `begin_turn` returns for the
+question in a new thread of that user (default budget; the thread is deleted afterwards), and
+the share of the question's evidence turns it carries: a turn is carried when the block holds
+one of its sentences (three words or more) word for word. Figures are also given
+per held-out pair of conversations (every split of the file into three and two), so a constant
+tuned on some conversations can be judged on the others. Prints one JSON document per run;
+asserts nothing.
 """
 
 from __future__ import annotations
@@ -32,15 +40,18 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from zepkit.core import MemoryLoop
+from zepkit.core import Identity, MemoryLoop
 from zepkit.core.errors import ConfigurationError
 from zepkit.core.models import Message, Reranker
 from zepkit.local import LocalBackend, hybrid
 from zepkit.local.dense import MODES, RetrieverMode
+from zepkit.local.text import sentences
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT / ".." / "shared" / "data" / "locomo" / "locomo-dev.json"
 TURN_KS = (5, 10, 25, 50)
+MIN_SENTENCE_WORDS = 3
+"""Shorter sentences ("Wow!") would match anywhere: block recall looks for longer ones."""
 SESSION_KS = (5, 10)
 LIMIT = 50
 
@@ -62,6 +73,14 @@ class Conversation:
     speakers: tuple[str, str]
     sessions: list[tuple[int, datetime | None, list[tuple[str, str, str]]]]
     questions: list[Question] = field(default_factory=list)
+
+    def turn_text(self, dia: str) -> str:
+        """What a turn said, without its speaker's prefix."""
+        for _, _, turns in self.sessions:
+            for turn, speaker, content in turns:
+                if turn == dia:
+                    return content.removeprefix(f"{speaker}: ")
+        raise KeyError(dia)
 
 
 def parse_date(text: str) -> datetime | None:
@@ -200,8 +219,74 @@ async def ask(
     return rows, latencies
 
 
+def _folded(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def carried(block: str, turn: str) -> float:
+    """1.0 when the block holds a sentence of the turn (of at least `MIN_SENTENCE_WORDS` words,
+    else the whole turn) word for word, else 0.0."""
+    held = _folded(block)
+    parts = [
+        _folded(part).rstrip(".!?…")
+        for part in sentences(turn)
+        if len(part.split()) >= MIN_SENTENCE_WORDS
+    ] or [_folded(turn).rstrip(".!?…")]
+    return float(any(part in held for part in parts))
+
+
+async def blocks(
+    memory: MemoryLoop, conversations: list[Conversation]
+) -> tuple[dict[str, list[dict[str, float]]], list[float], list[int]]:
+    """Every question's block: recall per question by category and conversation, latencies in
+    ms and block lengths."""
+    rows: dict[str, list[dict[str, float]]] = defaultdict(list)
+    latencies: list[float] = []
+    lengths: list[int] = []
+    for conversation in conversations:
+        user = f"locomo-{conversation.sample_id}"
+        for number, question in enumerate(conversation.questions):
+            identity = Identity(user_id=user, thread_id=f"{user}-question-{number}")
+            begin = time.perf_counter()
+            block = await memory.begin_turn(identity, question.text)
+            latencies.append((time.perf_counter() - begin) * 1000)
+            lengths.append(len(block))
+            await memory.delete_thread(identity.thread_id)
+            if not question.evidence:
+                continue
+            found = [carried(block, conversation.turn_text(dia)) for dia in question.evidence]
+            row = {"block_recall": statistics.fmean(found)}
+            rows["all"].append(row)
+            rows[str(question.category)].append(row)
+            rows[f"conversation:{conversation.sample_id}"].append(row)
+    return rows, latencies, lengths
+
+
+def held_out(
+    rows: dict[str, list[dict[str, float]]], conversations: list[Conversation]
+) -> dict[str, Any]:
+    """Every split into a tuning part and two held-out conversations: the held-out figures."""
+    ids = [c.sample_id for c in conversations]
+    if len(ids) < 3:
+        return {}
+    splits = {}
+    for a in range(len(ids)):
+        for b in range(a + 1, len(ids)):
+            pair = rows[f"conversation:{ids[a]}"] + rows[f"conversation:{ids[b]}"]
+            splits[f"{ids[a]}+{ids[b]}"] = averaged(pair)
+    keys = next(iter(splits.values())).keys()
+    return {
+        "held_out_pairs": splits,
+        "mean": {k: round(statistics.fmean(s[k] for s in splits.values()), 4) for k in keys},
+        "worst": {k: round(min(s[k] for s in splits.values()), 4) for k in keys},
+    }
+
+
 async def run(
-    conversations: list[Conversation], retriever: RetrieverMode, rerankers: list[Reranker | None]
+    conversations: list[Conversation],
+    retriever: RetrieverMode,
+    rerankers: list[Reranker | None],
+    with_blocks: bool = True,
 ) -> list[dict[str, Any]]:
     """Ingest everything into a fresh file, then ask every question per reranker; the metrics."""
     results = []
@@ -222,9 +307,26 @@ async def run(
                         "settings": settings(),
                         "questions_scored": len(rows["all"]),
                         "overall": averaged(rows["all"]),
-                        "by_category": {k: averaged(rows[k]) for k in sorted(rows) if k != "all"},
+                        "by_category": {k: averaged(rows[k]) for k in sorted(rows) if k.isdigit()},
                         "ingest_messages_per_s": round(ingest_rate, 1),
                         "search_ms": {
+                            "p50": round(percentile(latencies, 0.5), 2),
+                            "p95": round(percentile(latencies, 0.95), 2),
+                        },
+                    }
+                )
+            if with_blocks:
+                rows, latencies, lengths = await blocks(memory, conversations)
+                results.append(
+                    {
+                        "retriever": backend.retriever,
+                        "blocks": "begin_turn in a new thread, default budget",
+                        "questions_scored": len(rows["all"]),
+                        "overall": averaged(rows["all"]),
+                        "by_category": {k: averaged(rows[k]) for k in sorted(rows) if k.isdigit()},
+                        "cross_validation": held_out(rows, conversations),
+                        "mean_block_chars": round(statistics.fmean(lengths), 1),
+                        "begin_turn_ms": {
                             "p50": round(percentile(latencies, 0.5), 2),
                             "p95": round(percentile(latencies, 0.95), 2),
                         },
@@ -254,6 +356,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--retriever", default="lexical,hybrid,dense")
     parser.add_argument("--reranker", default="rrf,none", help="comma list of rrf, mmr, none")
     parser.add_argument("--limit-conversations", type=int, default=None)
+    parser.add_argument("--no-blocks", action="store_true", help="skip block recall")
     args = parser.parse_args(argv)
     path = args.data.resolve()
     if not path.is_file():
@@ -271,12 +374,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"unknown retriever {retriever!r}; one of {', '.join(MODES)}")
         mode: RetrieverMode = retriever.strip()  # type: ignore[assignment]
         try:
-            results.extend(asyncio.run(run(conversations, mode, rerankers)))
+            results.extend(
+                asyncio.run(run(conversations, mode, rerankers, with_blocks=not args.no_blocks))
+            )
         except ConfigurationError as exc:
             print(f"skipping retriever {mode!r}: {exc}", file=sys.stderr)
             results.append({"retriever": mode, "skipped": str(exc)})
     report = {
-        "benchmark": "LoCoMo turn retrieval (scope episodes, limit 50)",
+        "benchmark": "LoCoMo turn retrieval (scope episodes, limit 50) and block recall",
         "data": {
             "path": str(path),
             "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),

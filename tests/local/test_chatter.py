@@ -42,7 +42,23 @@ def test_chatter(sentence: str, role: str) -> None:
         ("Sounds fun, I'm going to the lake next week.", "assistant"),
         ("Filter coffee often has more caffeine per cup.", "assistant"),
         ("Refunds take 5 business days.", None),
+        ("Caroline: I went to a support group yesterday!", "user"),
+        ("Kids are resilient in tough situations!", "assistant"),
     ],
 )
 def test_facts(sentence: str, role: str | None) -> None:
     assert not is_chatter(sentence, role=role)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Thanks, Melanie!",
+        "Caroline: Cool!",
+        "Hey Mel, long time no chat!",
+        "That's great news about your friend!",
+        "Your garden looks amazing!",
+    ],
+)
+def test_greetings_names_and_cheers_are_chatter(sentence: str) -> None:
+    assert is_chatter(sentence, role="user")

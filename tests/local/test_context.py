@@ -66,3 +66,27 @@ async def test_context_never_mixes_users(backend: LocalBackend) -> None:
     await backend.add_messages("a-1", [Message("user", "What is the Fitzroy gym locker code?")])
     context = await backend.get_context("a-1")
     assert context is None or "4471" not in context
+
+
+async def test_a_turn_is_one_entry_with_its_sentences_in_order(alice: LocalBackend) -> None:
+    said = "The Berlin marathon starts near the Brandenburg Gate. Its course is flat and fast."
+    await alice.add_messages("a1", [Message("assistant", said)])
+    await alice.add_messages("a2", [Message("user", "Where does the Berlin race start?")])
+    context = await alice.get_context("a2")
+    assert context is not None
+    [entry] = [line for line in context.splitlines() if "Berlin marathon" in line]
+    assert f"assistant: {said} (Date range:" in entry
+
+
+async def test_a_long_document_shows_its_best_statements_only(alice: LocalBackend) -> None:
+    filler = " ".join(f"Clause {n} covers shipping zone {n}." for n in range(60))
+    await alice.add_data(
+        f"{filler} Refunds for damaged parcels take five days.", type="text", user_id="alice"
+    )
+    await alice.add_messages(
+        "a2", [Message("user", "How long do refunds for damaged parcels take?")]
+    )
+    context = await alice.get_context("a2")
+    assert context is not None
+    [entry] = [line for line in context.splitlines() if "Refunds for damaged" in line]
+    assert len(entry) < 600

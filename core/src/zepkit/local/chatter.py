@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from zepkit.local.text import STOP_WORDS, _wordset, words
+from zepkit.local.text import STOP_WORDS, _wordset, name_mentions, words
 
 PHATIC_WORDS: frozenset[str] = _wordset(
     """
@@ -51,18 +51,46 @@ _SELF_CLAUSE = re.compile(
 """A clause of the speaker's own after an acknowledgement ("Sounds fun, I'm going too"): a fact."""
 
 
+_SPEAKER_LABEL = re.compile(r"^\s*[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*){0,2}\s*:\s+")
+"""A transcript's "Name: " before what was said."""
+
+_GREETING = re.compile(
+    r"\b(?:long time no (?:see|talk|chat|speak)|good (?:morning|afternoon|evening|night)|"
+    r"nice to (?:meet|see|hear from) you|how are you|how'?s it going|talk (?:to you )?soon|"
+    r"see you|take care|have a (?:good|great|nice) \w+)\b",
+    re.IGNORECASE,
+)
+
+_FIRST_PERSON = re.compile(r"(?<![\w'’])(?:I|I'm|I’m|I've|I’ve|I'd|I’d|my|My|me|we|We|our|Our)\b")
+_SECOND_PERSON = re.compile(r"\b(?:you|your|yours|you're|you’re|you've|you’ve)\b", re.IGNORECASE)
+
+
 def is_chatter(sentence: str, *, role: str | None) -> bool:
-    """True when `sentence` says nothing worth remembering: a question, a request, politeness or
-    an acknowledgement. `role` is the speaker's role ("user", "assistant", None for data)."""
-    text = sentence.strip()
+    """True when `sentence` says nothing worth remembering: a question, a request, a greeting,
+    politeness or an acknowledgement. `role` is the speaker's role ("user", "assistant", None for
+    data)."""
+    said = sentence.strip()
+    text = _SPEAKER_LABEL.sub("", said, count=1)
     if text.rstrip("\"'”’)]*_ ").endswith("?"):
         return True
-    content = [w for w in words(text) if len(w) > 1 and w not in STOP_WORDS]
-    if not any(w not in PHATIC_WORDS for w in content):
+    about_self = _FIRST_PERSON.search(text) is not None
+    names = set() if about_self else {w for name in name_mentions(text)[0] for w in words(name)}
+    content = [w for w in words(_GREETING.sub(" ", text)) if len(w) > 1 and w not in STOP_WORDS]
+    # Only names left ("Thanks, Melanie!"): a name said in passing is not news.
+    if not any(w not in PHATIC_WORDS and w not in names for w in content):
+        return True
+    if _is_cheer(text):
         return True
     if role == "user":
         return bool(_REQUEST_OPENERS.match(text))
     if role == "assistant":
-        opener = _ACK_OPENERS.match(text)
-        return opener is not None and not _SELF_CLAUSE.search(text, opener.end())
+        opener = _ACK_OPENERS.match(said) or _ACK_OPENERS.match(text)
+        return opener is not None and not _SELF_CLAUSE.search(opener.string, opener.end())
     return False
+
+
+def _is_cheer(text: str) -> bool:
+    """An exclamation about the listener, not the speaker ("Your garden looks amazing!")."""
+    if not text.rstrip("\"'”’)]*_ ").endswith("!") or _FIRST_PERSON.search(text):
+        return False
+    return bool(_SECOND_PERSON.search(text)) or len(text.split()) <= 4

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 from zepkit.local.provision import ThreadRef
-from zepkit.local.stats import count_terms
+from zepkit.local.stats import count_terms, message_sentences
 from zepkit.local.supersede import reopen
 
 _EPISODES = "SELECT id FROM episodes WHERE thread = ?"
@@ -18,8 +18,11 @@ def delete_thread(conn: sqlite3.Connection, thread: ThreadRef) -> None:
     # rows follow through the delete triggers.
     key = (thread.id,)
     texts = [
-        row[0]
-        for row in conn.execute(f"SELECT text FROM statements WHERE episode IN ({_EPISODES})", key)
+        text
+        for content, name, role in conn.execute(
+            "SELECT content, name, role FROM episodes WHERE thread = ?", key
+        )
+        for text in message_sentences(content, name or role)
     ]
     touched = [
         row[0]

@@ -12,6 +12,7 @@ from typing import Any
 from zepkit.core.models import DataType, Message
 from zepkit.local.codec import encode_metadata, encode_time, now
 from zepkit.local.extraction import Extractor
+from zepkit.local.stats import message_sentences
 from zepkit.local.text import split_turns
 
 
@@ -42,6 +43,8 @@ class Draft:
     created_at: str
     metadata: str | None
     statements: tuple[DraftStatement, ...]
+    counted: tuple[str, ...] | None = None
+    """The texts the term statistics count (a message's sentences); None: its statements."""
 
 
 def draft_message(extractor: Extractor, message: Message) -> Draft:
@@ -70,6 +73,7 @@ def draft_message(extractor: Extractor, message: Message) -> Draft:
         created_at=encode_time(message.created_at or now()),
         metadata=encode_metadata(message.metadata),
         statements=statements,
+        counted=tuple(message_sentences(message.content, speaker)),
     )
 
 

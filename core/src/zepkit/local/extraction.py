@@ -72,6 +72,7 @@ class RuleExtractor:
         for sentence in sentences(text):
             if is_chatter(sentence, role=role):
                 continue
+            sentence = sentence.removeprefix(prefix) if prefix else sentence  # "Ana: Ana: ..."
             statement = self._statement(prefix + sentence, sentence)
             reading = self_statement(sentence) if role == "user" else None
             if reading is not None:

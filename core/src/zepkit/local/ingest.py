@@ -87,7 +87,14 @@ def write_episodes(
     )
     _write_mentions(conn, graph, named, stamp)
     _write_known_mentions(conn, graph, maybe)
-    count_terms(conn, graph, [row[4] for row in rows], sign=1)
+    counted = [
+        text
+        for draft in drafts
+        for text in (
+            draft.counted if draft.counted is not None else [s.text for s in draft.statements]
+        )
+    ]
+    count_terms(conn, graph, counted, sign=1)
     for change in changes:
         supersede(conn, graph, change)
     return episodes

@@ -37,6 +37,7 @@ class StatementHit(NamedTuple):
     valid_at: str
     created_at: str
     invalid_at: str | None
+    episode: int
     score: float
 
     @property
@@ -82,7 +83,8 @@ def search_statements(
 ) -> list[StatementHit]:
     """The `pool` best statements with ids in `ids` for `terms`, best first."""
     rows = conn.execute(
-        "SELECT s.id, s.uuid, s.text, s.speaker, s.valid_at, s.created_at, s.invalid_at, -hit.rank "
+        "SELECT s.id, s.uuid, s.text, s.speaker, s.valid_at, s.created_at, s.invalid_at, "
+        "s.episode, -hit.rank "
         f"FROM {_ranked('statements')} AS hit JOIN statements AS s ON s.id = hit.id "
         "ORDER BY hit.rank",
         (match_expression(terms), *ids, pool),
@@ -168,7 +170,7 @@ def profile_statements(
     """The graph's profile statements, the latest `limit` (a profile is small next to its graph,
     so every block can weigh all of it)."""
     rows = conn.execute(
-        "SELECT id, uuid, text, speaker, valid_at, created_at, invalid_at, 0.0, profile "
+        "SELECT id, uuid, text, speaker, valid_at, created_at, invalid_at, episode, 0.0, profile "
         "FROM statements WHERE graph = ? AND profile IS NOT NULL ORDER BY id DESC LIMIT ?",
         (graph, limit),
     ).fetchall()
@@ -213,7 +215,8 @@ def unprefixed(text: str, speaker: str | None) -> str:
 def statements_by_id(conn: sqlite3.Connection, ids: Collection[int]) -> list[StatementHit]:
     """Statement rows by id, as hits with score 0."""
     sql = (
-        "SELECT id, uuid, text, speaker, valid_at, created_at, invalid_at, 0.0 FROM statements "
+        "SELECT id, uuid, text, speaker, valid_at, created_at, invalid_at, episode, 0.0 "
+        "FROM statements "
         "WHERE id IN ({marks})"
     )
     return [StatementHit(*row) for row in _rows_for(conn, sql, list(ids))]
@@ -259,11 +262,12 @@ def statements_of_episodes(
 ) -> dict[int, list[StatementHit]]:
     """Each episode's statement rows, in statement order, as hits with score 0."""
     sql = (
-        "SELECT episode, id, uuid, text, speaker, valid_at, created_at, invalid_at, 0.0 "
+        "SELECT id, uuid, text, speaker, valid_at, created_at, invalid_at, episode, 0.0 "
         "FROM statements "
         "WHERE episode IN ({marks}) ORDER BY id"
     )
     found: dict[int, list[StatementHit]] = {}
-    for episode, *row in _rows_for(conn, sql, episodes):
-        found.setdefault(episode, []).append(StatementHit(*row))
+    for row in _rows_for(conn, sql, episodes):
+        hit = StatementHit(*row)
+        found.setdefault(hit.episode, []).append(hit)
     return found

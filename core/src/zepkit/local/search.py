@@ -33,9 +33,16 @@ from zepkit.local.retrieval import (
     unprefixed,
 )
 
-CONTEXT_FACTS = 20
+CONTEXT_FACTS = 30
+CONTEXT_TURNS = 25
+"""The best turns whose statements a block considers, beside the best statement matches."""
+TURN_POOL = 50
+"""Turns ranked per block: as many as a search for 50 turns reads, so both rank alike."""
+MATCH_TIEBREAK = 0.01
+ENTRY_CHARS = 480
+"""A long turn (or document) shows its best statements up to about this many characters."""
 CONTEXT_ENTITIES = 5
-PROFILE_FACTS = 12
+PROFILE_FACTS = 6
 """At most this many profile statements in a block (the budget may keep fewer)."""
 SALIENCE_WEIGHT = 1.0
 RECENCY_WEIGHT = 0.5
@@ -149,7 +156,19 @@ class GraphSearch:
 
     def episodes(self, reranker: Reranker | None, limit: int, lam: float) -> list[Episode]:
         """The best episodes."""
-        pool = pool_size(limit)
+        turns, relevance = self.turn_scores(pool_size(limit))
+        dated = reranker == "rrf"  # only rrf reads recency: parsing every date costs ~1 ms
+        candidates = [
+            Candidate(key, score, turns[key].recency if dated else 0.0, turns[key].content)
+            for key, score in relevance.items()
+        ]
+        ranked = _rerank(candidates, reranker, limit, lam)[:limit]
+        rows = load_episodes(self._conn, [key for key, _ in ranked])
+        return [_episode(rows[key], score) for key, score in ranked]
+
+    def turn_scores(self, pool: int) -> tuple[dict[int, Turn], dict[int, float]]:
+        """Episodes scored as conversation turns (lexical and dense fused, then date, neighbour
+        and thread credit): the turns read, and the scores of those that count."""
         turns: dict[int, Turn] = {}
         if self._retrieval.lexical:
             ids = self.plan.id_range(self._conn, "episodes", self._graph)
@@ -166,14 +185,7 @@ class GraphSearch:
             relevance = date_credit(relevance, times, self.periods)
             threads = {key: turn.thread for key, turn in turns.items()}
             relevance = spread(relevance, threads, dense=self._retrieval.dense is not None)
-        dated = reranker == "rrf"  # only rrf reads recency: parsing every date costs ~1 ms
-        candidates = [
-            Candidate(key, score, turns[key].recency if dated else 0.0, turns[key].content)
-            for key, score in relevance.items()
-        ]
-        ranked = _rerank(candidates, reranker, limit, lam)[:limit]
-        rows = load_episodes(self._conn, [key for key, _ in ranked])
-        return [_episode(rows[key], score) for key, score in ranked]
+        return turns, relevance
 
     def entities(self, reranker: Reranker | None, limit: int, lam: float) -> list[Entity]:
         """Entities ranked by fusing a match on their names with mentions in the best statements."""
@@ -209,24 +221,32 @@ def context_block(
     exclude: Collection[int],
 ) -> str | None:
     """The USER_PROFILE / FACTS / ENTITIES block for `terms`, leaving out the statements in
-    `exclude` (what the current thread says) and anything that repeats them."""
+    `exclude` (what the current thread says) and anything that repeats them.
+
+    Facts are the statements of the best turns (episode ranking credits a turn's neighbours and
+    thread, which finds answers a sentence alone misses), one entry per turn, then the best
+    statement matches of other turns.
+    """
     search = GraphSearch(conn, graph, terms, retrieval)
-    # A query with no words still gets the profile: it is about the user, not the query.
-    pool = search.statements(pool_size(CONTEXT_FACTS) + len(exclude)) if terms else []
     said = {statement_key(row.text) for row in statements_by_id(conn, exclude)}
-    hits = unique_hits(
-        [hit for hit in pool if hit.id not in exclude and statement_key(hit.text) not in said]
-    )
-    relevance = dict(rrf(search.candidates(hits))) if hits else {}
+    relevance, rows = fact_relevance(conn, search, exclude) if terms else ({}, {})
+    hits = {key: row for key, row in rows.items() if statement_key(row.text) not in said}
+    relevance = {key: score for key, score in relevance.items() if key in hits}
     profile = pick_profile(conn, graph, relevance, exclude=exclude, said=said)
     shown = {statement_key(hit.text) for hit, _ in profile}
-    by_id = {hit.id: hit for hit in hits}
-    found: list[StatementHit] = []
-    scores: list[float] = []
-    for key, score in relevance.items():
-        if statement_key(by_id[key].text) not in shown and len(found) < CONTEXT_FACTS:
-            found.append(by_id[key])
-            scores.append(score)
+    turns: dict[int, list[StatementHit]] = {}  # a turn's statements make one entry
+    scores: dict[int, float] = {}
+    for hit in unique_hits([hits[key] for key in relevance]):
+        if statement_key(hit.text) in shown:
+            continue
+        if hit.episode not in turns and len(turns) == CONTEXT_FACTS:
+            continue
+        entry = turns.setdefault(hit.episode, [])
+        if entry and sum(len(h.text) for h in entry) + len(hit.text) > ENTRY_CHARS:
+            continue
+        entry.append(hit)
+        scores.setdefault(hit.episode, relevance[hit.id])
+    found = [hit for said_together in turns.values() for hit in said_together]
     if not found and not profile:
         return None
     in_block = {
@@ -234,17 +254,41 @@ def context_block(
         for hit in [*(hit for hit, _ in profile), *found]
     }
     named: list[Entity] = []
-    for key in mention_ranking(conn, [hit.id for hit, _ in profile] + list(relevance)):
+    for key in mention_ranking(conn, [hit.id for hit, _ in profile] + [h.id for h in found]):
         if len(named) == CONTEXT_ENTITIES:
             break
         summary = entity_summary(conn, key, exclude=exclude, shown=in_block)
         if summary:  # an entity whose statements the block already shows adds nothing
             named.append(_entity(load_entities(conn, [key])[key], summary, None))
     return compose_context(
-        [_fact(hit, score) for hit, score in zip(found, scores, strict=True)],
+        [_turn_fact(said, scores[turn]) for turn, said in turns.items()],
         named,
         profile=[_fact(hit, score) for hit, score in profile],
     )
+
+
+def fact_relevance(
+    conn: sqlite3.Connection, search: GraphSearch, exclude: Collection[int]
+) -> tuple[dict[int, float], dict[int, StatementHit]]:
+    """Statement id -> relevance, best first, and the statement rows. The statements of the best
+    turns come first, by their turn's score (scaled to the best turn's, plus one); then the best
+    statement matches from other turns, by their own score (scaled to the best match's). Inside
+    a turn, statements that matched themselves come first."""
+    _, turn_scores = search.turn_scores(pool_size(TURN_POOL))
+    best_turns = sorted(turn_scores, key=lambda key: -turn_scores[key])[:CONTEXT_TURNS]
+    top = turn_scores[best_turns[0]] if best_turns else 1.0
+    pool = [hit for hit in search.statements(pool_size(CONTEXT_FACTS)) if hit.id not in exclude]
+    matched = {c.key: c.relevance for c in search.candidates(pool)}
+    best = max(matched.values(), default=0.0) or 1.0
+    scores = {hit.id: matched[hit.id] / best for hit in pool}
+    rows = {hit.id: hit for hit in pool}
+    for turn, hits in statements_of_episodes(conn, best_turns).items():
+        for hit in hits:
+            if hit.id not in exclude:
+                own = MATCH_TIEBREAK * scores.get(hit.id, 0.0)
+                scores[hit.id] = 1.0 + turn_scores[turn] / top + own
+                rows[hit.id] = hit
+    return dict(sorted(scores.items(), key=lambda item: -item[1])), rows
 
 
 def pick_profile(
@@ -320,6 +364,14 @@ def _rerank(
     if reranker == "mmr":
         return mmr(candidates, lam=lam, limit=limit)
     return by_relevance(candidates)
+
+
+def _turn_fact(hits: Sequence[StatementHit], score: float) -> Fact:
+    """Statements of one turn as one fact: its speaker once, its sentences in order."""
+    ordered = sorted(hits, key=lambda hit: hit.id)
+    first = ordered[0]
+    rest = [unprefixed(hit.text, hit.speaker) for hit in ordered[1:]]
+    return _fact(first._replace(text=" ".join([first.text, *rest])), score)
 
 
 def _fact(hit: StatementHit, score: float) -> Fact:

@@ -1,4 +1,8 @@
-"""Per-graph term statistics: how many statements hold each word, for the query planner."""
+"""Per-graph term statistics: how many sentences hold each word, for the query planner.
+
+A message counts every sentence it has, chatter included (chatter makes no statement, yet its
+words are in the episode search reads), so the statistics do not depend on the extractor.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,13 @@ import sqlite3
 from collections import Counter
 from collections.abc import Collection, Sequence
 
-from zepkit.local.text import stems
+from zepkit.local.text import sentences, stems
+
+
+def message_sentences(content: str, speaker: str | None) -> list[str]:
+    """What a message adds to the term statistics: each sentence with its speaker's prefix."""
+    prefix = f"{speaker}: " if speaker else ""
+    return [prefix + sentence for sentence in sentences(content)]
 
 
 def count_terms(conn: sqlite3.Connection, graph: int, texts: Sequence[str], *, sign: int) -> None:
