@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import fnmatch
 import re
 import tomllib
 from pathlib import Path
@@ -44,7 +43,7 @@ def test_every_adapter_is_named_by_its_key_everywhere() -> None:
     extras = root["project"].get("optional-dependencies", {})
     keys = _adapter_keys()
     sessions = _nox_sessions()
-    members = set(root["tool"]["uv"]["workspace"]["members"])
+    sources = root["tool"]["uv"]["sources"]
     assert set(extras) == keys, "one root extra per adapter folder, and no other"
     for key in keys:
         distribution = f"zepkit-{key}"
@@ -54,7 +53,20 @@ def test_every_adapter_is_named_by_its_key_everywhere() -> None:
         assert (ROOT / "adapters" / key / "src" / "zepkit" / key.replace("-", "_")).is_dir()
         assert f"tests-{key}" in sessions
         assert (ROOT / "tests" / "adapters" / key).is_dir()
-        assert any(fnmatch.fnmatch(f"adapters/{key}", member) for member in members)
+        assert sources[distribution] == {"path": f"adapters/{key}", "editable": True}
+
+
+def test_uv_sync_with_an_extra_installs_its_adapter() -> None:
+    """Package-level conflicts made `uv sync --extra KEY` leave the adapter out: conflicts are
+    declared between extras only, and adapters are path sources, never workspace members."""
+    uv = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["uv"]
+    assert all(set(side) == {"extra"} for group in uv["conflicts"] for side in group)
+    assert uv["workspace"]["members"] == ["core"]
+    locked = tomllib.loads((ROOT / "uv.lock").read_text())
+    (zepkit,) = [p for p in locked["package"] if p["name"] == "zepkit"]
+    for key in _adapter_keys():
+        names = [dep["name"] for dep in zepkit["optional-dependencies"][key]]
+        assert f"zepkit-{key}" in names
 
 
 def test_the_namespace_stays_a_namespace() -> None:
