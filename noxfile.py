@@ -237,6 +237,7 @@ def packages(session: nox.Session) -> None:
     for folder in [ROOT, ROOT / "core", *(ROOT / "adapters" / key for key in ADAPTER_KEYS)]:
         build = ["uv", "build", "--quiet", "--no-sources", "--out-dir", str(WHEELHOUSE)]
         session.run(*build, str(folder))
+    (WHEELHOUSE / ".gitignore").unlink(missing_ok=True)  # uv's; dist/ holds what is published
     built = sorted(str(path) for path in WHEELHOUSE.iterdir())
     session.run("twine", "check", "--strict", *built)
     session.run("pytest", "tests/release", env={"ZEPKIT_WHEELHOUSE": str(WHEELHOUSE)})
