@@ -242,7 +242,7 @@ def packages(session: nox.Session) -> None:
     session.run("twine", "check", "--strict", *built)
     session.run("pytest", "tests/release", env={"ZEPKIT_WHEELHOUSE": str(WHEELHOUSE)})
     version = _version()
-    tmp = Path(session.create_tmp()) / "installs"
+    tmp = Path(session.create_tmp()).resolve() / "installs"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
 
