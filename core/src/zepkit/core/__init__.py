@@ -5,6 +5,7 @@ it directly: `begin_turn` before the model call, `capture_reply` after it, `sear
 model.
 """
 
+from zepkit.core._version import __version__ as __version__
 from zepkit.core.backend import Backend, Capabilities, SearchRequest, UserProfile
 from zepkit.core.errors import (
     AuthenticationError,

@@ -9,12 +9,17 @@ import os
 import sys
 import tempfile
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+from zepkit.core._version import __version__
 from zepkit.core.errors import ZepkitError
+from zepkit.core.limits import MAX_QUERY_CHARS, MAX_SEARCH_LIMIT
 from zepkit.core.loop import MemoryLoop
 from zepkit.core.models import SCOPES, Identity
+from zepkit.core.progress import Progress
 from zepkit.core.search_tool import format_results
+
+INTERRUPTED = 130  # the shell's code for a command ended by Ctrl-C
 
 DEMO_USER = Identity(user_id="demo-maya", thread_id="demo-session-1", first_name="Maya")
 
@@ -79,12 +84,18 @@ async def run_context(db_path: str, thread_id: str) -> int:
 
 async def run_embed(db_path: str, batch_size: int) -> int:
     """Give the database's episodes without a vector one, with the local embedding model."""
-    from zepkit.local import LocalBackend
+    from zepkit.local import LocalBackend, minilm
 
+    if not minilm.available():
+        raise ZepkitError(f"embedding needs the local embedding model: {minilm.INSTALL_HINT}")
     # Opening the file would warn that episodes lack vectors and suggest this very command.
     logging.getLogger("zepkit.local").setLevel(logging.ERROR)
+    progress = Progress("embedding", unit="episodes")
     async with LocalBackend(db_path, retriever="hybrid") as backend:
-        made = await backend.embed_missing(batch_size=batch_size)
+        try:
+            made = await backend.embed_missing(batch_size=batch_size, progress=progress.update)
+        finally:
+            progress.done()
     print(f"embedded {made} episodes")
     return 0
 
@@ -92,39 +103,111 @@ async def run_embed(db_path: str, batch_size: int) -> int:
 def _existing_db(path: str) -> str:
     if not os.path.exists(path):
         raise argparse.ArgumentTypeError(f"no database at {path}")
+    if os.path.isdir(path):
+        raise argparse.ArgumentTypeError(f"{path} is a folder; give the database file in it")
     return path
+
+
+def _whole_number(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number in [low, high], refused in words otherwise."""
+    wanted = f"a whole number from {low} to {high}" if high else f"a whole number of {low} or more"
+
+    def parse(text: str) -> int:
+        try:
+            number = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {wanted}") from None
+        if number < low or (high is not None and number > high):
+            raise argparse.ArgumentTypeError(f"{number} is not {wanted}")
+        return number
+
+    return parse
+
+
+def _query(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("the search text is empty")
+    if len(text) > MAX_QUERY_CHARS:
+        raise argparse.ArgumentTypeError(
+            f"the search text has {len(text):,} characters; at most {MAX_QUERY_CHARS} are searched"
+        )
+    return text
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="zepkit", description="Long-term memory for AI agents: demo and inspection tools."
     )
-    commands = parser.add_subparsers(dest="command", required=True)
-    demo = commands.add_parser("demo", help="run a scripted two-session conversation")
-    demo.add_argument("--db", help="database file to keep (default: a temporary one)")
+    parser.add_argument(
+        "--version", action="version", version=f"zepkit {__version__}", help="show the version"
+    )
+    commands = parser.add_subparsers(
+        dest="command",
+        required=True,
+        metavar="COMMAND",
+        help="one of the commands below; `zepkit COMMAND --help` lists its options",
+    )
+    demo = commands.add_parser(
+        "demo", help="run a scripted two-session conversation and show what is recalled"
+    )
+    demo.add_argument(
+        "--db", metavar="PATH", help="database file to keep afterwards (default: a temporary one)"
+    )
     search = commands.add_parser("search", help="search one user's memory in a database")
-    search.add_argument("--db", required=True, type=_existing_db)
-    search.add_argument("--user", required=True, help="the app's user id")
+    search.add_argument(
+        "--db", metavar="PATH", required=True, type=_existing_db, help="the database file"
+    )
+    search.add_argument("--user", required=True, metavar="ID", help="the app's id for the user")
     search.add_argument(
         "--scope",
         default="edges",
         choices=[s for s in SCOPES if s in ("edges", "nodes", "episodes", "auto")],
+        help="what to search: facts (edges, the default), entities (nodes), the stored messages "
+        "and data (episodes), or a ready context block (auto)",
     )
-    search.add_argument("--limit", type=int, default=10)
-    search.add_argument("query")
-    context = commands.add_parser("context", help="show the context block for a thread")
-    context.add_argument("--db", required=True, type=_existing_db)
-    context.add_argument("--thread", required=True, help="the app's thread id")
+    search.add_argument(
+        "--limit",
+        type=_whole_number(1, MAX_SEARCH_LIMIT),
+        default=10,
+        metavar="N",
+        help=f"at most N results, 1 to {MAX_SEARCH_LIMIT} (default: 10)",
+    )
+    search.add_argument("query", type=_query, help="what to look for, in plain words")
+    context = commands.add_parser(
+        "context", help="show the context block a thread's next turn would receive"
+    )
+    context.add_argument(
+        "--db", metavar="PATH", required=True, type=_existing_db, help="the database file"
+    )
+    context.add_argument(
+        "--thread", required=True, metavar="ID", help="the app's id for the thread"
+    )
     embed = commands.add_parser(
         "embed", help="make vectors for episodes stored before dense search was installed"
     )
-    embed.add_argument("--db", required=True, type=_existing_db)
-    embed.add_argument("--batch-size", type=int, default=256)
+    embed.add_argument(
+        "--db", metavar="PATH", required=True, type=_existing_db, help="the database file"
+    )
+    embed.add_argument(
+        "--batch-size",
+        type=_whole_number(1),
+        default=256,
+        metavar="N",
+        help="episodes embedded and written per step (default: 256)",
+    )
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    """Run one command; its exit code. Errors and Ctrl-C end it with one line on stderr."""
+    try:
+        return _run(build_parser().parse_args(argv))
+    except KeyboardInterrupt:
+        print("zepkit: interrupted", file=sys.stderr)
+        return INTERRUPTED
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         if args.command == "demo":
             if args.db:

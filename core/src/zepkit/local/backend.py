@@ -131,12 +131,15 @@ class LocalBackend:
         """See `Backend.delete_thread`; the memory derived from its messages goes too."""
         await self._run(self._engine.delete_thread, thread_id)
 
-    async def embed_missing(self, *, batch_size: int = 256) -> int:
+    async def embed_missing(
+        self, *, batch_size: int = 256, progress: Callable[[int], None] | None = None
+    ) -> int:
         """Give every episode stored without a vector of this backend's embedder one; how many.
 
         Episodes stored before the extra `embeddings` was installed, or under another embedder,
         are invisible to dense search until then (lexical search finds them). Runs a batch per
         call on the worker, so other calls interleave; ConfigurationError when lexical only.
+        `progress` is called after each batch with the count so far.
         """
         if batch_size < 1:
             raise ValueError(f"batch_size must be positive, got {batch_size}")
@@ -144,6 +147,8 @@ class LocalBackend:
         while True:
             seen, stored = await self._run(self._engine.embed_missing, after, batch_size)
             total += stored
+            if progress is not None:
+                progress(total)
             if len(seen) < batch_size:
                 return total
             after = seen[-1]
