@@ -5,8 +5,10 @@ Usage: python benchmarks/local_engine.py [--sizes 1000,10000,100000] [--quick]
 
 For each size, a fresh database gets one user with a thread per ~50 messages, filled through
 `LocalBackend.add_messages` in batches of 30 (the ingest rate counts the time spent in those
-calls). Then it times `add_messages(return_context=True)` for one new user message, and an edges
-search with rrf. Prints one JSON document; asserts nothing.
+calls). Then it times `add_messages(return_context=True)` for one new user message,
+`MemoryLoop.begin_turn` (what an adapter calls each turn: persist and get the rendered block) on
+a running thread and as the first turn of a new thread, and an edges search with rrf. Prints
+one JSON document; asserts nothing.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from zepkit.core import Identity, MemoryLoop
 from zepkit.core.backend import SearchRequest, UserProfile
 from zepkit.core.models import Message
 from zepkit.local import LocalBackend, RetrieverMode
@@ -142,6 +145,19 @@ async def run_size(
         await backend.add_messages("live", [turn], return_context=True)
         add_ms.append((time.perf_counter() - t0) * 1000)
 
+    memory = MemoryLoop(backend, on_error="raise")
+    turn_ms: list[float] = []
+    first_ms: list[float] = []
+    for n in range(samples):
+        said = sentence(rng, USER_TEMPLATES)
+        t0 = time.perf_counter()
+        await memory.begin_turn(Identity(user_id="bench-user", thread_id="live"), said)
+        turn_ms.append((time.perf_counter() - t0) * 1000)
+        said = sentence(rng, USER_TEMPLATES)
+        t0 = time.perf_counter()
+        await memory.begin_turn(Identity(user_id="bench-user", thread_id=f"new-{n}"), said)
+        first_ms.append((time.perf_counter() - t0) * 1000)
+
     search_ms: list[float] = []
     for _ in range(samples):
         query = f"{rng.choice(PEOPLE)} {rng.choice(THINGS)} {rng.choice(PLACES)}"
@@ -156,6 +172,8 @@ async def run_size(
         "threads": len(threads),
         "ingest_messages_per_s": round(size / ingest_seconds),
         "add_with_context_ms": percentiles(add_ms),
+        "begin_turn_ms": percentiles(turn_ms),
+        "first_turn_ms": percentiles(first_ms),
         "search_ms": percentiles(search_ms),
         "peak_rss_mb_so_far": peak_rss_mb(),
     }

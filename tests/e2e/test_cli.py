@@ -16,13 +16,14 @@ from zepkit.local import LocalBackend, minilm
 pytestmark = pytest.mark.slow
 
 
-def zepkit(*args: str) -> subprocess.CompletedProcess[str]:
+def zepkit(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "zepkit.core.cli", *args],
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
+        cwd=cwd,
     )
 
 
@@ -41,10 +42,18 @@ def test_demo_shows_a_session_one_fact_in_session_twos_context(tmp_path: Path) -
     assert db.exists()
 
 
-def test_demo_without_db_uses_a_temporary_file() -> None:
-    result = zepkit("demo")
-    assert result.returncode == 0, result.stderr
-    assert "<ZEP_CONTEXT>" in result.stdout
+def test_demo_keeps_its_memory_for_the_cli_and_replays_cleanly(tmp_path: Path) -> None:
+    first = zepkit("demo", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert (tmp_path / "zepkit-demo.db").exists()
+    assert "zepkit search --db zepkit-demo.db --user demo-maya" in first.stdout
+    again = zepkit("demo", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert _block(again.stdout).count("peanuts") == 1  # a replay starts its threads afresh
+    found = zepkit(
+        "search", "--db", "zepkit-demo.db", "--user", "demo-maya", "peanut", cwd=tmp_path
+    )
+    assert found.returncode == 0 and found.stdout.count("peanuts") == 1
 
 
 def test_search_and_context_look_into_a_database(tmp_path: Path) -> None:

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import os
 import sys
-import tempfile
 import textwrap
 from collections.abc import Callable, Sequence
 
 from zepkit.core._version import __version__
-from zepkit.core.errors import ZepkitError
+from zepkit.core.errors import NotFoundError, ZepkitError
 from zepkit.core.limits import MAX_QUERY_CHARS, MAX_SEARCH_LIMIT
 from zepkit.core.loop import MemoryLoop
 from zepkit.core.models import SCOPES, Identity
@@ -44,10 +44,21 @@ def _rule(title: str) -> str:
     return f"\n== {title} " + "=" * max(0, 70 - len(title))
 
 
+DEMO_DB = "zepkit-demo.db"
+"""Where the demo keeps its memory unless told otherwise, so the CLI can look into it after."""
+
+
 async def run_demo(db_path: str) -> int:
-    """Two sessions of one user: session 1 tells facts, session 2's first turn recalls them."""
+    """Two sessions of one user: session 1 tells facts, session 2's first turn recalls them.
+
+    The demo's own threads are replayed from scratch when the file already has them."""
+    session_2 = DEMO_USER.model_copy(update={"thread_id": "demo-session-2"})
     async with MemoryLoop.local(db_path) as memory:
+        for thread_id in (DEMO_USER.thread_id, session_2.thread_id):
+            with contextlib.suppress(NotFoundError):  # a new file has none
+                await memory.delete_thread(thread_id)
         print(_rule("Session 1: Maya tells the assistant about herself"))
+        print(f"  user id: {DEMO_USER.user_id}   thread id: {DEMO_USER.thread_id}\n")
         for number, (said, answered) in enumerate(SESSION_1, start=1):
             await memory.begin_turn(DEMO_USER, said, turn_id=f"s1-{number}")
             await memory.capture_reply(DEMO_USER, answered, turn_id=f"s1-{number}")
@@ -56,17 +67,19 @@ async def run_demo(db_path: str) -> int:
         facts = await memory.search(
             "Maya Lisbon Biscuit peanuts", user_id=DEMO_USER.user_id, limit=10
         )
-        print(_rule("What the memory stored (facts)"))
+        print(_rule("What the memory stored (facts; greetings and thanks are not facts)"))
         print(textwrap.indent(format_results(facts), "  "))
 
-        session_2 = DEMO_USER.model_copy(update={"thread_id": "demo-session-2"})
         block = await memory.begin_turn(session_2, SESSION_2_QUESTION, turn_id="s2-1")
         print(_rule("Session 2, a new thread: Maya asks"))
+        print(f"  user id: {session_2.user_id}   thread id: {session_2.thread_id}\n")
         print(f"  Maya: {SESSION_2_QUESTION}")
         print(_rule("Context block injected into the model's system prompt"))
         print(block or "(no context)")
-        print(f"\nDatabase: {db_path}")
-        return 0 if block else 1
+    print(_rule("Look into the memory yourself"))
+    print(f"  zepkit search --db {db_path} --user {DEMO_USER.user_id} allergy")
+    print(f"  zepkit context --db {db_path} --thread {session_2.thread_id}")
+    return 0 if block else 1
 
 
 async def run_search(db_path: str, user_id: str, query: str, scope: str, limit: int) -> int:
@@ -151,7 +164,10 @@ def build_parser() -> argparse.ArgumentParser:
         "demo", help="run a scripted two-session conversation and show what is recalled"
     )
     demo.add_argument(
-        "--db", metavar="PATH", help="database file to keep afterwards (default: a temporary one)"
+        "--db",
+        metavar="PATH",
+        default=DEMO_DB,
+        help=f"database file the demo keeps for you to look into (default: {DEMO_DB})",
     )
     search = commands.add_parser("search", help="search one user's memory in a database")
     search.add_argument(
@@ -210,10 +226,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(args: argparse.Namespace) -> int:
     try:
         if args.command == "demo":
-            if args.db:
-                return asyncio.run(run_demo(args.db))
-            with tempfile.TemporaryDirectory(prefix="zepkit-demo-") as folder:
-                return asyncio.run(run_demo(os.path.join(folder, "memory.db")))
+            return asyncio.run(run_demo(args.db))
         if args.command == "search":
             return asyncio.run(run_search(args.db, args.user, args.query, args.scope, args.limit))
         if args.command == "embed":

@@ -18,7 +18,7 @@ from zepkit.local.codec import timestamp
 
 SUMMARY_STATEMENTS = 2
 SUMMARY_CHARS = 240
-PROFILE_CANDIDATES = 500
+PROFILE_CANDIDATES = 60
 _CHUNK = 500  # bound parameters per IN list
 
 
@@ -167,14 +167,22 @@ class ProfileRow(NamedTuple):
 def profile_statements(
     conn: sqlite3.Connection, graph: int, limit: int = PROFILE_CANDIDATES
 ) -> list[ProfileRow]:
-    """The graph's profile statements, the latest `limit` (a profile is small next to its graph,
-    so every block can weigh all of it)."""
-    rows = conn.execute(
-        "SELECT id, uuid, text, speaker, valid_at, created_at, invalid_at, episode, 0.0, profile "
-        "FROM statements WHERE graph = ? AND profile IS NOT NULL ORDER BY id DESC LIMIT ?",
-        (graph, limit),
+    """The graph's profile statements a block weighs: the latest `limit` and the `limit` most
+    salient, newest first (both read through partial indexes: a few rows however long the
+    user's history)."""
+    columns = "id, uuid, text, speaker, valid_at, created_at, invalid_at, episode, 0.0, profile"
+    where = "FROM statements WHERE graph = ? AND profile IS NOT NULL"
+    latest = conn.execute(
+        f"SELECT {columns} {where} ORDER BY id DESC LIMIT ?", (graph, limit)
     ).fetchall()
-    return [ProfileRow(StatementHit(*row[:-1]), row[-1]) for row in rows]
+    salient = conn.execute(
+        f"SELECT {columns} {where} ORDER BY profile DESC, id DESC LIMIT ?", (graph, limit)
+    ).fetchall()
+    rows = {row[0]: row for row in [*latest, *salient]}
+    return [
+        ProfileRow(StatementHit(*row[:-1]), row[-1])
+        for row in sorted(rows.values(), key=lambda row: -row[0])
+    ]
 
 
 def entity_summary(

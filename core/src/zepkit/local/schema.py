@@ -142,6 +142,7 @@ _V3 = (
     "ALTER TABLE statements ADD COLUMN invalid_at TEXT",
     "ALTER TABLE statements ADD COLUMN ended_by INTEGER",
     "CREATE INDEX statements_profile ON statements (graph) WHERE profile IS NOT NULL",
+    "CREATE INDEX statements_salience ON statements (graph, profile) WHERE profile IS NOT NULL",
     "CREATE INDEX statements_ended_by ON statements (ended_by) WHERE ended_by IS NOT NULL",
 )
 

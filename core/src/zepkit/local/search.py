@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from collections.abc import Collection, Sequence
 
@@ -32,6 +33,7 @@ from zepkit.local.retrieval import (
     statements_of_episodes,
     unprefixed,
 )
+from zepkit.local.text import stem, stems
 
 CONTEXT_FACTS = 30
 CONTEXT_TURNS = 25
@@ -95,6 +97,7 @@ class GraphSearch:
         self._conn = conn
         self._graph = graph
         self._terms = terms
+        self.terms = terms
         self._retrieval = retrieval or Retrieval(" ".join(terms))
         self._statements: dict[int, list[StatementHit]] = {}
         self._nearest: dict[int, list[tuple[int, float]]] = {}
@@ -123,10 +126,12 @@ class GraphSearch:
         dense = self._retrieval.dense
         if dense is None:
             return []
-        if pool not in self._nearest:
-            retrieval = self._retrieval
-            query = retrieval.query if retrieval.vector is None else retrieval.vector
-            self._nearest[pool] = dense.nearest(self._conn, self._graph, query, pool)
+        larger = [size for size in self._nearest if size >= pool]
+        if larger:  # the best `pool` of a longer list are the same: no second scan
+            return self._nearest[min(larger)][:pool]
+        retrieval = self._retrieval
+        query = retrieval.query if retrieval.vector is None else retrieval.vector
+        self._nearest[pool] = dense.nearest(self._conn, self._graph, query, pool)
         return self._nearest[pool]
 
     def _find_statements(self, pool: int) -> list[StatementHit]:
@@ -224,8 +229,7 @@ def context_block(
     `exclude` (what the current thread says) and anything that repeats them.
 
     Facts are the statements of the best turns (episode ranking credits a turn's neighbours and
-    thread, which finds answers a sentence alone misses), one entry per turn, then the best
-    statement matches of other turns.
+    thread, which finds answers a sentence alone misses), one entry per turn.
     """
     search = GraphSearch(conn, graph, terms, retrieval)
     said = {statement_key(row.text) for row in statements_by_id(conn, exclude)}
@@ -270,23 +274,20 @@ def context_block(
 def fact_relevance(
     conn: sqlite3.Connection, search: GraphSearch, exclude: Collection[int]
 ) -> tuple[dict[int, float], dict[int, StatementHit]]:
-    """Statement id -> relevance, best first, and the statement rows. The statements of the best
-    turns come first, by their turn's score (scaled to the best turn's, plus one); then the best
-    statement matches from other turns, by their own score (scaled to the best match's). Inside
-    a turn, statements that matched themselves come first."""
+    """Statement id -> relevance, best first, and the statement rows: the statements of the best
+    turns, by their turn's score scaled to the best turn's; inside a turn (a long document),
+    those that share more of the query's words come first."""
     _, turn_scores = search.turn_scores(pool_size(TURN_POOL))
     best_turns = sorted(turn_scores, key=lambda key: -turn_scores[key])[:CONTEXT_TURNS]
     top = turn_scores[best_turns[0]] if best_turns else 1.0
-    pool = [hit for hit in search.statements(pool_size(CONTEXT_FACTS)) if hit.id not in exclude]
-    matched = {c.key: c.relevance for c in search.candidates(pool)}
-    best = max(matched.values(), default=0.0) or 1.0
-    scores = {hit.id: matched[hit.id] / best for hit in pool}
-    rows = {hit.id: hit for hit in pool}
+    wanted = {stem(term) for term in search.terms}
+    scores: dict[int, float] = {}
+    rows: dict[int, StatementHit] = {}
     for turn, hits in statements_of_episodes(conn, best_turns).items():
         for hit in hits:
             if hit.id not in exclude:
-                own = MATCH_TIEBREAK * scores.get(hit.id, 0.0)
-                scores[hit.id] = 1.0 + turn_scores[turn] / top + own
+                shared = len(wanted & stems(hit.text)) / len(wanted) if wanted else 0.0
+                scores[hit.id] = turn_scores[turn] / top + MATCH_TIEBREAK * shared
                 rows[hit.id] = hit
     return dict(sorted(scores.items(), key=lambda item: -item[1])), rows
 
@@ -341,6 +342,7 @@ def unique_hits(hits: Sequence[StatementHit]) -> list[StatementHit]:
     ]
 
 
+@functools.lru_cache(maxsize=65_536)
 def statement_key(text: str) -> str:
     """Two statements with this key say the same thing."""
     return " ".join(text.casefold().rstrip(".!…").split())
