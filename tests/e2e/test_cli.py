@@ -101,3 +101,24 @@ def test_embed_gives_stored_episodes_vectors_or_names_the_extra(tmp_path: Path) 
     else:
         assert result.returncode == 2
         assert "zepkit-core[embeddings]" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_readme_tells_what_the_demo_really_shows(tmp_path: Path) -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    told = readme.split("## Try it")[1].split("Run the whole test suite")[0]
+    for claim in ("`demo-maya`", "`demo-session-1`", "`demo-session-2`", "`zepkit-demo.db`"):
+        assert claim in told
+    assert "dog" in told and "peanut allergy" in told
+    result = zepkit("demo", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    for shown in (
+        "demo-maya",
+        "demo-session-1",
+        "demo-session-2",
+        "zepkit search",
+        "zepkit context",
+    ):
+        assert shown in result.stdout
+    block = _block(result.stdout)
+    assert "dog" in block and "allergic to peanuts" in block
+    assert (tmp_path / "zepkit-demo.db").exists()
