@@ -18,6 +18,7 @@ from os import PathLike
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from zepkit.core.backend import Backend, Capabilities, SearchRequest, UserProfile
+from zepkit.core.errors import ConflictError, NotFoundError
 from zepkit.core.failsoft import FailSoft, OnError
 from zepkit.core.limits import (
     DEFAULT_CONTEXT_CHARS,
@@ -240,7 +241,11 @@ class MemoryLoop:
             return None
 
     async def _add_prepared(
-        self, thread_id: str, prepared: Sequence[Message], return_context: bool
+        self,
+        thread_id: str,
+        prepared: Sequence[Message],
+        return_context: bool,
+        user_id: str | None = None,
     ) -> str | None:
         if not prepared:
             return await self.backend.get_context(thread_id) if return_context else None
@@ -249,9 +254,29 @@ class MemoryLoop:
         for index, chunk in enumerate(chunks):
             last = index == len(chunks) - 1
             context = await self.backend.add_messages(
-                thread_id, chunk, return_context=return_context and last
+                thread_id, chunk, return_context=return_context and last, user_id=user_id
             )
         return context
+
+    async def _persist(
+        self, identity: Identity, prepared: Sequence[Message], return_context: bool
+    ) -> str | None:
+        """Write the identity's messages, checking ownership at the write itself: this process's
+        provisioning cache may be stale when another one deleted or re-created the thread."""
+        await self.provision(identity)
+        try:
+            return await self._add_prepared(
+                identity.thread_id, prepared, return_context, identity.user_id
+            )
+        except NotFoundError:  # deleted elsewhere: provision it again, once
+            self._forget_thread(identity.thread_id)
+            await self.provision(identity)
+            return await self._add_prepared(
+                identity.thread_id, prepared, return_context, identity.user_id
+            )
+        except ConflictError:  # the id now belongs to another user: check again next time
+            self._forget_thread(identity.thread_id)
+            raise
 
     async def get_context(self, thread_id: str) -> str | None:
         """The thread's context (unrendered) without writing anything; None when there is none."""
@@ -383,7 +408,10 @@ class MemoryLoop:
         """Delete one thread and its messages (strict: an unknown thread raises)."""
         check_id(thread_id, "thread_id")
         await self.backend.delete_thread(thread_id)
-        # a later turn on this id must provision a fresh thread and start with no block
+        self._forget_thread(thread_id)
+
+    def _forget_thread(self, thread_id: str) -> None:
+        """A later turn on this id provisions the thread again and starts with no block."""
         self._provisioned.forget_where(lambda key: key[0] == "thread" and key[2] == thread_id)
         self._last_blocks.discard_where(lambda key: key[1] == thread_id)
 
@@ -453,9 +481,8 @@ class MemoryLoop:
         return await self._within_budget(identity, recall, budget)
 
     async def _persist_and_recall(self, identity: Identity, message: Message) -> str:
-        await self.provision(identity)  # inside the budget: a first turn must not wait longer
-        prepared = prepare_messages([message])
-        context = await self._add_prepared(identity.thread_id, prepared, True)
+        # provisioning runs inside the budget: a first turn must not wait longer
+        context = await self._persist(identity, prepare_messages([message]), True)
         block = self.render(context)
         self._last_blocks.set((identity.user_id, identity.thread_id), block)
         return block
@@ -502,7 +529,7 @@ class MemoryLoop:
         """Custom context: persistence and the builder run concurrently, each fail-soft alone."""
         assert self.context_builder is not None
         message = Message("user", user_message, name=identity.display_name)
-        persist = self._add_prepared(identity.thread_id, prepare_messages([message]), False)
+        persist = self._persist(identity, prepare_messages([message]), False)
         built = self.context_builder(ContextInput(self, identity, user_message))
         stored, context = await asyncio.gather(persist, built, return_exceptions=True)
         if isinstance(stored, BaseException):
@@ -537,9 +564,8 @@ class MemoryLoop:
             if not first:
                 return False
         try:
-            await self.provision(identity)
             message = Message("assistant", text, name=name or self.assistant_name)
-            await self._add_prepared(identity.thread_id, prepare_messages([message]), False)
+            await self._persist(identity, prepare_messages([message]), False)
             return True
         except Exception as exc:
             if key is not None:

@@ -88,10 +88,17 @@ class LocalBackend:
         return await self._run(self._engine.ensure_graph, graph_id)
 
     async def add_messages(
-        self, thread_id: str, messages: Sequence[Message], *, return_context: bool = False
+        self,
+        thread_id: str,
+        messages: Sequence[Message],
+        *,
+        return_context: bool = False,
+        user_id: str | None = None,
     ) -> str | None:
         """See `Backend.add_messages`; committed when it returns, context read after the write."""
-        return await self._run(self._engine.add_messages, thread_id, messages, return_context)
+        return await self._run(
+            self._engine.add_messages, thread_id, messages, return_context, user_id
+        )
 
     async def get_context(self, thread_id: str) -> str | None:
         """See `Backend.get_context`."""

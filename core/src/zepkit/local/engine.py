@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from zepkit.core.backend import Capabilities, SearchRequest, UserProfile
-from zepkit.core.errors import ConfigurationError, UnsupportedError
+from zepkit.core.errors import ConfigurationError, ConflictError, UnsupportedError
 from zepkit.core.models import DATA_TYPES, DataType, Episode, Message, SearchResults
 from zepkit.local import backfill, deletion, provision
 from zepkit.local.codec import decode_metadata, decode_time, encode_time, now
@@ -120,13 +120,20 @@ class Engine:
             return provision.ensure_graph(conn, "shared", graph_id)[1]
 
     def add_messages(
-        self, thread_id: str, messages: Sequence[Message], return_context: bool
+        self,
+        thread_id: str,
+        messages: Sequence[Message],
+        return_context: bool,
+        user_id: str | None = None,
     ) -> str | None:
-        """Store the messages in one transaction; then, if asked, the context after the write."""
+        """Store the messages in one transaction; then, if asked, the context after the write.
+        With `user_id`, the thread must belong to that user (checked inside the transaction)."""
         drafts = [draft_message(self._extractor, message) for message in messages]
         vectors = self._vectors([draft.content for draft in drafts])
         with write_transaction(self._conn) as conn:
             thread = provision.find_thread(conn, thread_id)
+            if user_id is not None and thread.user_id != user_id:
+                raise ConflictError(f"thread {thread_id!r} belongs to another user")
             episodes = write_messages(
                 conn,
                 thread=thread.id,

@@ -301,19 +301,35 @@ class ZepBackend:
     # -- messages and context -----------------------------------------------------------------
 
     async def add_messages(
-        self, thread_id: str, messages: Sequence[Message], *, return_context: bool = False
+        self,
+        thread_id: str,
+        messages: Sequence[Message],
+        *,
+        return_context: bool = False,
+        user_id: str | None = None,
     ) -> str | None:
-        """Store one batch (the core sends at most 30) under a content-derived idempotency key."""
+        """Store one batch (the core sends at most 30) under a content-derived idempotency key.
+        With `user_id`, the id map must still name that user as the thread's owner."""
         thread_uuid = await self._thread_uuid(thread_id)
+        if user_id is not None:
+            await self._check_owner(thread_id, thread_uuid, user_id)
         key = messages_key(thread_uuid, messages, self._last_write.get(thread_uuid))
-        with zep_errors("thread.add_messages", thread_id=thread_id, messages=len(messages)):
-            result = await self._thread_api.add_messages(
-                thread_uuid,
-                messages=[to_add_message(message) for message in messages],
-                return_context=return_context,
-                idempotency_key=key,
-                request_options=self._options,
-            )
+        try:
+            with zep_errors("thread.add_messages", thread_id=thread_id, messages=len(messages)):
+                result = await self._thread_api.add_messages(
+                    thread_uuid,
+                    messages=[to_add_message(message) for message in messages],
+                    return_context=return_context,
+                    idempotency_key=key,
+                    request_options=self._options,
+                )
+        except NotFoundError:
+            # deleted on Zep by another process: drop the stale mapping, so the next
+            # ensure_thread creates a fresh thread instead of failing on this one forever
+            async with self._locks.hold(("thread", thread_id)):
+                if await self.id_map.get(THREAD, thread_id) == thread_uuid:
+                    await self._forget_thread(thread_id, thread_uuid)
+            raise
         _remember(self._last_write, thread_uuid, key)
         if not return_context:
             return None
