@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import enum
-import json
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 from zepkit.core.backend import Backend, Capabilities, SearchRequest, UserProfile
 from zepkit.core.errors import ConflictError, NotFoundError
 from zepkit.core.failsoft import FailSoft, OnError
+from zepkit.core.jsonchunks import parse_json
 from zepkit.core.limits import (
     DEFAULT_CONTEXT_CHARS,
     DEFAULT_SEARCH_LIMIT,
@@ -374,10 +374,7 @@ class MemoryLoop:
         if not data.strip():
             raise ValueError("data must be a non-empty string")
         if type == "json":
-            try:
-                json.loads(data)
-            except ValueError as exc:
-                raise ValueError(f"data is not valid JSON: {exc}") from None
+            parse_json(data)  # invalid or too deeply nested JSON is the caller's error
         chunks = chunk_data(data, type, MAX_DATA_CHARS)
         if len(chunks) > 1:
             logger.info("data of %d characters stored as %d chunks", len(data), len(chunks))
