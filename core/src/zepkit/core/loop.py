@@ -72,6 +72,40 @@ class _Default(enum.Enum):
     LOOP = "loop"
 
 
+INLINE_CHARS = 100_000
+"""Text up to this size is split on the event loop; more is split on a worker thread, so a huge
+message never stalls the other coroutines of the app."""
+
+
+async def _prepare(messages: Sequence[Message]) -> list[Message]:
+    """`prepare_messages`, off the event loop when the messages are large."""
+    size = sum(len(m.content) for m in messages if isinstance(m, Message))
+    if size <= INLINE_CHARS:
+        return prepare_messages(messages)
+    return await asyncio.to_thread(prepare_messages, messages)
+
+
+def _chunk_now(data: str, data_type: str) -> list[str]:
+    if data_type == "json":
+        parse_json(data)  # invalid or too deeply nested JSON is the caller's error
+    return chunk_data(data, data_type, MAX_DATA_CHARS)
+
+
+async def _chunk(data: str, data_type: str) -> list[str]:
+    """Graph data chunked to the per-item limit, off the event loop when it is large."""
+    if len(data) <= INLINE_CHARS:
+        return _chunk_now(data, data_type)
+    return await asyncio.to_thread(_chunk_now, data, data_type)
+
+
+def _check_turn(identity: object, text: object, field: str, *, optional: bool = False) -> None:
+    """Invalid turn arguments are the caller's bug: raise, never absorb them as memory trouble."""
+    if not isinstance(identity, Identity):
+        raise TypeError(f"identity must be a zepkit.core.Identity, got {type(identity).__name__}")
+    if not isinstance(text, str) and not (optional and text is None):
+        raise TypeError(f"{field} must be a string, got {type(text).__name__}")
+
+
 def _check_budget(budget: float | None) -> None:
     if budget is not None and (isinstance(budget, bool) or not budget > 0):
         raise ValueError(f"recall_budget must be a positive number of seconds, got {budget!r}")
@@ -233,7 +267,7 @@ class MemoryLoop:
         """Persist messages (split to size, sent in batches of 30); with `return_context`, the
         thread's context comes back from the same call. Backend failures are fail-soft."""
         check_id(thread_id, "thread_id")
-        prepared = prepare_messages(messages)
+        prepared = await _prepare(messages)
         try:
             return await self._add_prepared(thread_id, prepared, return_context)
         except Exception as exc:
@@ -373,9 +407,7 @@ class MemoryLoop:
             raise TypeError(f"data must be a string, got {data.__class__.__name__}")
         if not data.strip():
             raise ValueError("data must be a non-empty string")
-        if type == "json":
-            parse_json(data)  # invalid or too deeply nested JSON is the caller's error
-        chunks = chunk_data(data, type, MAX_DATA_CHARS)
+        chunks = await _chunk(data, type)
         if len(chunks) > 1:
             logger.info("data of %d characters stored as %d chunks", len(data), len(chunks))
         stored: list[Episode] = []
@@ -441,10 +473,12 @@ class MemoryLoop:
 
         With a `turn_id` (the framework's invocation or run id), repeated calls in one turn persist
         once and return the same block. `recall_budget` overrides the loop's for this call (None:
-        wait as long as memory takes). Never raises unless `on_error` says so.
+        wait as long as memory takes). Memory failures never raise unless `on_error` says so;
+        invalid arguments do (`TypeError` / `ValueError`), as they are the caller's bug.
         """
         budget = self.recall_budget if isinstance(recall_budget, _Default) else recall_budget
         _check_budget(budget)
+        _check_turn(identity, user_message, "user_message")
         try:
             if turn_id is None:
                 return await self._turn(identity, user_message, budget)
@@ -456,7 +490,7 @@ class MemoryLoop:
                 exc,
                 user_id=identity.user_id,
                 thread_id=identity.thread_id,
-                chars=len(user_message) if isinstance(user_message, str) else None,
+                chars=len(user_message),
             )
             return ""
 
@@ -479,7 +513,7 @@ class MemoryLoop:
 
     async def _persist_and_recall(self, identity: Identity, message: Message) -> str:
         # provisioning runs inside the budget: a first turn must not wait longer
-        context = await self._persist(identity, prepare_messages([message]), True)
+        context = await self._persist(identity, await _prepare([message]), True)
         block = self.render(context)
         self._last_blocks.set((identity.user_id, identity.thread_id), block)
         return block
@@ -526,7 +560,7 @@ class MemoryLoop:
         """Custom context: persistence and the builder run concurrently, each fail-soft alone."""
         assert self.context_builder is not None
         message = Message("user", user_message, name=identity.display_name)
-        persist = self._persist(identity, prepare_messages([message]), False)
+        persist = self._persist(identity, await _prepare([message]), False)
         built = self.context_builder(ContextInput(self, identity, user_message))
         stored, context = await asyncio.gather(persist, built, return_exceptions=True)
         if isinstance(stored, BaseException):
@@ -551,9 +585,10 @@ class MemoryLoop:
         name: str | None = None,
     ) -> bool:
         """Persist the assistant's final reply, once per turn. Tool calls, partial (streaming)
-        chunks and empty text are skipped. True when the reply was stored. Never raises unless
-        `on_error` says so."""
-        if is_tool_call or partial or not isinstance(text, str) or not text.strip():
+        chunks and empty text (or None) are skipped. True when the reply was stored. Memory
+        failures never raise unless `on_error` says so; text of another type is a `TypeError`."""
+        _check_turn(identity, text, "text", optional=True)
+        if is_tool_call or partial or text is None or not text.strip():
             return False
         key = (identity.user_id, identity.thread_id, turn_id) if turn_id is not None else None
         if key is not None:
@@ -562,7 +597,7 @@ class MemoryLoop:
                 return False
         try:
             message = Message("assistant", text, name=name or self.assistant_name)
-            await self._persist(identity, prepare_messages([message]), False)
+            await self._persist(identity, await _prepare([message]), False)
             return True
         except Exception as exc:
             if key is not None:

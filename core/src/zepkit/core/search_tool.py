@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
@@ -210,7 +211,11 @@ class SearchTool:
             return "Error: reranker 'node_distance' needs center_node_uuid."
         limit = values.get("limit", DEFAULT_SEARCH_LIMIT)
         if limit is not None:
-            if isinstance(limit, bool) or not isinstance(limit, int | float):
+            if (
+                isinstance(limit, bool)
+                or not isinstance(limit, int | float)
+                or not math.isfinite(limit)
+            ):
                 return f"Error: limit must be a whole number between 1 and {MAX_SEARCH_LIMIT}."
             limit = min(max(int(limit), 1), MAX_SEARCH_LIMIT)
         mmr_lambda = values.get("mmr_lambda")
