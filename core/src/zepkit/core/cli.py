@@ -64,15 +64,22 @@ async def run_demo(db_path: str) -> int:
         return 0 if block else 1
 
 
+def _reader(db_path: str) -> MemoryLoop:
+    """A loop that only reads the file: inspection never changes it, nor adopts a foreign one."""
+    from zepkit.local import LocalBackend
+
+    return MemoryLoop(LocalBackend(db_path, read_only=True), on_error="raise")
+
+
 async def run_search(db_path: str, user_id: str, query: str, scope: str, limit: int) -> int:
-    async with MemoryLoop.local(db_path, on_error="raise") as memory:
+    async with _reader(db_path) as memory:
         results = await memory.search(query, user_id=user_id, scope=scope, limit=limit)  # type: ignore[arg-type]
         print(format_results(results))
         return 0
 
 
 async def run_context(db_path: str, thread_id: str) -> int:
-    async with MemoryLoop.local(db_path, on_error="raise") as memory:
+    async with _reader(db_path) as memory:
         print(memory.render(await memory.get_context(thread_id)) or "(no context)")
         return 0
 

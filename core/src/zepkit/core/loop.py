@@ -206,9 +206,9 @@ class MemoryLoop:
         return self._sync
 
     async def aclose(self) -> None:
-        """Wait briefly for late recalls, then close the backend and the sync facade's loop."""
-        if self._pending:  # late recalls still store their turn: give them a moment
-            await asyncio.wait(set(self._pending), timeout=5)
+        """Wait for late recalls (they still store their turn), then close the backend and the
+        sync facade's loop."""
+        await self.drain()
         await self.backend.aclose()
         self._portal.close()
 
@@ -686,6 +686,7 @@ class SyncMemory:
     def close(self) -> None:
         """Close the loop (backend included) from blocking code."""
         loop = self._loop
+        self.run(loop.drain())  # late recalls still store their turn
         self.run(loop.backend.aclose())
         loop._portal.close()
 

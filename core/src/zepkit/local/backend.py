@@ -26,6 +26,7 @@ from zepkit.local.dense import RetrieverMode, resolve
 from zepkit.local.embedders import Embedder
 from zepkit.local.engine import CAPABILITIES, Engine
 from zepkit.local.extraction import Extractor, RuleExtractor
+from zepkit.local.files import check_file
 from zepkit.local.schema import migrate
 
 T = TypeVar("T")
@@ -42,19 +43,25 @@ class LocalBackend:
         extractor: Extractor | None = None,
         retriever: RetrieverMode = "auto",
         embedder: Embedder | None = None,
+        read_only: bool = False,
+        verify: bool = True,
     ) -> None:
         # A missing file is created; `extractor` defaults to the rule-based one. `retriever`:
         # "lexical" (FTS5 BM25), "dense" (vectors), "hybrid" (both, fused) or "auto" (hybrid when
         # `embedder` is given or the extra `embeddings` is installed, else lexical). `embedder`
-        # defaults to the local all-MiniLM-L6-v2 model; it loads on first use.
+        # defaults to the local all-MiniLM-L6-v2 model; it loads on first use. `read_only` opens
+        # an existing zepkit file without ever writing it; `verify` runs SQLite's quick integrity
+        # check at open (linear in the file size: turn it off for very large files).
         mode, dense = resolve(retriever, embedder)
         check_fts5()
+        check = functools.partial(check_file, path=path, writable=not read_only, verify=verify)
         try:
-            conn = open_connection(path)
+            conn = open_connection(path, read_only=read_only, check=check)
         except sqlite3.Error as exc:
             raise BackendError(f"cannot open the local database {str(path)!r}: {exc}") from exc
         try:
-            migrate(conn)
+            if not read_only:
+                migrate(conn)
         except sqlite3.Error as exc:
             conn.close()
             raise BackendError(f"cannot prepare the local database {str(path)!r}: {exc}") from exc
