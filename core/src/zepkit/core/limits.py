@@ -32,3 +32,11 @@ MAX_ID_CHARS: Final = 500
 
 DEFAULT_CONTEXT_CHARS: Final = 4000
 """Default budget for a rendered context block, so memory never crowds out the conversation."""
+
+DEFAULT_DEADLINE: Final = 10.0
+"""Seconds any one memory operation may take in total (provisioning, retries and waits included)
+before the loop gives up on it; a hanging backend never stalls the agent for longer."""
+
+MAX_RETRY_AFTER: Final = 5.0
+"""The longest `Retry-After` zepkit waits out inside a call; a server asking for more is taken
+at its word and the call fails at once (fail-soft on the turn path)."""

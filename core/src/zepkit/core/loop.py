@@ -17,11 +17,12 @@ from os import PathLike
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from zepkit.core.backend import Backend, Capabilities, SearchRequest, UserProfile
-from zepkit.core.errors import ConflictError, NotFoundError
+from zepkit.core.errors import BackendUnavailableError, ConflictError, NotFoundError
 from zepkit.core.failsoft import FailSoft, OnError
 from zepkit.core.jsonchunks import parse_json
 from zepkit.core.limits import (
     DEFAULT_CONTEXT_CHARS,
+    DEFAULT_DEADLINE,
     DEFAULT_SEARCH_LIMIT,
     MAX_DATA_CHARS,
     MAX_MESSAGES_PER_CALL,
@@ -106,9 +107,25 @@ def _check_turn(identity: object, text: object, field: str, *, optional: bool = 
         raise TypeError(f"{field} must be a string, got {type(text).__name__}")
 
 
-def _check_budget(budget: float | None) -> None:
-    if budget is not None and (isinstance(budget, bool) or not budget > 0):
-        raise ValueError(f"recall_budget must be a positive number of seconds, got {budget!r}")
+def _check_budget(budget: float | None, name: str = "recall_budget") -> None:
+    if budget is not None and (
+        isinstance(budget, bool) or not isinstance(budget, int | float) or not budget > 0
+    ):
+        raise ValueError(f"{name} must be a positive number of seconds, got {budget!r}")
+
+
+async def within(seconds: float | None, work: Awaitable[T], what: str) -> T:
+    """Await `work` for at most `seconds` (None: no limit); past it, cancel the work and raise
+    `BackendUnavailableError`, a transient failure like any outage."""
+    if seconds is None:
+        return await work
+    try:
+        async with asyncio.timeout(seconds):
+            return await work
+    except TimeoutError as exc:
+        raise BackendUnavailableError(
+            f"memory did not answer within {seconds:g} s ({what})"
+        ) from exc
 
 
 @dataclass(frozen=True)
@@ -135,12 +152,14 @@ class MemoryLoop:
         max_context_chars: int | None = DEFAULT_CONTEXT_CHARS,
         context_builder: ContextBuilder | None = None,
         recall_budget: float | None = None,
+        deadline: float | None = DEFAULT_DEADLINE,
         assistant_name: str = "Assistant",
         cache_size: int = 1024,
     ) -> None:
         if not isinstance(backend, Backend):
             raise TypeError(f"backend must implement zepkit.core.Backend, got {type(backend)!r}")
         _check_budget(recall_budget)
+        _check_budget(deadline, "deadline")
         if max_context_chars is not None and max_context_chars < 1:
             raise ValueError(f"max_context_chars must be positive, got {max_context_chars}")
         self.backend = backend
@@ -149,6 +168,8 @@ class MemoryLoop:
         self.max_context_chars = max_context_chars
         self.context_builder = context_builder
         self.recall_budget = recall_budget
+        self.deadline = deadline
+        """Seconds one memory operation may take in total; None waits as long as it takes."""
         self.assistant_name = assistant_name
         self._provisioned: Once[tuple[str, ...], bool] = Once(cache_size)
         self._turns: Once[tuple[str, str, str], str] = Once(cache_size)
@@ -232,18 +253,20 @@ class MemoryLoop:
         """Create the user unless it exists; True when this call created it."""
         check_id(user_id, "user_id")
         profile = UserProfile(user_id, first_name, last_name, email, metadata)
-        return await self.backend.ensure_user(profile)
+        return await within(self.deadline, self.backend.ensure_user(profile), "ensure_user")
 
     async def ensure_thread(self, thread_id: str, *, user_id: str) -> bool:
         """Create the thread for the user unless it exists; True when this call created it."""
         check_id(thread_id, "thread_id")
         check_id(user_id, "user_id")
-        return await self.backend.ensure_thread(thread_id, user_id)
+        return await within(
+            self.deadline, self.backend.ensure_thread(thread_id, user_id), "ensure_thread"
+        )
 
     async def ensure_graph(self, graph_id: str) -> bool:
         """Create a shared graph unless it exists; True when this call created it."""
         check_id(graph_id, "graph_id")
-        return await self.backend.ensure_graph(graph_id)
+        return await within(self.deadline, self.backend.ensure_graph(graph_id), "ensure_graph")
 
     async def provision(self, identity: Identity) -> None:
         """Ensure the identity's user and thread exist, once per process (cached)."""
@@ -269,7 +292,8 @@ class MemoryLoop:
         check_id(thread_id, "thread_id")
         prepared = await _prepare(messages)
         try:
-            return await self._add_prepared(thread_id, prepared, return_context)
+            work = self._add_prepared(thread_id, prepared, return_context)
+            return await within(self.deadline, work, "add_messages")
         except Exception as exc:
             self.failsoft.handle("add_messages", exc, thread_id=thread_id, messages=len(prepared))
             return None
@@ -316,7 +340,7 @@ class MemoryLoop:
         """The thread's context (unrendered) without writing anything; None when there is none."""
         check_id(thread_id, "thread_id")
         try:
-            return await self.backend.get_context(thread_id)
+            return await within(self.deadline, self.backend.get_context(thread_id), "get_context")
         except Exception as exc:
             self.failsoft.handle("get_context", exc, thread_id=thread_id)
             return None
@@ -329,7 +353,8 @@ class MemoryLoop:
         ):
             raise ValueError(f"limit must be a positive integer, got {limit!r}")
         try:
-            return await self.backend.get_messages(thread_id, limit=limit)
+            work = self.backend.get_messages(thread_id, limit=limit)
+            return await within(self.deadline, work, "get_messages")
         except Exception as exc:
             self.failsoft.handle("get_messages", exc, thread_id=thread_id)
             return []
@@ -382,7 +407,18 @@ class MemoryLoop:
             return SearchResults(scope=scope)
 
     async def run_search(self, request: SearchRequest) -> SearchResults:
-        """Send a validated request to the backend as is (strict: failures raise)."""
+        """Send a validated request to the backend as is (strict: failures raise). Bounded by
+        the deadline and, when the loop has one, the recall budget: the model waits on it."""
+        return await within(self.search_deadline, self._search(request), "search")
+
+    @property
+    def search_deadline(self) -> float | None:
+        """Seconds a search (and the search tool) may take: the shorter of `deadline` and
+        `recall_budget`."""
+        limits = [x for x in (self.deadline, self.recall_budget) if x is not None]
+        return min(limits) if limits else None
+
+    async def _search(self, request: SearchRequest) -> SearchResults:
         if request.graph_id is not None:
             await self._ensure_graph_once(request.graph_id)
         return await self.backend.search(request)
@@ -416,17 +452,16 @@ class MemoryLoop:
                 await self._ensure_graph_once(graph_id)
             if user_id is not None:
                 await self._provisioned.run(("user", user_id), lambda: self.ensure_user(user_id))
-            for chunk in chunks:
-                stored.append(
-                    await self.backend.add_data(
-                        chunk,
-                        type=type,
-                        user_id=user_id,
-                        graph_id=graph_id,
-                        created_at=created_at,
-                        metadata=metadata,
-                    )
+            for chunk in chunks:  # a deadline per item: a long document takes several calls
+                work = self.backend.add_data(
+                    chunk,
+                    type=type,
+                    user_id=user_id,
+                    graph_id=graph_id,
+                    created_at=created_at,
+                    metadata=metadata,
                 )
+                stored.append(await within(self.deadline, work, "add_data"))
         except Exception as exc:
             self.failsoft.handle(
                 "add_data", exc, user_id=user_id, graph_id=graph_id, chars=len(data)
@@ -436,7 +471,7 @@ class MemoryLoop:
     async def delete_thread(self, thread_id: str) -> None:
         """Delete one thread and its messages (strict: an unknown thread raises)."""
         check_id(thread_id, "thread_id")
-        await self.backend.delete_thread(thread_id)
+        await within(self.deadline, self.backend.delete_thread(thread_id), "delete_thread")
         self._forget_thread(thread_id)
 
     def _forget_thread(self, thread_id: str) -> None:
@@ -503,10 +538,9 @@ class MemoryLoop:
 
     async def _turn(self, identity: Identity, user_message: str, budget: float | None) -> str:
         if self.context_builder is not None:
-            await self.provision(identity)
-            return await self._built_turn(identity, user_message)
+            return await within(self.deadline, self._built_turn(identity, user_message), "turn")
         message = Message("user", user_message, name=identity.display_name)
-        recall = self._persist_and_recall(identity, message)
+        recall = within(self.deadline, self._persist_and_recall(identity, message), "turn")
         if budget is None:
             return await recall
         return await self._within_budget(identity, recall, budget)
@@ -559,6 +593,7 @@ class MemoryLoop:
     async def _built_turn(self, identity: Identity, user_message: str) -> str:
         """Custom context: persistence and the builder run concurrently, each fail-soft alone."""
         assert self.context_builder is not None
+        await self.provision(identity)
         message = Message("user", user_message, name=identity.display_name)
         persist = self._persist(identity, await _prepare([message]), False)
         built = self.context_builder(ContextInput(self, identity, user_message))
@@ -597,7 +632,8 @@ class MemoryLoop:
                 return False
         try:
             message = Message("assistant", text, name=name or self.assistant_name)
-            await self._persist(identity, await _prepare([message]), False)
+            work = self._persist(identity, await _prepare([message]), False)
+            await within(self.deadline, work, "capture_reply")
             return True
         except Exception as exc:
             if key is not None:

@@ -34,7 +34,7 @@ from zepkit.core.errors import (
     NotFoundError,
     RateLimitError,
 )
-from zepkit.core.limits import MAX_SEARCH_LIMIT
+from zepkit.core.limits import MAX_RETRY_AFTER, MAX_SEARCH_LIMIT
 from zepkit.core.models import DataType, Episode, Message, SearchResults
 from zepkit.zep.convert import from_iso, from_zep_message, to_add_message, to_iso
 from zepkit.zep.errors import zep_errors
@@ -52,7 +52,9 @@ GRAPH = "graph"
 
 _CACHE_SIZE = 10_000
 _OMIT: Any = ...  # the SDK's "leave this field out of the body" sentinel
-_MAX_BACKOFF = 30.0
+DEFAULT_REQUEST_TIMEOUT = 10.0
+"""Seconds one HTTP request to Zep may take when zepkit makes the client (the SDK's own default
+is 60); the loop's `deadline` bounds a whole operation, retries included."""
 
 
 def _or_omit(value: Any) -> Any:
@@ -122,7 +124,8 @@ class ZepBackend:
         id_map: IdMap | None = None,
         max_retries: int | None = None,
     ) -> ZepBackend:
-        """A backend on its own client (closed by `aclose`); the key defaults to `ZEP_API_KEY`."""
+        """A backend on its own client (closed by `aclose`); the key defaults to `ZEP_API_KEY`.
+        `timeout` is per HTTP request (default `DEFAULT_REQUEST_TIMEOUT`, 10 s)."""
         key = api_key if api_key is not None else os.environ.get("ZEP_API_KEY")
         if not key or not key.strip():
             raise ConfigurationError(
@@ -130,9 +133,11 @@ class ZepBackend:
                 "or pass api_key=..."
             )
 
+        seconds = DEFAULT_REQUEST_TIMEOUT if timeout is None else timeout
+
         def make_client() -> AsyncZep:
             return AsyncZep(
-                api_key=key, base_url=base_url, timeout=timeout, max_retries=max_retries
+                api_key=key, base_url=base_url, timeout=seconds, max_retries=max_retries
             )
 
         return cls(
@@ -291,11 +296,11 @@ class ZepBackend:
                 with zep_errors(operation, **ids):
                     return await call()
             except (BackendUnavailableError, RateLimitError) as exc:
-                if attempt >= self._create_retries:
-                    raise
                 wait = getattr(exc, "retry_after", None)
+                if attempt >= self._create_retries or (wait is not None and wait > MAX_RETRY_AFTER):
+                    raise  # out of attempts, or told to come back later than is worth waiting
                 backoff = wait if wait is not None else 0.5 * 2**attempt
-                await asyncio.sleep(min(backoff, _MAX_BACKOFF))
+                await asyncio.sleep(min(backoff, MAX_RETRY_AFTER))
                 attempt += 1
 
     # -- messages and context -----------------------------------------------------------------
