@@ -42,6 +42,7 @@ class Harness:
     memory: MemoryLoop
     inject: Callable[[], None]
     clear: Callable[[], None]
+    transient: bool  # an outage (kept and replayed), not a refusal
 
 
 Operation = Callable[[MemoryLoop], Awaitable[object]]
@@ -72,14 +73,18 @@ OPERATIONS: dict[str, tuple[Operation, Callable[[object], bool]]] = {
 }
 
 
-async def _zep(fault: Fault) -> Harness:
+PERMANENT = {"401", "404", "invalid json"}
+
+
+async def _zep(name: str, outbox: Path) -> Harness:
     fake = FakeZep()
     # the SDK's own retries on, as with a client zepkit makes: they must not outlast the deadline
     backend = ZepBackend(fake.client(max_retries=2), owns_client=True)
     return Harness(
-        MemoryLoop(backend, deadline=DEADLINE),
-        lambda: fake.fail(fault, times=None),
+        MemoryLoop(backend, deadline=DEADLINE, outbox=outbox),
+        lambda: fake.fail(ZEP_FAULTS[name], times=None),
         fake.clear_faults,
+        name not in PERMANENT,
     )
 
 
@@ -93,7 +98,7 @@ def _local(path: Path) -> Harness:
         if holder.in_transaction:
             holder.execute("ROLLBACK")
 
-    return Harness(MemoryLoop.local(path, deadline=DEADLINE), lock, unlock)
+    return Harness(MemoryLoop.local(path, deadline=DEADLINE), lock, unlock, True)
 
 
 @pytest.fixture(
@@ -104,7 +109,7 @@ async def harness(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
     if name.startswith("local"):
         made = _local(tmp_path / "memory.db")
     else:
-        made = await _zep(ZEP_FAULTS[name.removeprefix("zep: ")])
+        made = await _zep(name.removeprefix("zep: "), tmp_path / "outbox.db")
     await made.memory.begin_turn(ANA, "I like green tea.")
     yield made
     made.clear()
@@ -128,8 +133,18 @@ async def test_every_turn_path_operation_survives_the_fault(
     async with asyncio.timeout(GUARD):
         await memory.begin_turn(ANA, "After the outage: I moved to Porto.")
         assert await memory.capture_reply(ANA, "Porto is lovely.") is True
+        await memory.drain()  # what the outbox kept is replayed
     contents = [m.content for m in await memory.get_messages("ana-1")]
-    assert contents[-2:] == ["After the outage: I moved to Porto.", "Porto is lovely."]
+    said = [c for c in contents if c not in (SECRET, "I like green tea.")]
+    assert said == ["After the outage: I moved to Porto.", "Porto is lovely."]
+    if harness.transient:  # (a 404 says the thread is gone: a new one is made after it)
+        assert contents[0] == "I like green tea."
+    # an outage loses nothing (4 writes to the thread); a refusal for good is not kept
+    assert contents.count(SECRET) == (4 if harness.transient else 0)
+    newcomer = [m.content for m in await memory.get_messages("new-1")]
+    assert newcomer == ([SECRET] if harness.transient else [])
+    status = await memory.outbox_status()
+    assert status is not None and status.pending == 0
 
 
 async def test_the_recall_budget_bounds_search_and_the_tool() -> None:

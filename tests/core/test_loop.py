@@ -37,10 +37,15 @@ class RecordingBackend(FailingBackend):
         *,
         return_context: bool = False,
         user_id: str | None = None,
+        idempotency_key: str | None = None,
     ) -> str | None:
         self.add_calls.append((len(messages), return_context))
         return await super().add_messages(
-            thread_id, messages, return_context=return_context, user_id=user_id
+            thread_id,
+            messages,
+            return_context=return_context,
+            user_id=user_id,
+            idempotency_key=idempotency_key,
         )
 
 

@@ -160,10 +160,15 @@ class SlowWrites(FailingBackend):
         *,
         return_context: bool = False,
         user_id: str | None = None,
+        idempotency_key: str | None = None,
     ) -> str | None:
         await asyncio.sleep(5.5)
         return await self.inner.add_messages(
-            thread_id, messages, return_context=return_context, user_id=user_id
+            thread_id,
+            messages,
+            return_context=return_context,
+            user_id=user_id,
+            idempotency_key=idempotency_key,
         )
 
 

@@ -56,12 +56,14 @@ class Prefixed:
         *,
         return_context: bool = False,
         user_id: str | None = None,
+        idempotency_key: str | None = None,
     ) -> str | None:
         return await self.inner.add_messages(
             self.prefix + thread_id,
             messages,
             return_context=return_context,
             user_id=None if user_id is None else self.prefix + user_id,
+            idempotency_key=idempotency_key,
         )
 
     async def get_context(self, thread_id: str) -> str | None:

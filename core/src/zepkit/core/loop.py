@@ -10,10 +10,11 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
+import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from os import PathLike
+from os import PathLike, fspath
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from zepkit.core.backend import Backend, Capabilities, SearchRequest, UserProfile
@@ -37,6 +38,7 @@ from zepkit.core.models import (
     Scope,
     SearchResults,
 )
+from zepkit.core.outbox import Outbox, OutboxItem, OutboxStatus
 from zepkit.core.rendering import (
     DEFAULT_TEMPLATE,
     check_template,
@@ -45,6 +47,7 @@ from zepkit.core.rendering import (
     strip_rendered_block,
 )
 from zepkit.core.search_tool import SearchTool
+from zepkit.core.spool import TRANSIENT, Spool
 from zepkit.core.sync import Portal
 from zepkit.core.turns import LRU, Once
 from zepkit.core.validation import (
@@ -97,6 +100,17 @@ async def _chunk(data: str, data_type: str) -> list[str]:
     if len(data) <= INLINE_CHARS:
         return _chunk_now(data, data_type)
     return await asyncio.to_thread(_chunk_now, data, data_type)
+
+
+def _log_kept(cause: BaseException | None, what: str) -> None:
+    if cause is None:
+        logger.info("zepkit: %s queued in the outbox behind earlier writes", what)
+    else:
+        logger.warning(
+            "zepkit: memory unavailable (%s); %s kept in the outbox for replay",
+            type(cause).__name__,
+            what,
+        )
 
 
 def _check_turn(identity: object, text: object, field: str, *, optional: bool = False) -> None:
@@ -153,6 +167,7 @@ class MemoryLoop:
         context_builder: ContextBuilder | None = None,
         recall_budget: float | None = None,
         deadline: float | None = DEFAULT_DEADLINE,
+        outbox: Outbox | str | PathLike[str] | None = None,
         assistant_name: str = "Assistant",
         cache_size: int = 1024,
     ) -> None:
@@ -178,15 +193,30 @@ class MemoryLoop:
         self._pending: set[asyncio.Task[Any]] = set()
         self._portal = Portal()
         self._sync: SyncMemory | None = None
+        if outbox is not None and not isinstance(outbox, Outbox):
+            outbox = Outbox(outbox)
+        self.outbox = outbox
+        """Where writes the backend cannot take wait to be replayed (None: they are lost)."""
+        self._spool = Spool(outbox, self._replay_item) if outbox is not None else None
 
     # -- construction -------------------------------------------------------------------------
 
     @classmethod
     def local(cls, path: str | PathLike[str] = ":memory:", **options: Any) -> MemoryLoop:
-        """A loop on the embedded local engine: one SQLite file, or `":memory:"` for tests."""
+        """A loop on the embedded local engine: one SQLite file, or `":memory:"` for tests.
+        Writes the file cannot take (locked by another process) wait in `PATH.outbox`, a file
+        made only when needed, unless `outbox=` says otherwise."""
         from zepkit.local import LocalBackend
 
-        return cls(LocalBackend(path), **options)
+        backend = LocalBackend(path)
+        name = fspath(path)
+        if (
+            "outbox" not in options
+            and name not in ("", ":memory:")
+            and not name.startswith("file:")
+        ):
+            options["outbox"] = name + ".outbox"
+        return cls(backend, **options)
 
     @classmethod
     def zep(
@@ -227,11 +257,16 @@ class MemoryLoop:
         return self._sync
 
     async def aclose(self) -> None:
-        """Wait for late recalls (they still store their turn), then close the backend and the
-        sync facade's loop."""
-        await self.drain()
-        await self.backend.aclose()
+        """Wait for late recalls (they still store their turn), replay the outbox once, then
+        close the outbox, the backend and the sync facade's loop."""
+        await self._close()
         self._portal.close()
+
+    async def _close(self) -> None:
+        await self.drain()
+        if self._spool is not None:
+            await self._spool.close()
+        await self.backend.aclose()
 
     async def __aenter__(self) -> MemoryLoop:
         return self
@@ -292,8 +327,8 @@ class MemoryLoop:
         check_id(thread_id, "thread_id")
         prepared = await _prepare(messages)
         try:
-            work = self._add_prepared(thread_id, prepared, return_context)
-            return await within(self.deadline, work, "add_messages")
+            _, context = await self._write(thread_id, None, prepared, return_context)
+            return context
         except Exception as exc:
             self.failsoft.handle("add_messages", exc, thread_id=thread_id, messages=len(prepared))
             return None
@@ -304,6 +339,7 @@ class MemoryLoop:
         prepared: Sequence[Message],
         return_context: bool,
         user_id: str | None = None,
+        key: str | None = None,
     ) -> str | None:
         if not prepared:
             return await self.backend.get_context(thread_id) if return_context else None
@@ -312,25 +348,114 @@ class MemoryLoop:
         for index, chunk in enumerate(chunks):
             last = index == len(chunks) - 1
             context = await self.backend.add_messages(
-                thread_id, chunk, return_context=return_context and last, user_id=user_id
+                thread_id,
+                chunk,
+                return_context=return_context and last,
+                user_id=user_id,
+                idempotency_key=None if key is None else f"{key}:{index}",
             )
         return context
 
+    async def _write(
+        self,
+        thread_id: str,
+        identity: Identity | None,
+        prepared: Sequence[Message],
+        return_context: bool,
+    ) -> tuple[bool, str | None]:
+        """Deliver one write within the deadline, or keep it in the outbox when the backend
+        cannot take it or earlier writes to the thread still wait there (they go first):
+        (delivered now, context). Every write gets a fresh idempotency key, kept for replays."""
+        key = uuid.uuid4().hex
+        spool = self._spool
+        if spool is not None and prepared:
+            spool.start()
+            if spool.pending_for(thread_id):
+                await self._keep_messages(thread_id, identity, prepared, key, None)
+                return False, None
+        work = self._deliver_messages(thread_id, identity, prepared, return_context, key)
+        try:
+            return True, await within(self.deadline, work, "write")
+        except TRANSIENT as exc:
+            if spool is None or not prepared:
+                raise
+            await self._keep_messages(thread_id, identity, prepared, key, exc)
+            return False, None
+
+    async def _deliver_messages(
+        self,
+        thread_id: str,
+        identity: Identity | None,
+        prepared: Sequence[Message],
+        return_context: bool,
+        key: str | None,
+    ) -> str | None:
+        if identity is None:
+            return await self._add_prepared(thread_id, prepared, return_context, None, key)
+        return await self._persist(identity, prepared, return_context, key)
+
+    async def _keep_messages(
+        self,
+        thread_id: str,
+        identity: Identity | None,
+        prepared: Sequence[Message],
+        key: str,
+        cause: BaseException | None,
+    ) -> None:
+        assert self._spool is not None
+        payload = {
+            "thread_id": thread_id,
+            "identity": identity.model_dump(mode="json") if identity is not None else None,
+            "messages": [message.model_dump(mode="json") for message in prepared],
+        }
+        try:
+            await self._spool.keep("messages", thread_id, key, payload)
+        except Exception as exc:
+            raise exc from cause  # the outbox could not keep it either: lost, said so
+        _log_kept(cause, f"{len(prepared)} messages for thread_id={thread_id!r}")
+
+    async def _replay_item(self, item: OutboxItem) -> None:
+        """Deliver one kept write with its original idempotency key."""
+        payload = item.payload
+        if item.kind == "messages":
+            raw = payload["identity"]
+            identity = Identity.model_validate(raw) if raw is not None else None
+            prepared = [Message.model_validate(m) for m in payload["messages"]]
+            work = self._deliver_messages(payload["thread_id"], identity, prepared, False, item.key)
+            await within(self.deadline, work, "outbox replay")
+        elif item.kind == "data":
+            created = payload["created_at"]
+            data = self._deliver_data(
+                payload["data"],
+                type=payload["type"],
+                user_id=payload["user_id"],
+                graph_id=payload["graph_id"],
+                created_at=datetime.fromisoformat(created) if created else None,
+                metadata=payload["metadata"],
+            )
+            await within(self.deadline, data, "outbox replay")
+        else:
+            raise ValueError(f"unknown outbox item kind {item.kind!r}")
+
     async def _persist(
-        self, identity: Identity, prepared: Sequence[Message], return_context: bool
+        self,
+        identity: Identity,
+        prepared: Sequence[Message],
+        return_context: bool,
+        key: str | None = None,
     ) -> str | None:
         """Write the identity's messages, checking ownership at the write itself: this process's
         provisioning cache may be stale when another one deleted or re-created the thread."""
         await self.provision(identity)
         try:
             return await self._add_prepared(
-                identity.thread_id, prepared, return_context, identity.user_id
+                identity.thread_id, prepared, return_context, identity.user_id, key
             )
         except NotFoundError:  # deleted elsewhere: provision it again, once
             self._forget_thread(identity.thread_id)
             await self.provision(identity)
             return await self._add_prepared(
-                identity.thread_id, prepared, return_context, identity.user_id
+                identity.thread_id, prepared, return_context, identity.user_id, key
             )
         except ConflictError:  # the id now belongs to another user: check again next time
             self._forget_thread(identity.thread_id)
@@ -447,26 +572,79 @@ class MemoryLoop:
         if len(chunks) > 1:
             logger.info("data of %d characters stored as %d chunks", len(data), len(chunks))
         stored: list[Episode] = []
+        fields: dict[str, Any] = {
+            "type": type,
+            "user_id": user_id,
+            "graph_id": graph_id,
+            "created_at": created_at,
+            "metadata": metadata,
+        }
+        target = f"user:{user_id}" if user_id is not None else f"graph:{graph_id}"
+        spool = self._spool
         try:
-            if graph_id is not None:
-                await self._ensure_graph_once(graph_id)
-            if user_id is not None:
-                await self._provisioned.run(("user", user_id), lambda: self.ensure_user(user_id))
-            for chunk in chunks:  # a deadline per item: a long document takes several calls
-                work = self.backend.add_data(
-                    chunk,
-                    type=type,
-                    user_id=user_id,
-                    graph_id=graph_id,
-                    created_at=created_at,
-                    metadata=metadata,
-                )
-                stored.append(await within(self.deadline, work, "add_data"))
+            for index, chunk in enumerate(chunks):  # a deadline per item: several calls
+                if spool is not None:
+                    spool.start()
+                    if spool.pending_for(target):  # earlier data still waits: queue behind it
+                        await self._keep_data(target, chunks[index:], fields, None)
+                        break
+                work = self._deliver_data(chunk, **fields)
+                try:
+                    stored.append(await within(self.deadline, work, "add_data"))
+                except TRANSIENT as exc:
+                    if spool is None:
+                        raise
+                    await self._keep_data(target, chunks[index:], fields, exc)
+                    break
         except Exception as exc:
             self.failsoft.handle(
                 "add_data", exc, user_id=user_id, graph_id=graph_id, chars=len(data)
             )
         return stored
+
+    async def _deliver_data(
+        self,
+        chunk: str,
+        *,
+        type: DataType,
+        user_id: str | None,
+        graph_id: str | None,
+        created_at: datetime | None,
+        metadata: dict[str, Any] | None,
+    ) -> Episode:
+        if graph_id is not None:
+            await self._ensure_graph_once(graph_id)
+        if user_id is not None:
+            await self._provisioned.run(("user", user_id), lambda: self.ensure_user(user_id))
+        return await self.backend.add_data(
+            chunk,
+            type=type,
+            user_id=user_id,
+            graph_id=graph_id,
+            created_at=created_at,
+            metadata=metadata,
+        )
+
+    async def _keep_data(
+        self,
+        target: str,
+        chunks: Sequence[str],
+        fields: dict[str, Any],
+        cause: BaseException | None,
+    ) -> None:
+        assert self._spool is not None
+        created = fields["created_at"]
+        for chunk in chunks:
+            payload = {
+                **fields,
+                "data": chunk,
+                "created_at": created.isoformat() if created is not None else None,
+            }
+            try:
+                await self._spool.keep("data", target, uuid.uuid4().hex, payload)
+            except Exception as exc:
+                raise exc from cause
+        _log_kept(cause, f"{len(chunks)} data items for {target}")
 
     async def delete_thread(self, thread_id: str) -> None:
         """Delete one thread and its messages (strict: an unknown thread raises)."""
@@ -532,22 +710,43 @@ class MemoryLoop:
     async def drain(self) -> None:
         """Wait until recalls that ran past their budget have finished (they still store the turn
         and leave the thread's next block). Call it from the event loop that ran the turns; bound
-        it with `asyncio.timeout` if needed."""
+        it with `asyncio.timeout` if needed. Then the outbox is replayed once (every write that
+        waits is delivered unless the backend is still unavailable)."""
         if self._pending:
             await asyncio.wait(set(self._pending))
+        if self._spool is not None:
+            await self._spool.replay()
+
+    async def replay_outbox(self, *, failed: bool = False) -> int:
+        """Deliver the writes waiting in the outbox now, in order; how many were delivered.
+        With `failed`, writes set aside as refused for good are tried again too."""
+        if self._spool is None:
+            return 0
+        if failed:
+            await asyncio.to_thread(self._spool.outbox.retry_failed)
+        return await self._spool.replay()
+
+    async def outbox_status(self) -> OutboxStatus | None:
+        """What waits in the outbox (None without one)."""
+        if self.outbox is None:
+            return None
+        return await asyncio.to_thread(self.outbox.status)
 
     async def _turn(self, identity: Identity, user_message: str, budget: float | None) -> str:
         if self.context_builder is not None:
-            return await within(self.deadline, self._built_turn(identity, user_message), "turn")
+            return await self._built_turn(identity, user_message)
         message = Message("user", user_message, name=identity.display_name)
-        recall = within(self.deadline, self._persist_and_recall(identity, message), "turn")
+        recall = self._persist_and_recall(identity, message)
         if budget is None:
             return await recall
         return await self._within_budget(identity, recall, budget)
 
     async def _persist_and_recall(self, identity: Identity, message: Message) -> str:
         # provisioning runs inside the budget: a first turn must not wait longer
-        context = await self._persist(identity, await _prepare([message]), True)
+        prepared = await _prepare([message])
+        delivered, context = await self._write(identity.thread_id, identity, prepared, True)
+        if not delivered:  # kept in the outbox: the last block still serves this turn
+            return self._last_blocks.get((identity.user_id, identity.thread_id)) or ""
         block = self.render(context)
         self._last_blocks.set((identity.user_id, identity.thread_id), block)
         return block
@@ -593,10 +792,13 @@ class MemoryLoop:
     async def _built_turn(self, identity: Identity, user_message: str) -> str:
         """Custom context: persistence and the builder run concurrently, each fail-soft alone."""
         assert self.context_builder is not None
-        await self.provision(identity)
         message = Message("user", user_message, name=identity.display_name)
-        persist = self._persist(identity, await _prepare([message]), False)
-        built = self.context_builder(ContextInput(self, identity, user_message))
+        persist = self._write(identity.thread_id, identity, await _prepare([message]), False)
+        built = within(
+            self.deadline,
+            self.context_builder(ContextInput(self, identity, user_message)),
+            "context_builder",
+        )
         stored, context = await asyncio.gather(persist, built, return_exceptions=True)
         if isinstance(stored, BaseException):
             self.failsoft.handle(
@@ -632,9 +834,8 @@ class MemoryLoop:
                 return False
         try:
             message = Message("assistant", text, name=name or self.assistant_name)
-            work = self._persist(identity, await _prepare([message]), False)
-            await within(self.deadline, work, "capture_reply")
-            return True
+            await self._write(identity.thread_id, identity, await _prepare([message]), False)
+            return True  # delivered, or kept in the outbox
         except Exception as exc:
             if key is not None:
                 self._replies.pop(key)
@@ -719,11 +920,19 @@ class SyncMemory:
     def capture_reply(self, identity: Identity, text: str | None, **options: Any) -> bool:
         return self.run(self._loop.capture_reply(identity, text, **options))
 
+    def drain(self) -> None:
+        self.run(self._loop.drain())
+
+    def replay_outbox(self, *, failed: bool = False) -> int:
+        return self.run(self._loop.replay_outbox(failed=failed))
+
+    def outbox_status(self) -> OutboxStatus | None:
+        return self.run(self._loop.outbox_status())
+
     def close(self) -> None:
         """Close the loop (backend included) from blocking code."""
         loop = self._loop
-        self.run(loop.drain())  # late recalls still store their turn
-        self.run(loop.backend.aclose())
+        self.run(loop._close())  # late recalls and the outbox first
         loop._portal.close()
 
 

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from zepkit.core.backend import Capabilities, SearchRequest, UserProfile
 from zepkit.core.errors import BackendError, BackendUnavailableError
 from zepkit.core.models import DataType, Episode, Message, SearchResults
+from zepkit.local import writekeys
 from zepkit.local.connection import check_fts5, open_connection
 from zepkit.local.dense import RetrieverMode, resolve
 from zepkit.local.embedders import Embedder
@@ -62,6 +63,7 @@ class LocalBackend:
         try:
             if not read_only:
                 migrate(conn)
+                writekeys.prune(conn)
         except sqlite3.Error as exc:
             conn.close()
             raise BackendError(f"cannot prepare the local database {str(path)!r}: {exc}") from exc
@@ -101,10 +103,16 @@ class LocalBackend:
         *,
         return_context: bool = False,
         user_id: str | None = None,
+        idempotency_key: str | None = None,
     ) -> str | None:
         """See `Backend.add_messages`; committed when it returns, context read after the write."""
         return await self._run(
-            self._engine.add_messages, thread_id, messages, return_context, user_id
+            self._engine.add_messages,
+            thread_id,
+            messages,
+            return_context,
+            user_id,
+            idempotency_key,
         )
 
     async def get_context(self, thread_id: str) -> str | None:

@@ -55,10 +55,16 @@ def check_file(
                 "once for writing (any zepkit call) to upgrade it"
             )
         return
-    try:  # a write that is rolled back: fails now on a read-only file, not on a later turn
+    # A write that is rolled back: fails now on a read-only file, not on a later turn. While
+    # another process holds the write lock the file is plainly writable: no waiting for it.
+    (timeout,) = conn.execute("PRAGMA busy_timeout").fetchone()
+    conn.execute("PRAGMA busy_timeout = 0")
+    try:
         conn.execute("BEGIN IMMEDIATE")
         conn.execute(f"PRAGMA user_version = {version}")
     except sqlite3.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            return
         if "readonly" not in str(exc) and "read-only" not in str(exc):
             raise
         raise BackendError(
@@ -68,3 +74,4 @@ def check_file(
     finally:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
+        conn.execute(f"PRAGMA busy_timeout = {int(timeout)}")

@@ -79,10 +79,15 @@ class FailingBackend:
         *,
         return_context: bool = False,
         user_id: str | None = None,
+        idempotency_key: str | None = None,
     ) -> str | None:
         await self._gate("add_messages")
         return await self.inner.add_messages(
-            thread_id, messages, return_context=return_context, user_id=user_id
+            thread_id,
+            messages,
+            return_context=return_context,
+            user_id=user_id,
+            idempotency_key=idempotency_key,
         )
 
     async def get_context(self, thread_id: str) -> str | None:

@@ -110,7 +110,6 @@ class ZepBackend:
         self._create_retries = 2 if max_retries is None else max_retries
         self._users: dict[str, ZepUser] = {}
         self._thread_ids: dict[str, str] = {}  # thread UUID -> app thread id, for results
-        self._last_write: dict[str, str] = {}  # thread UUID -> key of the last stored batch
         self._locks = KeyedLocks()
         self._closed = False
 
@@ -312,13 +311,14 @@ class ZepBackend:
         *,
         return_context: bool = False,
         user_id: str | None = None,
+        idempotency_key: str | None = None,
     ) -> str | None:
-        """Store one batch (the core sends at most 30) under a content-derived idempotency key.
+        """Store one batch (the core sends at most 30) under the caller's idempotency key.
         With `user_id`, the id map must still name that user as the thread's owner."""
         thread_uuid = await self._thread_uuid(thread_id)
         if user_id is not None:
             await self._check_owner(thread_id, thread_uuid, user_id)
-        key = messages_key(thread_uuid, messages, self._last_write.get(thread_uuid))
+        key = messages_key(thread_uuid, messages, idempotency_key)
         try:
             with zep_errors("thread.add_messages", thread_id=thread_id, messages=len(messages)):
                 result = await self._thread_api.add_messages(
@@ -335,7 +335,6 @@ class ZepBackend:
                 if await self.id_map.get(THREAD, thread_id) == thread_uuid:
                     await self._forget_thread(thread_id, thread_uuid)
             raise
-        _remember(self._last_write, thread_uuid, key)
         if not return_context:
             return None
         return result.context if result.context and result.context.strip() else None
@@ -391,7 +390,6 @@ class ZepBackend:
         await self.id_map.delete(THREAD, thread_id)
         await self.id_map.delete(THREAD_OWNER, thread_id)
         self._thread_ids.pop(thread_uuid, None)
-        self._last_write.pop(thread_uuid, None)
 
     # -- graphs -------------------------------------------------------------------------------
 
