@@ -54,7 +54,7 @@ def _escape(text: str, matches: Callable[[str], bool], *, spaced: bool = True) -
         body = match.group("body")
         lead = body.lstrip()
         starts_like_a_tag = bool(lead) and (
-            lead[0] in "/\uff0f\\"
+            lead[0] in "/\uff0f\\|!?"  # closing tags, <|special|> tokens, <!-- -->, <?xml
             or ((spaced or lead == body) and (lead[0].isalpha() or lead[0] == "_"))
             or _hidden(lead[0])
         )
