@@ -822,8 +822,9 @@ class MemoryLoop:
         name: str | None = None,
     ) -> bool:
         """Persist the assistant's final reply, once per turn. Tool calls, partial (streaming)
-        chunks and empty text (or None) are skipped. True when the reply was stored. Memory
-        failures never raise unless `on_error` says so; text of another type is a `TypeError`."""
+        chunks and empty text (or None) are skipped. True when the reply was stored (or kept in
+        the outbox). Memory failures never raise unless `on_error` says so; text of another type
+        is a `TypeError`."""
         _check_turn(identity, text, "text", optional=True)
         if is_tool_call or partial or text is None or not text.strip():
             return False
