@@ -31,10 +31,22 @@ class RecordingBackend(FailingBackend):
         self.add_calls: list[tuple[int, bool]] = []
 
     async def add_messages(
-        self, thread_id: str, messages: Sequence[Message], *, return_context: bool = False
+        self,
+        thread_id: str,
+        messages: Sequence[Message],
+        *,
+        return_context: bool = False,
+        user_id: str | None = None,
+        idempotency_key: str | None = None,
     ) -> str | None:
         self.add_calls.append((len(messages), return_context))
-        return await super().add_messages(thread_id, messages, return_context=return_context)
+        return await super().add_messages(
+            thread_id,
+            messages,
+            return_context=return_context,
+            user_id=user_id,
+            idempotency_key=idempotency_key,
+        )
 
 
 # -- provisioning -------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
@@ -169,3 +170,13 @@ async def test_provisioning_raises(fake: FakeZep, fault_name: str) -> None:
     with pytest.raises(expected):
         await loop.ensure_user("alice", first_name="Alice")
     await loop.aclose()
+
+
+async def test_a_retry_after_longer_than_worth_waiting_fails_at_once(fake: FakeZep) -> None:
+    backend = ZepBackend(fake.client(), max_retries=2)
+    fake.fail(Fault(status=429, headers={"Retry-After": "3600"}), route="POST /users")
+    async with asyncio.timeout(10):  # without the cap this call would sleep for an hour
+        with pytest.raises(RateLimitError):
+            await backend.ensure_user(UserProfile("alice"))
+    assert len(fake.calls("POST", "/users")) == 1
+    await backend.aclose()

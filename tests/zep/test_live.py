@@ -50,10 +50,20 @@ class Prefixed:
         return await self.inner.ensure_graph(self.prefix + graph_id)
 
     async def add_messages(
-        self, thread_id: str, messages: Sequence[Message], *, return_context: bool = False
+        self,
+        thread_id: str,
+        messages: Sequence[Message],
+        *,
+        return_context: bool = False,
+        user_id: str | None = None,
+        idempotency_key: str | None = None,
     ) -> str | None:
         return await self.inner.add_messages(
-            self.prefix + thread_id, messages, return_context=return_context
+            self.prefix + thread_id,
+            messages,
+            return_context=return_context,
+            user_id=None if user_id is None else self.prefix + user_id,
+            idempotency_key=idempotency_key,
         )
 
     async def get_context(self, thread_id: str) -> str | None:

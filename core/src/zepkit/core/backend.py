@@ -84,9 +84,21 @@ class Backend(Protocol):
         ...
 
     async def add_messages(
-        self, thread_id: str, messages: Sequence[Message], *, return_context: bool = False
+        self,
+        thread_id: str,
+        messages: Sequence[Message],
+        *,
+        return_context: bool = False,
+        user_id: str | None = None,
+        idempotency_key: str | None = None,
     ) -> str | None:
-        """Store messages in order; with `return_context`, the thread's context in the same call."""
+        """Store messages in order; with `return_context`, the thread's context in the same call.
+
+        With `user_id`, ownership is checked where the write happens (another process may have
+        deleted the thread and given its id to someone else): `ConflictError` when the thread
+        belongs to another user, `NotFoundError` when it no longer exists. A write repeated with
+        the same `idempotency_key` (a replay from the outbox) is stored once.
+        """
         ...
 
     async def get_context(self, thread_id: str) -> str | None:

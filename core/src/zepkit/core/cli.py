@@ -1,10 +1,12 @@
-"""The `zepkit` command: a demo of the memory loop, and a look into a local memory database."""
+"""The `zepkit` command: a demo of the memory loop, a look into a local memory database, and the
+outbox of writes kept while memory was unavailable."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import sys
@@ -82,15 +84,22 @@ async def run_demo(db_path: str) -> int:
     return 0 if block else 1
 
 
+def _reader(db_path: str) -> MemoryLoop:
+    """A loop that only reads the file: inspection never changes it, nor adopts a foreign one."""
+    from zepkit.local import LocalBackend
+
+    return MemoryLoop(LocalBackend(db_path, read_only=True), on_error="raise")
+
+
 async def run_search(db_path: str, user_id: str, query: str, scope: str, limit: int) -> int:
-    async with MemoryLoop.local(db_path, on_error="raise") as memory:
+    async with _reader(db_path) as memory:
         results = await memory.search(query, user_id=user_id, scope=scope, limit=limit)  # type: ignore[arg-type]
         print(format_results(results))
         return 0
 
 
 async def run_context(db_path: str, thread_id: str) -> int:
-    async with MemoryLoop.local(db_path, on_error="raise") as memory:
+    async with _reader(db_path) as memory:
         print(memory.render(await memory.get_context(thread_id)) or "(no context)")
         return 0
 
@@ -111,6 +120,40 @@ async def run_embed(db_path: str, batch_size: int) -> int:
             progress.done()
     print(f"embedded {made} episodes")
     return 0
+
+
+def run_outbox_status(outbox_path: str) -> int:
+    """Print what waits in an outbox, as JSON."""
+    from zepkit.core.outbox import Outbox
+
+    outbox = Outbox(outbox_path)
+    try:
+        print(json.dumps(outbox.status().as_dict(), indent=2))
+    finally:
+        outbox.close()
+    return 0
+
+
+async def run_outbox_replay(
+    outbox_path: str, db: str | None, zep: bool, id_map: str | None, failed: bool
+) -> int:
+    """Deliver an outbox's writes to the local database or to Zep; 1 while some still wait."""
+    from zepkit.core.outbox import Outbox
+
+    outbox = Outbox(outbox_path)
+    if zep:
+        from zepkit.zep import SqliteIdMap
+
+        ids = SqliteIdMap(id_map) if id_map else None
+        memory = MemoryLoop.zep(id_map=ids, outbox=outbox, on_error="raise")
+    else:
+        assert db is not None
+        memory = MemoryLoop.local(db, outbox=outbox, on_error="raise")
+    async with memory:
+        delivered = await memory.replay_outbox(failed=failed)
+        status = outbox.status()
+    print(f"delivered {delivered} writes; {status.pending} wait, {status.failed} set aside")
+    return 0 if status.pending == 0 else 1
 
 
 def _existing_db(path: str) -> str:
@@ -211,6 +254,27 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="episodes embedded and written per step (default: 256)",
     )
+    outbox = commands.add_parser(
+        "outbox", help="writes kept while memory was unavailable: status, replay"
+    )
+    actions = outbox.add_subparsers(
+        dest="action", required=True, metavar="ACTION", help="status or replay"
+    )
+    status = actions.add_parser("status", help="what waits in an outbox (JSON)")
+    status.add_argument("--outbox", required=True, type=_existing_db, help="the outbox file")
+    replay = actions.add_parser("replay", help="deliver the waiting writes now, in order")
+    replay.add_argument("--outbox", required=True, type=_existing_db, help="the outbox file")
+    target = replay.add_mutually_exclusive_group(required=True)
+    target.add_argument(
+        "--db", type=_existing_db, help="the local memory database the writes belong to"
+    )
+    target.add_argument("--zep", action="store_true", help="Zep Cloud (reads ZEP_API_KEY)")
+    replay.add_argument(
+        "--id-map", metavar="PATH", help="with --zep: the SqliteIdMap file of the app"
+    )
+    replay.add_argument(
+        "--failed", action="store_true", help="also retry writes set aside as refused"
+    )
     return parser
 
 
@@ -231,6 +295,12 @@ def _run(args: argparse.Namespace) -> int:
             return asyncio.run(run_search(args.db, args.user, args.query, args.scope, args.limit))
         if args.command == "embed":
             return asyncio.run(run_embed(args.db, args.batch_size))
+        if args.command == "outbox":
+            if args.action == "status":
+                return run_outbox_status(args.outbox)
+            return asyncio.run(
+                run_outbox_replay(args.outbox, args.db, args.zep, args.id_map, args.failed)
+            )
         return asyncio.run(run_context(args.db, args.thread))
     except (ValueError, ZepkitError) as exc:
         print(f"zepkit: {exc}", file=sys.stderr)

@@ -32,3 +32,17 @@ MAX_ID_CHARS: Final = 500
 
 DEFAULT_CONTEXT_CHARS: Final = 4000
 """Default budget for a rendered context block, so memory never crowds out the conversation."""
+
+DEFAULT_DEADLINE: Final = 10.0
+"""Seconds any one memory operation may take in total (provisioning, retries and waits included)
+before the loop gives up on it; a hanging backend never stalls the agent for longer."""
+
+WRITE_CHARS_PER_SECOND: Final = 10_000
+"""A write's deadline grows by a second per this many characters: storing is work that grows with
+the text (the local engine embeds a long text in windows, about 0.25 s per 4,000 characters on 2
+cores), so a long document is not cut off, and then replayed and cut off again, while it is being
+stored."""
+
+MAX_RETRY_AFTER: Final = 5.0
+"""The longest `Retry-After` zepkit waits out inside a call; a server asking for more is taken
+at its word and the call fails at once (fail-soft on the turn path)."""

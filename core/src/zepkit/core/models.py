@@ -11,7 +11,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
 
-from zepkit.core.limits import MAX_METADATA_KEYS
+from zepkit.core.limits import MAX_ID_CHARS, MAX_METADATA_KEYS
 
 Role = Literal["user", "assistant", "system", "tool", "function"]
 ROLES: frozenset[str] = frozenset(get_args(Role))
@@ -126,6 +126,8 @@ class Identity(BaseModel):
     def _not_blank(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("must be a non-empty string")
+        if len(value) > MAX_ID_CHARS:
+            raise ValueError(f"is {len(value)} characters; at most {MAX_ID_CHARS} are allowed")
         return value
 
     @property

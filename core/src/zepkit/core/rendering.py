@@ -1,17 +1,20 @@
 """Turning stored memory into the prompt block: the one template, escaping and the size budget.
 
 Rendering uses `str.replace`, never `str.format`, so braces and percent signs in memory are inert.
-Stored text can never open or close the block: any tag the template uses is escaped in the content.
+Stored text can never open or close the block: any tag the template uses is escaped in the content,
+and so is every other tag except a line that is only a tag (the layout's `<FACTS>`); a stored line
+break cannot start a line with a role label ("SYSTEM:").
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 
 from zepkit.core.errors import ConfigurationError
+from zepkit.core.escaping import LAYOUT_TAGS, defuse_role_lines, escape_all_tags, escape_tags
 from zepkit.core.limits import DEFAULT_CONTEXT_CHARS
 from zepkit.core.models import Entity, Episode, Fact
 
@@ -26,7 +29,7 @@ DEFAULT_TEMPLATE = (
     "<ZEP_CONTEXT>\n{context}\n</ZEP_CONTEXT>"
 )
 
-_TAG = re.compile(r"<\s*/?\s*([A-Za-z_][\w.:-]*)\s*/?\s*>")
+_TAG = re.compile(r"<\s*/?\s*([A-Za-z_][\w.:-]*)[^<>]*>")
 _ENTRY = re.compile(r"^\s*- ")
 
 
@@ -45,20 +48,6 @@ def check_template(template: str) -> str:
     return template
 
 
-def escape_tags(text: str, tags: Iterable[str]) -> str:
-    """Neutralise every opening or closing form of `tags` in `text` (case-insensitive)."""
-    names = {tag.upper() for tag in tags}
-    if not names:
-        return text
-
-    def neutral(match: re.Match[str]) -> str:
-        if match.group(1).upper() not in names:
-            return match.group(0)
-        return match.group(0).replace("<", "&lt;").replace(">", "&gt;")
-
-    return _TAG.sub(neutral, text)
-
-
 def render_context(
     context: str | None,
     *,
@@ -74,6 +63,7 @@ def render_context(
         return ""
     check_template(template)
     body = escape_tags(context.strip("\n"), template_tags(template))
+    body = defuse_role_lines(escape_all_tags(body, keep_structure=True))
     rendered = template.replace(PLACEHOLDER, body)
     if max_chars is None or len(rendered) <= max_chars:
         return rendered
@@ -183,14 +173,11 @@ def compose_context(
     return "\n\n".join(parts)
 
 
-_LAYOUT_TAGS = frozenset({"USER_PROFILE", "FACTS", "ENTITIES", "EPISODES", "ZEP_CONTEXT"})
-
-
 def _fact_line(fact: Fact) -> str:
     end = _date(fact.invalid_at) if fact.invalid_at else "present"
     return f"  - {_one_line(fact.fact)} (Date range: {_date(fact.valid_at)} - {end})"
 
 
 def _one_line(text: str) -> str:
-    """One stored item as one entry line: whitespace collapsed, layout tags neutralised."""
-    return escape_tags(" ".join(text.split()), _LAYOUT_TAGS)
+    """One stored item as one entry line: whitespace collapsed, every tag neutralised."""
+    return escape_all_tags(escape_tags(" ".join(text.split()), LAYOUT_TAGS))

@@ -11,10 +11,18 @@ from __future__ import annotations
 
 import inspect
 import logging
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from zepkit.core.backend import Capabilities, SearchRequest
+from zepkit.core.escaping import (
+    LAYOUT_TAGS,
+    defuse_role_lines,
+    escape_all_tags,
+    escape_tags,
+    one_line,
+)
 from zepkit.core.limits import (
     DEFAULT_MMR_LAMBDA,
     DEFAULT_SEARCH_LIMIT,
@@ -203,7 +211,11 @@ class SearchTool:
             return "Error: reranker 'node_distance' needs center_node_uuid."
         limit = values.get("limit", DEFAULT_SEARCH_LIMIT)
         if limit is not None:
-            if isinstance(limit, bool) or not isinstance(limit, int | float):
+            if (
+                isinstance(limit, bool)
+                or not isinstance(limit, int | float)
+                or not math.isfinite(limit)
+            ):
                 return f"Error: limit must be a whole number between 1 and {MAX_SEARCH_LIMIT}."
             limit = min(max(int(limit), 1), MAX_SEARCH_LIMIT)
         mmr_lambda = values.get("mmr_lambda")
@@ -316,13 +328,16 @@ def _offered_scopes(caps: Capabilities, pinned: Mapping[str, Any]) -> tuple[str,
 
 
 def format_results(results: SearchResults) -> str:
-    """Results as the model reads them: one `- ` line per item, per scope."""
+    """Results as the model reads them: one `- ` line per item, per scope, stored text carrying
+    no markup (tags neutralised, line breaks collapsed)."""
     if results.scope == "auto":
-        return (results.context or "").strip() or NO_RESULTS
-    lines = [f"- {edge.fact}" for edge in results.edges]
-    lines += [
-        f"- {node.name}: {node.summary}" if node.summary else f"- {node.name}"
-        for node in results.nodes
+        context = (results.context or "").strip()
+        context = escape_all_tags(escape_tags(context, {"ZEP_CONTEXT"}), keep_structure=True)
+        return defuse_role_lines(context) or NO_RESULTS
+    items = [edge.fact for edge in results.edges]
+    items += [
+        f"{node.name}: {node.summary}" if node.summary else node.name for node in results.nodes
     ]
-    lines += [f"- {episode.content}" for episode in results.episodes]
+    items += [episode.content for episode in results.episodes]
+    lines = [f"- {escape_all_tags(escape_tags(one_line(item), LAYOUT_TAGS))}" for item in items]
     return "\n".join(lines) if lines else NO_RESULTS

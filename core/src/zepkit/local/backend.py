@@ -21,11 +21,13 @@ from typing import Any, TypeVar
 from zepkit.core.backend import Capabilities, SearchRequest, UserProfile
 from zepkit.core.errors import BackendError, BackendUnavailableError
 from zepkit.core.models import DataType, Episode, Message, SearchResults
+from zepkit.local import writekeys
 from zepkit.local.connection import check_fts5, open_connection
 from zepkit.local.dense import RetrieverMode, resolve
 from zepkit.local.embedders import Embedder
 from zepkit.local.engine import CAPABILITIES, Engine
 from zepkit.local.extraction import Extractor, RuleExtractor
+from zepkit.local.files import check_file
 from zepkit.local.schema import migrate
 
 T = TypeVar("T")
@@ -42,19 +44,26 @@ class LocalBackend:
         extractor: Extractor | None = None,
         retriever: RetrieverMode = "auto",
         embedder: Embedder | None = None,
+        read_only: bool = False,
+        verify: bool = True,
     ) -> None:
         # A missing file is created; `extractor` defaults to the rule-based one. `retriever`:
         # "lexical" (FTS5 BM25), "dense" (vectors), "hybrid" (both, fused) or "auto" (hybrid when
         # `embedder` is given or the extra `embeddings` is installed, else lexical). `embedder`
-        # defaults to the local all-MiniLM-L6-v2 model; it loads on first use.
+        # defaults to the local all-MiniLM-L6-v2 model; it loads on first use. `read_only` opens
+        # an existing zepkit file without ever writing it; `verify` runs SQLite's quick integrity
+        # check at open (linear in the file size: turn it off for very large files).
         mode, dense = resolve(retriever, embedder)
         check_fts5()
+        check = functools.partial(check_file, path=path, writable=not read_only, verify=verify)
         try:
-            conn = open_connection(path)
+            conn = open_connection(path, read_only=read_only, check=check)
         except sqlite3.Error as exc:
             raise BackendError(f"cannot open the local database {str(path)!r}: {exc}") from exc
         try:
-            migrate(conn)
+            if not read_only:
+                migrate(conn)
+                writekeys.prune(conn)
         except sqlite3.Error as exc:
             conn.close()
             raise BackendError(f"cannot prepare the local database {str(path)!r}: {exc}") from exc
@@ -88,10 +97,23 @@ class LocalBackend:
         return await self._run(self._engine.ensure_graph, graph_id)
 
     async def add_messages(
-        self, thread_id: str, messages: Sequence[Message], *, return_context: bool = False
+        self,
+        thread_id: str,
+        messages: Sequence[Message],
+        *,
+        return_context: bool = False,
+        user_id: str | None = None,
+        idempotency_key: str | None = None,
     ) -> str | None:
         """See `Backend.add_messages`; committed when it returns, context read after the write."""
-        return await self._run(self._engine.add_messages, thread_id, messages, return_context)
+        return await self._run(
+            self._engine.add_messages,
+            thread_id,
+            messages,
+            return_context,
+            user_id,
+            idempotency_key,
+        )
 
     async def get_context(self, thread_id: str) -> str | None:
         """See `Backend.get_context`."""

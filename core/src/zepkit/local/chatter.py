@@ -61,6 +61,7 @@ _GREETING = re.compile(
     re.IGNORECASE,
 )
 
+_CAPITAL_WORD = re.compile(r"\b[A-Z]\w*")
 _FIRST_PERSON = re.compile(r"(?<![\w'’])(?:I|I'm|I’m|I've|I’ve|I'd|I’d|my|My|me|we|We|our|Our)\b")
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|you're|you’re|you've|you’ve)\b", re.IGNORECASE)
 
@@ -73,12 +74,10 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
     text = _SPEAKER_LABEL.sub("", said, count=1)
     if text.rstrip("\"'”’)]*_ ").endswith("?"):
         return True
-    about_self = _FIRST_PERSON.search(text) is not None
-    names = set() if about_self else {w for name in name_mentions(text)[0] for w in words(name)}
     content = [w for w in words(_GREETING.sub(" ", text)) if len(w) > 1 and w not in STOP_WORDS]
-    # Only names left ("Thanks, Melanie!"): a name said in passing is not news.
-    if not any(w not in PHATIC_WORDS and w not in names for w in content):
-        return True
+    rest = [w for w in content if w not in PHATIC_WORDS]
+    if not rest or (_FIRST_PERSON.search(text) is None and _only_names(text, rest)):
+        return True  # politeness, or names said in passing ("Thanks, Melanie!")
     if _is_cheer(text):
         return True
     if role == "user":
@@ -87,6 +86,16 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
         opener = _ACK_OPENERS.match(said) or _ACK_OPENERS.match(text)
         return opener is not None and not _SELF_CLAUSE.search(opener.string, opener.end())
     return False
+
+
+def _only_names(text: str, rest: list[str]) -> bool:
+    """Whether every word in `rest` is part of a name in `text` (names are found only when every
+    such word is capitalised there: most sentences skip that work)."""
+    capitals = {word.lower() for word in _CAPITAL_WORD.findall(text)}
+    if not all(word in capitals for word in rest):
+        return False
+    names = {word for name in name_mentions(text)[0] for word in words(name)}
+    return all(word in names for word in rest)
 
 
 def _is_cheer(text: str) -> bool:

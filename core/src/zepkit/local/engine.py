@@ -12,9 +12,9 @@ from datetime import datetime
 from typing import Any
 
 from zepkit.core.backend import Capabilities, SearchRequest, UserProfile
-from zepkit.core.errors import ConfigurationError, UnsupportedError
+from zepkit.core.errors import ConfigurationError, ConflictError, UnsupportedError
 from zepkit.core.models import DATA_TYPES, DataType, Episode, Message, SearchResults
-from zepkit.local import backfill, deletion, provision
+from zepkit.local import backfill, deletion, provision, writekeys
 from zepkit.local.codec import decode_metadata, decode_time, encode_time, now
 from zepkit.local.connection import read_transaction, write_transaction
 from zepkit.local.dense import Dense
@@ -122,23 +122,38 @@ class Engine:
             return provision.ensure_graph(conn, "shared", graph_id)[1]
 
     def add_messages(
-        self, thread_id: str, messages: Sequence[Message], return_context: bool
+        self,
+        thread_id: str,
+        messages: Sequence[Message],
+        return_context: bool,
+        user_id: str | None = None,
+        key: str | None = None,
     ) -> str | None:
-        """Store the messages in one transaction; then, if asked, the context after the write."""
+        """Store the messages in one transaction; then, if asked, the context after the write.
+        With `user_id`, the thread must belong to that user (checked inside the transaction);
+        with `key`, a write already stored under that key is not stored again."""
         drafts = [draft_message(self._extractor, message) for message in messages]
         vectors = self._vectors([draft.content for draft in drafts])
         with write_transaction(self._conn) as conn:
             thread = provision.find_thread(conn, thread_id)
-            episodes = write_messages(
-                conn,
-                thread=thread.id,
-                graph=thread.graph,
-                user_name=thread.user_name,
-                drafts=drafts,
-            )
-            self._store(conn, episodes, vectors)
+            if user_id is not None and thread.user_id != user_id:
+                raise ConflictError(f"thread {thread_id!r} belongs to another user")
+            if key is not None and not writekeys.claim(conn, key):
+                episodes = []  # a replay of a write that is already stored
+                vectors = None
+            else:
+                episodes = self._write(conn, thread, drafts, vectors)
         self._stored(episodes, vectors)
         return self.get_context(thread_id) if return_context else None
+
+    def _write(
+        self, conn: sqlite3.Connection, thread: provision.ThreadRef, drafts: Any, vectors: Any
+    ) -> list[int]:
+        episodes = write_messages(
+            conn, thread=thread.id, graph=thread.graph, user_name=thread.user_name, drafts=drafts
+        )
+        self._store(conn, episodes, vectors)
+        return episodes
 
     def get_context(self, thread_id: str) -> str | None:
         """Search the user's graph with the thread's last messages, minus what they said."""

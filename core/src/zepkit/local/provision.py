@@ -14,12 +14,13 @@ _SETUP_HINT = "call ensure_user and ensure_thread first"
 
 @dataclass(frozen=True)
 class ThreadRef:
-    """A thread's row id with its owner's row id, graph and the name the user's entity takes."""
+    """A thread's row id with its owner's row id, app id, graph and the name its entity takes."""
 
     id: int
     user: int
     graph: int
     user_name: str
+    user_id: str
 
 
 def ensure_graph(conn: sqlite3.Connection, kind: str, key: str) -> tuple[int, bool]:
@@ -105,4 +106,6 @@ def find_thread(conn: sqlite3.Connection, thread_id: str) -> ThreadRef:
     if row is None:
         raise NotFoundError(f"thread {thread_id!r} does not exist; {_SETUP_HINT}")
     full_name = " ".join(part for part in (row[4], row[5]) if part)
-    return ThreadRef(id=row[0], user=row[1], graph=row[2], user_name=full_name or row[3])
+    return ThreadRef(
+        id=row[0], user=row[1], graph=row[2], user_name=full_name or row[3], user_id=row[3]
+    )

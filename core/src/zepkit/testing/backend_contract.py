@@ -75,6 +75,14 @@ class BackendContract:
         with pytest.raises(ConflictError):
             await backend.ensure_thread("shared-id", "mallory")
 
+    async def test_write_checks_the_owner(self, backend: Backend) -> None:
+        await _user_thread(backend, "alice", "owned")
+        await backend.ensure_user(UserProfile("mallory"))
+        with pytest.raises(ConflictError):
+            await backend.add_messages("owned", [Message("user", "x")], user_id="mallory")
+        await backend.add_messages("owned", [Message("user", "mine")], user_id="alice")
+        assert [m.content for m in await backend.get_messages("owned")] == ["mine"]
+
     async def test_ensure_graph_is_idempotent(self, backend: Backend) -> None:
         assert await backend.ensure_graph("handbook") is True
         assert await backend.ensure_graph("handbook") is False

@@ -73,10 +73,22 @@ class FailingBackend:
         return await self.inner.ensure_graph(graph_id)
 
     async def add_messages(
-        self, thread_id: str, messages: Sequence[Message], *, return_context: bool = False
+        self,
+        thread_id: str,
+        messages: Sequence[Message],
+        *,
+        return_context: bool = False,
+        user_id: str | None = None,
+        idempotency_key: str | None = None,
     ) -> str | None:
         await self._gate("add_messages")
-        return await self.inner.add_messages(thread_id, messages, return_context=return_context)
+        return await self.inner.add_messages(
+            thread_id,
+            messages,
+            return_context=return_context,
+            user_id=user_id,
+            idempotency_key=idempotency_key,
+        )
 
     async def get_context(self, thread_id: str) -> str | None:
         await self._gate("get_context")

@@ -34,7 +34,7 @@ from zepkit.core.errors import (
     NotFoundError,
     RateLimitError,
 )
-from zepkit.core.limits import MAX_SEARCH_LIMIT
+from zepkit.core.limits import MAX_RETRY_AFTER, MAX_SEARCH_LIMIT
 from zepkit.core.models import DataType, Episode, Message, SearchResults
 from zepkit.zep.convert import from_iso, from_zep_message, to_add_message, to_iso
 from zepkit.zep.errors import zep_errors
@@ -52,7 +52,9 @@ GRAPH = "graph"
 
 _CACHE_SIZE = 10_000
 _OMIT: Any = ...  # the SDK's "leave this field out of the body" sentinel
-_MAX_BACKOFF = 30.0
+DEFAULT_REQUEST_TIMEOUT = 10.0
+"""Seconds one HTTP request to Zep may take when zepkit makes the client (the SDK's own default
+is 60); the loop's `deadline` bounds a whole operation, retries included."""
 
 
 def _or_omit(value: Any) -> Any:
@@ -108,7 +110,6 @@ class ZepBackend:
         self._create_retries = 2 if max_retries is None else max_retries
         self._users: dict[str, ZepUser] = {}
         self._thread_ids: dict[str, str] = {}  # thread UUID -> app thread id, for results
-        self._last_write: dict[str, str] = {}  # thread UUID -> key of the last stored batch
         self._locks = KeyedLocks()
         self._closed = False
 
@@ -122,7 +123,8 @@ class ZepBackend:
         id_map: IdMap | None = None,
         max_retries: int | None = None,
     ) -> ZepBackend:
-        """A backend on its own client (closed by `aclose`); the key defaults to `ZEP_API_KEY`."""
+        """A backend on its own client (closed by `aclose`); the key defaults to `ZEP_API_KEY`.
+        `timeout` is per HTTP request (default `DEFAULT_REQUEST_TIMEOUT`, 10 s)."""
         key = api_key if api_key is not None else os.environ.get("ZEP_API_KEY")
         if not key or not key.strip():
             raise ConfigurationError(
@@ -130,9 +132,11 @@ class ZepBackend:
                 "or pass api_key=..."
             )
 
+        seconds = DEFAULT_REQUEST_TIMEOUT if timeout is None else timeout
+
         def make_client() -> AsyncZep:
             return AsyncZep(
-                api_key=key, base_url=base_url, timeout=timeout, max_retries=max_retries
+                api_key=key, base_url=base_url, timeout=seconds, max_retries=max_retries
             )
 
         return cls(
@@ -291,30 +295,46 @@ class ZepBackend:
                 with zep_errors(operation, **ids):
                     return await call()
             except (BackendUnavailableError, RateLimitError) as exc:
-                if attempt >= self._create_retries:
-                    raise
                 wait = getattr(exc, "retry_after", None)
+                if attempt >= self._create_retries or (wait is not None and wait > MAX_RETRY_AFTER):
+                    raise  # out of attempts, or told to come back later than is worth waiting
                 backoff = wait if wait is not None else 0.5 * 2**attempt
-                await asyncio.sleep(min(backoff, _MAX_BACKOFF))
+                await asyncio.sleep(min(backoff, MAX_RETRY_AFTER))
                 attempt += 1
 
     # -- messages and context -----------------------------------------------------------------
 
     async def add_messages(
-        self, thread_id: str, messages: Sequence[Message], *, return_context: bool = False
+        self,
+        thread_id: str,
+        messages: Sequence[Message],
+        *,
+        return_context: bool = False,
+        user_id: str | None = None,
+        idempotency_key: str | None = None,
     ) -> str | None:
-        """Store one batch (the core sends at most 30) under a content-derived idempotency key."""
+        """Store one batch (the core sends at most 30) under the caller's idempotency key.
+        With `user_id`, the id map must still name that user as the thread's owner."""
         thread_uuid = await self._thread_uuid(thread_id)
-        key = messages_key(thread_uuid, messages, self._last_write.get(thread_uuid))
-        with zep_errors("thread.add_messages", thread_id=thread_id, messages=len(messages)):
-            result = await self._thread_api.add_messages(
-                thread_uuid,
-                messages=[to_add_message(message) for message in messages],
-                return_context=return_context,
-                idempotency_key=key,
-                request_options=self._options,
-            )
-        _remember(self._last_write, thread_uuid, key)
+        if user_id is not None:
+            await self._check_owner(thread_id, thread_uuid, user_id)
+        key = messages_key(thread_uuid, messages, idempotency_key)
+        try:
+            with zep_errors("thread.add_messages", thread_id=thread_id, messages=len(messages)):
+                result = await self._thread_api.add_messages(
+                    thread_uuid,
+                    messages=[to_add_message(message) for message in messages],
+                    return_context=return_context,
+                    idempotency_key=key,
+                    request_options=self._options,
+                )
+        except NotFoundError:
+            # deleted on Zep by another process: drop the stale mapping, so the next
+            # ensure_thread creates a fresh thread instead of failing on this one forever
+            async with self._locks.hold(("thread", thread_id)):
+                if await self.id_map.get(THREAD, thread_id) == thread_uuid:
+                    await self._forget_thread(thread_id, thread_uuid)
+            raise
         if not return_context:
             return None
         return result.context if result.context and result.context.strip() else None
@@ -370,7 +390,6 @@ class ZepBackend:
         await self.id_map.delete(THREAD, thread_id)
         await self.id_map.delete(THREAD_OWNER, thread_id)
         self._thread_ids.pop(thread_uuid, None)
-        self._last_write.pop(thread_uuid, None)
 
     # -- graphs -------------------------------------------------------------------------------
 

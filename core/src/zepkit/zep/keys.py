@@ -1,10 +1,14 @@
-"""Idempotency keys derived from what is written, so Zep drops a retried write instead of storing
-it twice (the SDK reuses one key across its own retries; these keys also cover the caller's)."""
+"""Idempotency keys, so Zep drops a repeated write instead of storing it twice.
+
+A message write's key comes from the caller (the loop makes one per write and the outbox keeps it
+for replays) and never from state held in memory: after a restart, "Hello" said again is a new
+write with a new key. The SDK reuses one key across its own retries of a call."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import uuid
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -22,17 +26,14 @@ def _time(value: datetime | None) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def messages_key(thread_uuid: str, messages: Sequence[Message], previous: str | None) -> str:
-    """The key of one `add_messages` call.
-
-    `previous` is the key of the last call that succeeded on this thread, so a retried call (same
-    predecessor, same messages) repeats its key while a message said again later ("yes", "thanks")
-    gets a new one and is stored.
-    """
+def messages_key(thread_uuid: str, messages: Sequence[Message], write_key: str | None) -> str:
+    """The key of one `add_messages` call: the caller's `write_key` (the same for every replay of
+    one write) over the thread and the batch; without one, a fresh key, so only the SDK's own
+    retries of this call share it."""
     return derive_key(
         "thread.add_messages",
         thread_uuid,
-        previous,
+        write_key if write_key is not None else uuid.uuid4().hex,
         [[m.role, m.name, m.content, _time(m.created_at), m.metadata] for m in messages],
     )
 
