@@ -25,6 +25,7 @@ from zepkit.local.chatter import is_chatter
         ("Thank you, I'll keep that in mind.", "assistant"),
         ("Glad it helped.", "assistant"),
         ("Here are a few more ideas.", "assistant"),
+        ("I guess that works.", "user"),
     ],
 )
 def test_chatter(sentence: str, role: str) -> None:

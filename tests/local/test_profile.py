@@ -36,6 +36,8 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
     assert allergy and taste and plain
     assert allergy.salience > taste.salience > plain.salience
     assert self_statement("The weather is nice in Porto.") is None  # not about the speaker
+    assert self_statement("We have two cats.") is not None  # the speaker's household
+    assert self_statement("We should meet at the station.") is None  # a group, not a home
     assert self_statement("If I were rich I would buy a boat.") is None  # hypothetical
 
 

@@ -21,7 +21,7 @@ PHATIC_WORDS: frozenset[str] = _wordset(
     lovely luck mention mentioned mind neat nice noted nope np perfect please pleasure problem
     problems recommendation recommendations right rush see sense sorry sound sounds super sure
     sweet tell thank thanks thx think totally true try understand understood welcome well wonderful
-    worries worry wow yay yep yup
+    worked works worries worry wow yay yep yup
     """
 )
 """Words that carry politeness, agreement or mood, not information: a sentence of only these and

@@ -13,8 +13,13 @@ import re
 from dataclasses import dataclass
 
 _SELF = re.compile(r"(?<![\w'’])(?:I|I'm|I’m|I've|I’ve|I'd|I’d|I'll|I’ll|my|My|me|mine|myself)\b")
-"""The speaker talking about themselves (we/our are left out: too often a group or the
-conversation itself)."""
+"""The speaker talking about themselves."""
+
+_HOUSEHOLD = re.compile(r"(?<![\w'’])(?:we|We|our|Our|us)\b")
+"""We/our: the speaker's household when the sentence is about people, pets, home, health or
+diet ("We have two cats"), else too often a group or the conversation itself."""
+
+_HOUSEHOLD_KINDS = frozenset({"health", "diet", "people", "pets", "home"})
 
 _HYPOTHETICAL = re.compile(
     r"^\W*(?:if|what if|suppose|imagine|when you|in case)\b|\b(?:would like to know|wonder)\b",
@@ -79,7 +84,8 @@ _KINDS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
         (
             "plans",
             1.5,
-            r"\b(?:going to|planning|plan|trip|travel\w*|visit\w*|wedding|marathon|race|"
+            r"\b(?:going to|planning|plan|trip|travel\w*|visit\w*|fly|flying|flight|wedding|"
+            r"marathon|race|"
             r"festival|holiday|vacation|deadline|due|next (?:week|month|year)|tomorrow|"
             r"preparing|training|appointment|interview|concert|birthday|anniversary)\b",
         ),
@@ -150,8 +156,13 @@ def self_statement(sentence: str) -> SelfStatement | None:
     """The profile reading of a sentence its speaker says about themselves, else None.
 
     The caller has already ruled out chatter (questions, requests, politeness)."""
-    if not _SELF.search(sentence) or _HYPOTHETICAL.search(sentence):
+    if _HYPOTHETICAL.search(sentence):
         return None
-    salience = BASE_SALIENCE + sum(weight for _, weight, rule in _KINDS if rule.search(sentence))
+    kinds = {name: weight for name, weight, rule in _KINDS if rule.search(sentence)}
+    if not _SELF.search(sentence) and not (
+        _HOUSEHOLD.search(sentence) and _HOUSEHOLD_KINDS & kinds.keys()
+    ):
+        return None
+    salience = BASE_SALIENCE + sum(kinds.values())
     topics = tuple(name for name, rule in _TOPICS if rule.search(sentence))
     return SelfStatement(salience, topics, bool(_ENDED.search(sentence)))
