@@ -1,0 +1,121 @@
+"""`zepkit-serve`: run the server on uvicorn until SIGINT or SIGTERM (uvicorn lets requests in
+flight finish, then the app closes every project's database)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import ipaddress
+import os
+import signal
+import socket
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import uvicorn
+
+from zepkit.core import __version__
+from zepkit.server.app import V4_PREFIX, create_app
+from zepkit.server.auth import ENV_VAR, KeyListError, KeyRing, load_keys
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class _Stopped(Exception):
+    pass
+
+
+def _stopped(signum: int, frame: object) -> None:
+    raise _Stopped
+
+
+class _Server(uvicorn.Server):
+    """Prints where it listens once it accepts requests (and handles SIGINT and SIGTERM)."""
+
+    def __init__(self, config: uvicorn.Config, banner: str) -> None:
+        super().__init__(config)
+        self.banner = banner
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started:
+            print(self.banner, flush=True)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="zepkit-serve",
+        description="A Zep-compatible memory server (API v4) on zepkit's local engine.",
+    )
+    parser.add_argument(
+        "--db", required=True, type=Path, help="data folder: one database per project"
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free)")
+    parser.add_argument(
+        "--keys-file", type=Path, help=f"file of key=project lines (also: ${ENV_VAR})"
+    )
+    parser.add_argument(
+        "--no-auth", action="store_true", help="serve without API keys (loopback only)"
+    )
+    parser.add_argument("--version", action="version", version=f"zepkit-serve {__version__}")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.no_auth and not is_loopback(args.host):
+        print(
+            f"zepkit-serve: --no-auth is only allowed on loopback, not on {args.host}",
+            file=sys.stderr,
+        )
+        return 2
+    keys: KeyRing | None = None
+    if not args.no_auth:
+        try:
+            keys = KeyRing(load_keys(os.environ, args.keys_file))
+        except (KeyListError, OSError) as exc:
+            print(f"zepkit-serve: {exc}", file=sys.stderr)
+            return 2
+        if not len(keys):
+            print(
+                f"zepkit-serve: no API keys: set {ENV_VAR}=KEY=PROJECT[,...], pass --keys-file, "
+                "or --no-auth on loopback",
+                file=sys.stderr,
+            )
+            return 2
+    family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((args.host, args.port))
+    except OSError as exc:
+        print(f"zepkit-serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return 1
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if family == socket.AF_INET6 else host
+    auth = "without auth" if keys is None else f"{len(keys)} API key(s)"
+    banner = (
+        f"zepkit-serve: listening on http://{shown}:{port} "
+        f"(Zep v4 base URL http://{shown}:{port}{V4_PREFIX}; data in {args.db}; {auth})"
+    )
+    config = uvicorn.Config(create_app(args.db, keys=keys), log_level="warning", lifespan="on")
+    # uvicorn shuts down gracefully on SIGINT/SIGTERM, then raises the signal again for the
+    # handler that was there before it: ours turns that into a normal exit.
+    for stop in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(stop, _stopped)
+    with contextlib.suppress(_Stopped):
+        _Server(config, banner).run(sockets=[sock])
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
