@@ -91,6 +91,15 @@ def tests_server(session: nox.Session) -> None:
     session.run("pytest", "tests/server", *session.posargs)
 
 
+@nox.session(name="tests-server-v3")
+def tests_server_v3(session: nox.Session) -> None:
+    """The server's v3 dialect (`/api/v2`) driven by the zep-cloud 3.x SDK. Both SDK majors are
+    the package `zep_cloud`, so 3.x replaces the core's 4.x here; the server imports neither."""
+    session.install(*TEST_TOOLS, "-e", "./core", "-e", "./server")
+    session.install("zep-cloud>=3.30,<4")
+    session.run("pytest", "tests/server/v3", *session.posargs)
+
+
 @nox.session
 def examples(session: nox.Session) -> None:
     """Run every framework-free example offline (adapter examples run in their own session)."""

@@ -1,6 +1,6 @@
-"""The ASGI app: `/healthz`, then the v4 dialect under `/api/v4`, every route behind API-key auth
-and answering errors in Zep's shape (a 500 says only "internal error"; the traceback goes to the
-server's log, never to the client)."""
+"""The ASGI app: `/healthz`, the v4 dialect under `/api/v4` and the v3 one under `/api/v2`, every
+route behind API-key auth and answering errors in Zep's shape (a 500 says only "internal error";
+the traceback goes to the server's log, never to the client)."""
 
 from __future__ import annotations
 
@@ -16,13 +16,14 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from zepkit.core import BackendUnavailableError, ZepkitError
-from zepkit.server import v4
+from zepkit.server import v3, v4
 from zepkit.server.auth import DEFAULT_PROJECT, KeyRing
 from zepkit.server.errors import ApiError, error_response, from_backend
 from zepkit.server.projects import BackendFactory, Projects, local_backend
 
 log = logging.getLogger("zepkit.server")
 V4_PREFIX = "/api/v4"
+V3_PREFIX = "/api/v2"  # the 3.x SDKs' base path
 
 
 def _endpoint(handler: v4.Handler, projects: Projects, keys: KeyRing | None) -> object:
@@ -83,8 +84,9 @@ def create_app(
 
     routes = [Route("/healthz", _healthz, methods=["GET"])]
     routes += [
-        Route(V4_PREFIX + path, _endpoint(handler, projects, keys), methods=[method])  # type: ignore[arg-type]
-        for path, method, handler in v4.ROUTES
+        Route(prefix + path, _endpoint(handler, projects, keys), methods=[method])  # type: ignore[arg-type]
+        for prefix, table in ((V4_PREFIX, v4.ROUTES), (V3_PREFIX, v3.ROUTES))
+        for path, method, handler in table
     ]
     app = Starlette(
         routes=routes,

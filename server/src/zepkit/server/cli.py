@@ -16,7 +16,7 @@ from pathlib import Path
 import uvicorn
 
 from zepkit.core import __version__
-from zepkit.server.app import V4_PREFIX, create_app
+from zepkit.server.app import V3_PREFIX, V4_PREFIX, create_app
 from zepkit.server.auth import ENV_VAR, KeyListError, KeyRing, load_keys
 
 
@@ -53,7 +53,7 @@ class _Server(uvicorn.Server):
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="zepkit-serve",
-        description="A Zep-compatible memory server (API v4) on zepkit's local engine.",
+        description="A Zep-compatible memory server (API v4 and v3) on zepkit's local engine.",
     )
     parser.add_argument(
         "--db", required=True, type=Path, help="data folder: one database per project"
@@ -105,7 +105,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     auth = "without auth" if keys is None else f"{len(keys)} API key(s)"
     banner = (
         f"zepkit-serve: listening on http://{shown}:{port} "
-        f"(Zep v4 base URL http://{shown}:{port}{V4_PREFIX}; data in {args.db}; {auth})"
+        f"(base URLs: v4 http://{shown}:{port}{V4_PREFIX}, v3 http://{shown}:{port}{V3_PREFIX}; "
+        f"data in {args.db}; {auth})"
     )
     config = uvicorn.Config(create_app(args.db, keys=keys), log_level="warning", lifespan="on")
     # uvicorn shuts down gracefully on SIGINT/SIGTERM, then raises the signal again for the

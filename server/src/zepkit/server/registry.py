@@ -3,7 +3,9 @@ the app's ids. One small SQLite file beside the project's database keeps the two
 survives restarts.
 
 Backend ids: a user is its external `user_id` (or its UUID when it has none), a thread and a
-shared graph are their UUIDs. A create sent with an `Idempotency-Key` gets a UUID derived from
+shared graph are their UUIDs. The v3 wire names threads and graphs by the app's ids
+(`thread_id`, `graph_id`); one made on the v4 wire has its UUID as that id, so both dialects
+reach the same data. A create sent with an `Idempotency-Key` gets a UUID derived from
 the key, so a retried create answers with the same resource instead of making a second one.
 """
 
@@ -30,11 +32,13 @@ CREATE TABLE IF NOT EXISTS users (
 );
 CREATE TABLE IF NOT EXISTS threads (
     uuid TEXT PRIMARY KEY,
+    thread_id TEXT NOT NULL UNIQUE,
     user_uuid TEXT NOT NULL,
     created_at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS graphs (
     uuid TEXT PRIMARY KEY,
+    graph_id TEXT NOT NULL UNIQUE,
     name TEXT,
     description TEXT,
     created_at TEXT NOT NULL
@@ -62,6 +66,7 @@ class UserRow:
 @dataclass(frozen=True)
 class ThreadRow:
     uuid: str
+    thread_id: str
     user_uuid: str
     created_at: str
 
@@ -69,6 +74,7 @@ class ThreadRow:
 @dataclass(frozen=True)
 class GraphRow:
     uuid: str
+    graph_id: str
     name: str | None
     description: str | None
     created_at: str
@@ -140,41 +146,67 @@ class Registry:
 
     # -- threads ------------------------------------------------------------------------------
 
-    def add_thread(self, thread_uuid: str, user_uuid: str) -> ThreadRow:
-        self._db.execute(
-            "INSERT OR IGNORE INTO threads (uuid, user_uuid, created_at) VALUES (?, ?, ?)",
-            (thread_uuid, user_uuid, now()),
-        )
-        found = self.thread(thread_uuid)
-        assert found is not None
-        return found
+    def add_thread(
+        self, thread_uuid: str, user_uuid: str, thread_id: str | None = None
+    ) -> ThreadRow | None:
+        """Insert a thread (its id defaults to its UUID); None when the UUID or id is taken."""
+        try:
+            self._db.execute(
+                "INSERT INTO threads (uuid, thread_id, user_uuid, created_at) VALUES (?, ?, ?, ?)",
+                (thread_uuid, thread_id or thread_uuid, user_uuid, now()),
+            )
+        except sqlite3.IntegrityError:
+            return None
+        return self.thread(thread_uuid)
 
-    def thread(self, thread_uuid: str) -> ThreadRow | None:
+    def _thread_where(self, column: str, value: str) -> ThreadRow | None:
         row = self._db.execute(
-            "SELECT uuid, user_uuid, created_at FROM threads WHERE uuid = ?", (thread_uuid,)
+            f"SELECT uuid, thread_id, user_uuid, created_at FROM threads WHERE {column} = ?",
+            (value,),
         ).fetchone()
         return None if row is None else ThreadRow(*row)
+
+    def thread(self, thread_uuid: str) -> ThreadRow | None:
+        return self._thread_where("uuid", thread_uuid)
+
+    def thread_by_id(self, thread_id: str) -> ThreadRow | None:
+        return self._thread_where("thread_id", thread_id)
 
     def delete_thread(self, thread_uuid: str) -> None:
         self._db.execute("DELETE FROM threads WHERE uuid = ?", (thread_uuid,))
 
     # -- graphs -------------------------------------------------------------------------------
 
-    def add_graph(self, graph_uuid: str, name: str | None, description: str | None) -> GraphRow:
-        self._db.execute(
-            "INSERT OR IGNORE INTO graphs (uuid, name, description, created_at)"
-            " VALUES (?, ?, ?, ?)",
-            (graph_uuid, name, description, now()),
-        )
-        found = self.graph(graph_uuid)
-        assert found is not None
-        return found
+    def add_graph(
+        self,
+        graph_uuid: str,
+        name: str | None,
+        description: str | None,
+        graph_id: str | None = None,
+    ) -> GraphRow | None:
+        """Insert a shared graph (its id defaults to its UUID); None when either is taken."""
+        try:
+            self._db.execute(
+                "INSERT INTO graphs (uuid, graph_id, name, description, created_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (graph_uuid, graph_id or graph_uuid, name, description, now()),
+            )
+        except sqlite3.IntegrityError:
+            return None
+        return self.graph(graph_uuid)
 
-    def graph(self, graph_uuid: str) -> GraphRow | None:
+    def _graph_where(self, column: str, value: str) -> GraphRow | None:
         row = self._db.execute(
-            "SELECT uuid, name, description, created_at FROM graphs WHERE uuid = ?", (graph_uuid,)
+            f"SELECT uuid, graph_id, name, description, created_at FROM graphs WHERE {column} = ?",
+            (value,),
         ).fetchone()
         return None if row is None else GraphRow(*row)
+
+    def graph(self, graph_uuid: str) -> GraphRow | None:
+        return self._graph_where("uuid", graph_uuid)
+
+    def graph_by_id(self, graph_id: str) -> GraphRow | None:
+        return self._graph_where("graph_id", graph_id)
 
     def target(self, uuid_: str) -> GraphTarget | None:
         """A graph UUID, or a user UUID standing for that user's graph, as Zep accepts both."""

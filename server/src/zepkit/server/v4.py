@@ -74,6 +74,7 @@ def user_json(user: UserRow) -> dict[str, Any]:
 def _thread_json(thread: ThreadRow, user: UserRow | None) -> dict[str, Any]:
     return {
         "uuid": thread.uuid,
+        "thread_id": thread.thread_id,
         "user_uuid": thread.user_uuid,
         "graph_uuid": user.graph_uuid if user else None,
         "created_at": thread.created_at,
@@ -84,6 +85,7 @@ def _thread_json(thread: ThreadRow, user: UserRow | None) -> dict[str, Any]:
 def _graph_json(graph: GraphRow) -> dict[str, Any]:
     return {
         "uuid": graph.uuid,
+        "graph_id": graph.graph_id,
         "name": graph.name,
         "description": graph.description,
         "type": "standard",
@@ -178,7 +180,10 @@ async def create_thread(project: Project, request: Request) -> Answer:
     if known is not None:
         return 201, _thread_json(known, owner)  # a retried create answers as the first did
     await project.backend.ensure_thread(thread_uuid, owner.user_id)
-    return 201, _thread_json(project.registry.add_thread(thread_uuid, owner.uuid), owner)
+    created = project.registry.add_thread(thread_uuid, owner.uuid)
+    if created is None:  # the same create, answered a moment ago
+        created = _thread(project, thread_uuid)
+    return 201, _thread_json(created, owner)
 
 
 async def get_thread(project: Project, request: Request) -> Answer:
@@ -273,7 +278,11 @@ async def create_graph(project: Project, request: Request) -> Answer:
     body = await parse(request, CreateGraph)
     graph_uuid = project.registry.derived("graph", _idempotency_key(request))
     await project.backend.ensure_graph(graph_uuid)
-    return 201, _graph_json(project.registry.add_graph(graph_uuid, body.name, body.description))
+    created = project.registry.add_graph(graph_uuid, body.name, body.description)
+    if created is None:  # the same create, answered a moment ago
+        created = project.registry.graph(graph_uuid)
+    assert created is not None
+    return 201, _graph_json(created)
 
 
 async def get_graph(project: Project, request: Request) -> Answer:
