@@ -16,17 +16,19 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from zepkit.core import BackendUnavailableError, ZepkitError
-from zepkit.server import v3, v4
+from zepkit.server import openapi, v3, v4
 from zepkit.server.auth import DEFAULT_PROJECT, KeyRing
+from zepkit.server.endpoints import Handler
 from zepkit.server.errors import ApiError, error_response, from_backend
 from zepkit.server.projects import BackendFactory, Projects, local_backend
 
 log = logging.getLogger("zepkit.server")
 V4_PREFIX = "/api/v4"
 V3_PREFIX = "/api/v2"  # the 3.x SDKs' base path
+DIALECTS = ((V4_PREFIX, v4.ROUTES), (V3_PREFIX, v3.ROUTES))
 
 
-def _endpoint(handler: v4.Handler, projects: Projects, keys: KeyRing | None) -> object:
+def _endpoint(handler: Handler, projects: Projects, keys: KeyRing | None) -> object:
     async def endpoint(request: Request) -> Response:
         try:
             if keys is None:
@@ -82,11 +84,19 @@ def create_app(
         yield
         await projects.aclose()
 
-    routes = [Route("/healthz", _healthz, methods=["GET"])]
+    document = openapi.document(DIALECTS)
+
+    async def openapi_json(request: Request) -> Response:
+        return JSONResponse(document)
+
+    routes = [
+        Route("/healthz", _healthz, methods=["GET"]),
+        Route("/openapi.json", openapi_json, methods=["GET"]),
+    ]
     routes += [
-        Route(prefix + path, _endpoint(handler, projects, keys), methods=[method])  # type: ignore[arg-type]
-        for prefix, table in ((V4_PREFIX, v4.ROUTES), (V3_PREFIX, v3.ROUTES))
-        for path, method, handler in table
+        Route(prefix + e.path, _endpoint(e.handler, projects, keys), methods=[e.method])  # type: ignore[arg-type]
+        for prefix, table in DIALECTS
+        for e in table
     ]
     app = Starlette(
         routes=routes,

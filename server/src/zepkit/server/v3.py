@@ -21,10 +21,10 @@ from zepkit.core import (
     SearchResults,
     UserProfile,
 )
+from zepkit.server.endpoints import Answer, Endpoint
 from zepkit.server.errors import ApiError, bad_request, not_found
 from zepkit.server.projects import Project
 from zepkit.server.registry import GraphTarget, ThreadRow, UserRow, now
-from zepkit.server.v4 import Answer, Handler
 from zepkit.server.wire import (
     MAX_CONTEXT_CHARS,
     MAX_USER_ID_CHARS,
@@ -411,16 +411,24 @@ async def search(project: Project, request: Request) -> Answer:
     }
 
 
-ROUTES: list[tuple[str, str, Handler]] = [
-    ("/users", "POST", add_user),
-    ("/users/{id}", "GET", get_user),
-    ("/threads", "POST", create_thread),
-    ("/threads/{id}", "DELETE", delete_thread),
-    ("/threads/{id}/messages", "POST", add_messages),
-    ("/threads/{id}/messages", "GET", list_messages),
-    ("/threads/{id}/context", "GET", thread_context),
-    ("/graph", "POST", add_data),
-    ("/graph/create", "POST", create_graph),
-    ("/graph/search", "POST", search),
+ROUTES: list[Endpoint] = [
+    Endpoint("/users", "POST", add_user, "Add a user", AddUser, status=201),
+    Endpoint("/users/{id}", "GET", get_user, "Get a user by user_id"),
+    Endpoint("/threads", "POST", create_thread, "Create a thread", CreateThread, status=201),
+    Endpoint("/threads/{id}", "DELETE", delete_thread, "Delete a thread"),
+    Endpoint("/threads/{id}/messages", "POST", add_messages, "Add messages", AddMessages),
+    Endpoint(
+        "/threads/{id}/messages",
+        "GET",
+        list_messages,
+        "List messages",
+        query=("limit", "cursor", "lastn"),
+    ),
+    Endpoint("/threads/{id}/context", "GET", thread_context, "A thread's context block"),
+    Endpoint("/graph", "POST", add_data, "Add data to a user's or a shared graph", AddData),
+    Endpoint(
+        "/graph/create", "POST", create_graph, "Create a shared graph", CreateGraph, status=201
+    ),
+    Endpoint("/graph/search", "POST", search, "Search a user's or a shared graph", Search),
 ]
-"""(path under /api/v2, method, handler)."""
+"""The v3 routes, under /api/v2."""

@@ -5,12 +5,12 @@ backend. Each handler takes the project and the request, and returns (status, JS
 from __future__ import annotations
 
 import uuid
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from starlette.requests import Request
 
 from zepkit.core import SearchRequest, UserProfile
+from zepkit.server.endpoints import Answer, Endpoint
 from zepkit.server.errors import ApiError, bad_request, not_found
 from zepkit.server.projects import Project
 from zepkit.server.registry import GraphRow, GraphTarget, ThreadRow, UserRow, now
@@ -30,8 +30,6 @@ from zepkit.server.wire import (
     parse,
 )
 
-Answer = tuple[int, Any]
-Handler = Callable[[Project, Request], Awaitable[Answer]]
 DEFAULT_PAGE_SIZE = 10
 MAX_PAGE_SIZE = 50
 _SCOPES = {
@@ -382,20 +380,38 @@ async def search(project: Project, request: Request) -> Answer:
     return 200, {"items": items, "next_cursor": None, "total_size": len(items)}
 
 
-ROUTES: list[tuple[str, str, Handler]] = [
-    ("/users", "POST", create_user),
-    ("/users/lookup", "POST", lookup_user),
-    ("/users/{uuid}", "GET", get_user),
-    ("/threads", "POST", create_thread),
-    ("/threads/{uuid}", "GET", get_thread),
-    ("/threads/{uuid}", "DELETE", delete_thread),
-    ("/threads/{uuid}/messages", "POST", add_messages),
-    ("/threads/{uuid}/messages", "GET", list_messages),
-    ("/threads/{uuid}/context", "GET", thread_context),
-    ("/graphs", "POST", create_graph),
-    ("/graphs/{uuid}", "GET", get_graph),
-    ("/graphs/{uuid}/episodes", "POST", add_episode),
-    ("/graphs/{uuid}/context", "POST", graph_context),
-    ("/graphs/{uuid}/search/{scope}", "POST", search),
+PAGE = ("page_size", "cursor")
+ROUTES: list[Endpoint] = [
+    Endpoint("/users", "POST", create_user, "Create a user", CreateUser, status=201),
+    Endpoint("/users/lookup", "POST", lookup_user, "Find a user by user_id", LookupUser),
+    Endpoint("/users/{uuid}", "GET", get_user, "Get a user"),
+    Endpoint("/threads", "POST", create_thread, "Create a thread", CreateThread, status=201),
+    Endpoint("/threads/{uuid}", "GET", get_thread, "Get a thread"),
+    Endpoint("/threads/{uuid}", "DELETE", delete_thread, "Delete a thread"),
+    Endpoint(
+        "/threads/{uuid}/messages", "POST", add_messages, "Add messages", AddMessages, status=202
+    ),
+    Endpoint(
+        "/threads/{uuid}/messages",
+        "GET",
+        list_messages,
+        "List messages",
+        query=(*PAGE, "order_by", "order"),
+    ),
+    Endpoint("/threads/{uuid}/context", "GET", thread_context, "A thread's context block"),
+    Endpoint("/graphs", "POST", create_graph, "Create a shared graph", CreateGraph, status=201),
+    Endpoint("/graphs/{uuid}", "GET", get_graph, "Get a shared graph"),
+    Endpoint(
+        "/graphs/{uuid}/episodes", "POST", add_episode, "Add an episode", AddEpisode, status=202
+    ),
+    Endpoint("/graphs/{uuid}/context", "POST", graph_context, "A graph's context", GraphContext),
+    Endpoint(
+        "/graphs/{uuid}/search/{scope}",
+        "POST",
+        search,
+        "Search one scope (edges, nodes, episodes, observations, thread-summaries)",
+        GraphSearch,
+        query=PAGE,
+    ),
 ]
-"""(path under /api/v4, method, handler)."""
+"""The v4 routes, under /api/v4."""
