@@ -336,6 +336,7 @@ def set_version(session: nox.Session) -> None:
 @nox.session(default=False)
 def bench(session: nox.Session) -> None:
     """Benchmarks (not part of the default run): they print JSON figures."""
-    session.install("-e", "./core[embeddings]")
+    session.install("-e", "./core[embeddings]", "-e", "./server")
     session.run("python", "benchmarks/local_engine.py", *(session.posargs or ["--quick"]))
+    session.run("python", "benchmarks/server.py", "--quick")
     session.run("python", "benchmarks/locomo.py")  # exits 0 with a message when the data is absent

@@ -33,6 +33,7 @@ class RunningServer:
 @contextmanager
 def _serve(data: Path, keys: KeyRing | None) -> Iterator[RunningServer]:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # as zepkit-serve does
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     config = uvicorn.Config(create_app(data, keys=keys), log_level="warning", lifespan="on")

@@ -20,7 +20,7 @@ from zepkit.server import openapi, v3, v4
 from zepkit.server.auth import DEFAULT_PROJECT, KeyRing
 from zepkit.server.endpoints import Handler
 from zepkit.server.errors import ApiError, error_response, from_backend
-from zepkit.server.projects import BackendFactory, Projects, local_backend
+from zepkit.server.projects import BackendFactory, Projects
 
 log = logging.getLogger("zepkit.server")
 V4_PREFIX = "/api/v4"
@@ -73,10 +73,11 @@ def create_app(
     data: str | Path,
     *,
     keys: KeyRing | None,
-    backend_factory: BackendFactory = local_backend,
+    backend_factory: BackendFactory | None = None,
 ) -> Starlette:
-    """The server over the data folder `data` (one database per project). `keys=None` serves
-    without auth, everything in the project `default`."""
+    """The server over the data folder `data` (one database per project), each project on
+    `backend_factory(path)` (default: the local engine). `keys=None` serves without auth,
+    everything in the project `default`."""
     projects = Projects(data, backend_factory)
 
     @contextlib.asynccontextmanager

@@ -9,19 +9,24 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from zepkit.core import Backend
 from zepkit.server.registry import Registry
 
 PROJECT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 BackendFactory = Callable[[Path], Backend]
+RetrieverMode = Literal["auto", "lexical", "hybrid"]
 
 
-def local_backend(path: Path) -> Backend:
-    """The default: zepkit's embedded local engine on one SQLite file."""
+def local_backend(retriever: RetrieverMode = "auto") -> BackendFactory:
+    """The default: zepkit's embedded local engine, one SQLite file per project."""
     from zepkit.local import LocalBackend
 
-    return LocalBackend(path)
+    def make(path: Path) -> Backend:
+        return LocalBackend(path, retriever=retriever)
+
+    return make
 
 
 @dataclass
@@ -34,9 +39,9 @@ class Project:
 class Projects:
     """Opens each project's backend and registry on first use; closes them all at shutdown."""
 
-    def __init__(self, folder: str | Path, backend_factory: BackendFactory = local_backend) -> None:
+    def __init__(self, folder: str | Path, backend_factory: BackendFactory | None = None) -> None:
         self.folder = Path(folder)
-        self._factory = backend_factory
+        self._factory = backend_factory or local_backend()
         self._open: dict[str, Project] = {}
         self._lock = asyncio.Lock()
 
