@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from zepkit.server.cli import is_loopback, main
+from zepkit.server.cli import hold_folder, is_loopback, main
 
 
 def test_no_auth_is_refused_off_loopback(
@@ -67,3 +67,19 @@ def test_serves_then_stops_cleanly_on_a_signal(tmp_path: Path, stop: signal.Sign
     # closed cleanly: SQLite folded its write-ahead log back into the database
     assert (tmp_path / "app.db").exists()
     assert not (tmp_path / "app.ids.db-wal").exists()
+
+
+def test_one_process_per_data_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ZEPKIT_API_KEYS", "cli-test-key-1=app")
+    first = hold_folder(tmp_path)  # as a running zepkit-serve holds it
+    assert first is not None
+    try:
+        assert main(["--db", str(tmp_path), "--port", "0"]) == 1
+        assert "another zepkit-serve is serving" in capsys.readouterr().err
+    finally:
+        first.close()
+    again = hold_folder(tmp_path)  # free once the first process is gone
+    assert again is not None
+    again.close()

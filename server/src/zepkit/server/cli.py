@@ -12,6 +12,7 @@ import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import IO
 
 import uvicorn
 
@@ -19,6 +20,26 @@ from zepkit.core import __version__
 from zepkit.server.app import V3_PREFIX, V4_PREFIX, create_app
 from zepkit.server.auth import ENV_VAR, KeyListError, KeyRing, load_keys
 from zepkit.server.projects import local_backend
+
+LOCK_NAME = "zepkit-serve.lock"
+
+
+def hold_folder(folder: Path) -> IO[bytes] | None:
+    """Take the data folder for this process (kept until exit); None when another process has
+    it. One process per folder: SQLite takes one writer at a time, so a second process adds
+    lock waits, not throughput, and the registry's creates assume a single writer."""
+    folder.mkdir(parents=True, exist_ok=True)
+    handle = (folder / LOCK_NAME).open("ab")
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no guard
+        return handle
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        return None
+    return handle
 
 
 def is_loopback(host: str) -> bool:
@@ -100,6 +121,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 file=sys.stderr,
             )
             return 2
+    held = hold_folder(args.db)
+    if held is None:
+        print(
+            f"zepkit-serve: another zepkit-serve is serving {args.db}; run one per data folder",
+            file=sys.stderr,
+        )
+        return 1
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
