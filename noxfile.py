@@ -47,9 +47,10 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def typecheck(session: nox.Session) -> None:
-    """mypy --strict on the core distribution (core, local engine, testing suites)."""
-    session.install(*TYPECHECK_TOOLS, *TEST_TOOLS, "-e", "./core")
-    session.run("mypy", "--strict", "core/src")
+    """mypy --strict on the core distribution (core, local engine, testing suites) and the
+    server."""
+    session.install(*TYPECHECK_TOOLS, *TEST_TOOLS, "-e", "./core", "-e", "./server")
+    session.run("mypy", "--strict", "core/src", "server/src")
 
 
 CORE_PYTHONS = [PYTHON, *(version for version in NEWER_PYTHONS if get_interpreter(version))]
@@ -80,6 +81,23 @@ def tests_lexical(session: nox.Session) -> None:
     session.install(*TEST_TOOLS, "-e", "./core")
     session.run("python", "-c", NOT_INSTALLED, *MODEL_MODULES, silent=True)
     session.run("pytest", "tests/local", "tests/e2e", *session.posargs)
+
+
+@nox.session(name="tests-server")
+def tests_server(session: nox.Session) -> None:
+    """The self-hosted server on loopback, driven by the real zep-cloud 4.x SDK (and zepkit's own
+    Zep backend through it), on the lexical local engine."""
+    session.install(*TEST_TOOLS, "-e", "./core", "-e", "./server")
+    session.run("pytest", "tests/server", *session.posargs)
+
+
+@nox.session(name="tests-server-v3")
+def tests_server_v3(session: nox.Session) -> None:
+    """The server's v3 dialect (`/api/v2`) driven by the zep-cloud 3.x SDK. Both SDK majors are
+    the package `zep_cloud`, so 3.x replaces the core's 4.x here; the server imports neither."""
+    session.install(*TEST_TOOLS, "-e", "./core", "-e", "./server")
+    session.install("zep-cloud>=3.30,<4")
+    session.run("pytest", "tests/server/v3", *session.posargs)
 
 
 @nox.session
@@ -234,7 +252,8 @@ def packages(session: nox.Session) -> None:
     publishes what this session built."""
     session.install("uv", "twine>=6.1", *TEST_TOOLS)
     shutil.rmtree(WHEELHOUSE, ignore_errors=True)
-    for folder in [ROOT, ROOT / "core", *(ROOT / "adapters" / key for key in ADAPTER_KEYS)]:
+    adapters = [ROOT / "adapters" / key for key in ADAPTER_KEYS]
+    for folder in [ROOT, ROOT / "core", ROOT / "server", *adapters]:
         build = ["uv", "build", "--quiet", "--no-sources", "--out-dir", str(WHEELHOUSE)]
         session.run(*build, str(folder))
     (WHEELHOUSE / ".gitignore").unlink(missing_ok=True)  # uv's; dist/ holds what is published
@@ -257,6 +276,11 @@ def packages(session: nox.Session) -> None:
         "assert b.retriever == 'hybrid', b.retriever; asyncio.run(b.aclose())"
     )
     session.run(str(python), "-c", hybrid, external=True)
+
+    # The server: `zepkit[server]` installs the `zepkit-serve` command.
+    python = _fresh_env(session, tmp / "server")
+    _install_released(session, python, f"zepkit[server]=={version}")
+    session.run(str(python.parent / "zepkit-serve"), "--version", external=True)
 
     # A Zep Cloud install: the core and an adapter, and no embedding model.
     python = _fresh_env(session, tmp / "zep-cloud")
@@ -302,7 +326,8 @@ def set_version(session: nox.Session) -> None:
         session.error("give the new version, e.g. nox -s set-version -- 0.2.0")
     old, new = _version(), session.posargs[0]
     VERSION_FILE.write_text(VERSION_FILE.read_text().replace(f'"{old}"', f'"{new}"'))
-    for pyproject in [ROOT / "pyproject.toml", *ROOT.glob("adapters/*/pyproject.toml")]:
+    pyprojects = [ROOT / "pyproject.toml", ROOT / "server" / "pyproject.toml"]
+    for pyproject in [*pyprojects, *ROOT.glob("adapters/*/pyproject.toml")]:
         text = pyproject.read_text().replace(f'\nversion = "{old}"\n', f'\nversion = "{new}"\n')
         pyproject.write_text(text.replace(f'=={old}"', f'=={new}"'))
     session.run("uv", "lock", external=True)
@@ -311,6 +336,7 @@ def set_version(session: nox.Session) -> None:
 @nox.session(default=False)
 def bench(session: nox.Session) -> None:
     """Benchmarks (not part of the default run): they print JSON figures."""
-    session.install("-e", "./core[embeddings]")
+    session.install("-e", "./core[embeddings]", "-e", "./server")
     session.run("python", "benchmarks/local_engine.py", *(session.posargs or ["--quick"]))
+    session.run("python", "benchmarks/server.py", "--quick")
     session.run("python", "benchmarks/locomo.py")  # exits 0 with a message when the data is absent

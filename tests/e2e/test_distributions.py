@@ -13,7 +13,8 @@ from packaging.requirements import Requirement
 import zepkit.core
 
 ROOT = Path(__file__).resolve().parents[2]
-FOLDERS = [ROOT, ROOT / "core", *sorted(p.parent for p in ROOT.glob("adapters/*/pyproject.toml"))]
+ADAPTERS = sorted(p.parent for p in ROOT.glob("adapters/*/pyproject.toml"))
+FOLDERS = [ROOT, ROOT / "core", ROOT / "server", *ADAPTERS]
 VERSION = zepkit.core.__version__
 
 

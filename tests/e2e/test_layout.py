@@ -8,6 +8,8 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+# Root extras that are not adapters: the server distribution, named like one.
+OTHER_EXTRAS = {"server": "server"}
 
 
 def _adapter_keys() -> set[str]:
@@ -49,7 +51,9 @@ def test_every_adapter_is_named_by_its_key_everywhere() -> None:
     keys = _adapter_keys()
     sessions = _nox_sessions()
     sources = root["tool"]["uv"]["sources"]
-    assert set(extras) == keys, "one root extra per adapter folder, and no other"
+    assert set(extras) == keys | set(OTHER_EXTRAS), (
+        "one root extra per adapter folder (and the server)"
+    )
     for key in keys:
         distribution = f"zepkit-{key}"
         project = tomllib.loads((ROOT / "adapters" / key / "pyproject.toml").read_text())["project"]
@@ -61,6 +65,21 @@ def test_every_adapter_is_named_by_its_key_everywhere() -> None:
         assert sources[distribution] == {"path": f"adapters/{key}", "editable": True}
 
 
+def test_the_server_is_named_like_an_adapter() -> None:
+    """`server/` is `zepkit-server`, imports as `zepkit.server`, comes with `zepkit[server]`, is
+    a path source like the adapters and has its own nox session and test folder."""
+    root = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    for extra, folder in OTHER_EXTRAS.items():
+        distribution = f"zepkit-{extra}"
+        project = tomllib.loads((ROOT / folder / "pyproject.toml").read_text())["project"]
+        assert project["name"] == distribution
+        assert root["project"]["optional-dependencies"][extra] == [f"{distribution}==0.1.0"]
+        assert (ROOT / folder / "src" / "zepkit" / extra).is_dir()
+        assert f"tests-{extra}" in _nox_sessions()
+        assert (ROOT / "tests" / extra).is_dir()
+        assert root["tool"]["uv"]["sources"][distribution] == {"path": folder, "editable": True}
+
+
 def test_uv_sync_with_an_extra_installs_its_adapter() -> None:
     """Package-level conflicts made `uv sync --extra KEY` leave the adapter out: conflicts are
     declared between extras only, and adapters are path sources, never workspace members."""
@@ -69,7 +88,7 @@ def test_uv_sync_with_an_extra_installs_its_adapter() -> None:
     assert uv["workspace"]["members"] == ["core"]
     locked = tomllib.loads((ROOT / "uv.lock").read_text())
     (zepkit,) = [p for p in locked["package"] if p["name"] == "zepkit"]
-    for key in _adapter_keys():
+    for key in _adapter_keys() | set(OTHER_EXTRAS):
         names = [dep["name"] for dep in zepkit["optional-dependencies"][key]]
         assert f"zepkit-{key}" in names
 
@@ -77,6 +96,7 @@ def test_uv_sync_with_an_extra_installs_its_adapter() -> None:
 def test_the_namespace_stays_a_namespace() -> None:
     assert not list(ROOT.glob("*/src/zepkit/__init__.py"))
     assert not list(ROOT.glob("adapters/*/src/zepkit/__init__.py"))
+    assert not (ROOT / "server" / "src" / "zepkit" / "__init__.py").exists()
 
 
 def test_core_sessions_exist() -> None:

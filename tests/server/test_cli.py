@@ -1,0 +1,85 @@
+"""`zepkit-serve`: refuses unsafe or keyless starts, prints where it listens, and stops cleanly
+on SIGTERM and SIGINT with the database closed."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+from zepkit.server.cli import hold_folder, is_loopback, main
+
+
+def test_no_auth_is_refused_off_loopback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--db", str(tmp_path), "--host", "0.0.0.0", "--no-auth"]) == 2
+    assert "only allowed on loopback" in capsys.readouterr().err
+
+
+def test_no_keys_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ZEPKIT_API_KEYS", raising=False)
+    assert main(["--db", str(tmp_path)]) == 2
+    assert "no API keys" in capsys.readouterr().err
+
+
+def test_a_malformed_key_list_names_the_entry_not_the_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ZEPKIT_API_KEYS", "good-key-0001=app,short=app")
+    assert main(["--db", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "entry 2" in err and "good-key-0001" not in err
+
+
+def test_loopback_hosts() -> None:
+    assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
+    assert not is_loopback("0.0.0.0") and not is_loopback("example.org")
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
+def test_serves_then_stops_cleanly_on_a_signal(tmp_path: Path, stop: signal.Signals) -> None:
+    env = {**os.environ, "ZEPKIT_API_KEYS": "cli-test-key-1=app"}
+    command = [sys.executable, "-m", "zepkit.server.cli", "--db", str(tmp_path), "--port", "0"]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        found = re.search(r"listening on (http://127\.0\.0\.1:\d+)", line)
+        assert found, line
+        headers = {"Authorization": "Api-Key cli-test-key-1"}
+        answer = httpx.post(f"{found[1]}/api/v4/users", json={"user_id": "a"}, headers=headers)
+        assert answer.status_code == 201
+        process.send_signal(stop)
+        assert process.wait(timeout=20) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    # closed cleanly: SQLite folded its write-ahead log back into the database
+    assert (tmp_path / "app.db").exists()
+    assert not (tmp_path / "app.ids.db-wal").exists()
+
+
+def test_one_process_per_data_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ZEPKIT_API_KEYS", "cli-test-key-1=app")
+    first = hold_folder(tmp_path)  # as a running zepkit-serve holds it
+    assert first is not None
+    try:
+        assert main(["--db", str(tmp_path), "--port", "0"]) == 1
+        assert "another zepkit-serve is serving" in capsys.readouterr().err
+    finally:
+        first.close()
+    again = hold_folder(tmp_path)  # free once the first process is gone
+    assert again is not None
+    again.close()
