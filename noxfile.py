@@ -98,15 +98,21 @@ def examples(session: nox.Session) -> None:
 
 
 def adapter_tests(session: nox.Session, key: str, framework: str | list[str]) -> None:
-    """One adapter in its own environment: its tests, the README blocks that use it, then its
-    examples, all offline.
+    """One adapter in its own environment: its tests, the README blocks that use it and its pinned
+    public names, then its examples, all offline.
 
     `framework` is the requirement(s) for the framework itself: the newest release, or the oldest
     one the adapter claims to support (with the pins that release needs).
     """
     pins = [framework] if isinstance(framework, str) else framework
     session.install(*TEST_TOOLS, "-e", "./core", "-e", f"./adapters/{key}", *pins)
-    session.run("pytest", f"tests/adapters/{key}", "tests/e2e/test_readme.py", *session.posargs)
+    session.run(
+        "pytest",
+        f"tests/adapters/{key}",
+        "tests/e2e/test_readme.py",
+        "tests/e2e/test_public_api.py",
+        *session.posargs,
+    )
     module = key.replace("-", "_")
     for script in sorted((ROOT / "examples").glob(f"{module}_*.py")):
         session.run("python", str(script))

@@ -7,9 +7,9 @@ import threading
 
 import pytest
 
-from zepkit.core.backend import SearchRequest, UserProfile
-from zepkit.core.errors import BackendError
-from zepkit.core.models import Message
+from zepkit.core._backend import SearchRequest, UserProfile
+from zepkit.core._errors import BackendError
+from zepkit.core._models import Message
 from zepkit.local import LocalBackend
 
 

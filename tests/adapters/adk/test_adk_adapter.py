@@ -21,7 +21,7 @@ from zepkit.adk import (
     resolve_identity,
 )
 from zepkit.core import MemoryLoop
-from zepkit.testing.zep_fake import FakeZep
+from zepkit.zep.testing import FakeZep
 
 FACT = "My sister Beatrix moved to Lisbon last spring and opened a bakery."
 SECRET = "My locker code is ZEBRA-7781."

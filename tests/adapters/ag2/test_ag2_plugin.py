@@ -19,7 +19,8 @@ from ag2.events import ToolCallEvent, ToolResultEvent
 from ag2.testing import TestConfig
 
 from zepkit.ag2 import RunIdentity, zep_memory_plugin, zep_search_tool
-from zepkit.core import Backend, ConfigurationError, MemoryLoop
+from zepkit.core import ConfigurationError, Identity, MemoryLoop
+from zepkit.core.spi import Backend
 from zepkit.local import LocalBackend
 
 Track = Callable[..., Any]  # the `track` fixture: a scripted model recording each prompt
@@ -179,10 +180,19 @@ def test_construction_errors_are_immediate(memory: MemoryLoop) -> None:
         zep_memory_plugin(memory, scope="nope")
 
 
-def test_run_identity_rejects_non_string_variables() -> None:
+async def test_run_identity_ignores_non_string_variables() -> None:
     context = ConversationContext(MemoryStream(), variables={"user_id": 42})
-    with pytest.raises(ConfigurationError, match="strings"):
-        RunIdentity().resolve(context)
+    with pytest.raises(ConfigurationError, match="no user_id"):
+        await RunIdentity().find(context)
+
+
+async def test_run_identity_keeps_profile_fields() -> None:
+    variables = {"user_id": "alice", "first_name": "Alice", "email": "a@example.com"}
+    context = ConversationContext(MemoryStream(), variables=variables)
+    identity = await RunIdentity(thread_id="t1").find(context)
+    assert identity == Identity(
+        user_id="alice", thread_id="t1", first_name="Alice", email="a@example.com"
+    )
 
 
 class LoopBoundBackend:

@@ -23,7 +23,7 @@ from zepkit.langgraph import (
     persist_messages_sync,
     resolve_identity,
 )
-from zepkit.langgraph.helpers import FALLBACK_INSTRUCTIONS
+from zepkit.langgraph._helpers import FALLBACK_INSTRUCTIONS
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from typing import Any, TypeAlias
 from agent_framework import AgentSession, SessionContext
 
 from zepkit.core import ConfigurationError, Identity
-from zepkit.core.validation import check_id
+from zepkit.core.spi import check_id
 
 IdentityResolver: TypeAlias = Callable[
     [AgentSession, SessionContext], Identity | Awaitable[Identity | None] | None

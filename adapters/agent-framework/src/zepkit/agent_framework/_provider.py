@@ -17,7 +17,7 @@ from zepkit.agent_framework._identity import (
 from zepkit.agent_framework._messages import final_reply, user_text
 from zepkit.agent_framework._tool import search_function_tool
 from zepkit.core import Identity, MemoryLoop, SearchTool
-from zepkit.core.validation import check_id
+from zepkit.core.spi import check_id
 
 DEFAULT_SOURCE_ID = "zepkit"
 

@@ -19,7 +19,7 @@ from livekit.agents import Agent, AgentSession, ChatContext, ChatMessage, RunCon
 from livekit.agents.voice.events import ConversationItemAddedEvent
 
 from zepkit.core import ConfigurationError, Identity, MemoryLoop
-from zepkit.core.search_tool import PARAMETERS
+from zepkit.core.spi import SEARCH_PARAMETERS
 from zepkit.livekit._tool import search_function_tool
 
 logger = logging.getLogger("zepkit.livekit")
@@ -35,7 +35,7 @@ IdentitySource: TypeAlias = Identity | Callable[[AgentSession[Any]], Identity | 
 when it is an `Identity`."""
 
 _REMEMBERED_TURNS = 64
-SEARCH_OPTIONS = frozenset(PARAMETERS) - {"query"} | {"graph_id"}
+SEARCH_OPTIONS = frozenset(SEARCH_PARAMETERS) - {"query"} | {"graph_id"}
 
 
 class _Unset(enum.Enum):
