@@ -44,6 +44,8 @@ async def test_fixed_ids_win_then_lookups_in_order_then_the_thread_fallback() ->
     resolver = IdentityResolver[Run](lookups=(_state, _config))
     run = Run(state={"user_id": "u", "thread_id": " "}, config={"thread_id": "t", "email": "e@x"})
     assert await resolver.find(run) == Identity(user_id="u", thread_id="t", email="e@x")
+    run = Run(state={"user_id": 7, "thread_id": "t", "email": True})  # an int id reads as text
+    assert await resolver.find(run) == Identity(user_id="7", thread_id="t")
 
 
 async def test_a_prefix_names_the_keys() -> None:
@@ -80,7 +82,7 @@ async def test_a_missing_or_wrong_identity_goes_to_the_policy_once(
         assert await resolver.resolve(Run(), FailSoft(), "tool", report=False) is None
         assert resolver.resolve_now(Run(), FailSoft(), "tool", report=False) is None
     assert caplog.records == []
-    with pytest.raises(ConfigurationError, match="no user_id and no thread_id"):
+    with pytest.raises(ConfigurationError, match="needs user_id and thread_id"):
         await resolver.resolve(Run(), FailSoft("raise"), "test identity")
     wrong = IdentityResolver[Run](lambda run: "alice")  # type: ignore[arg-type, return-value]
     with pytest.raises(ConfigurationError, match="str, not a zepkit Identity"):

@@ -180,9 +180,9 @@ def test_construction_errors_are_immediate(memory: MemoryLoop) -> None:
         zep_memory_plugin(memory, scope="nope")
 
 
-async def test_run_identity_ignores_non_string_variables() -> None:
-    context = ConversationContext(MemoryStream(), variables={"user_id": 42})
-    with pytest.raises(ConfigurationError, match="no user_id"):
+async def test_run_identity_ignores_variables_that_are_not_ids() -> None:
+    context = ConversationContext(MemoryStream(), variables={"user_id": ["alice"]})
+    with pytest.raises(ConfigurationError, match="needs user_id"):
         await RunIdentity().find(context)
 
 

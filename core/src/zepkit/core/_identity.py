@@ -29,10 +29,13 @@ Lookup: TypeAlias = Callable[[Ctx], Any]
 
 
 def read_field(source: Any, key: str) -> str | None:
-    """`source[key]` (a mapping) or `source.key` (an object), when it is a non-blank string."""
+    """`source[key]` (a mapping) or `source.key` (an object), when it is a non-blank string or an
+    integer (as text); anything else counts as absent."""
     if source is None:
         return None
     value = source.get(key) if isinstance(source, Mapping) else getattr(source, key, None)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
     return value if isinstance(value, str) and value.strip() else None
 
 
@@ -105,7 +108,7 @@ class IdentityResolver(Generic[Ctx]):
         missing = [field for field in ("user_id", "thread_id") if field not in values]
         if missing:
             hint = f": {self.hint}" if self.hint else ""
-            raise ConfigurationError(f"no {' and no '.join(missing)} for this run{hint}")
+            raise ConfigurationError(f"zepkit needs {' and '.join(missing)} for this run{hint}")
         try:
             return Identity(**values)
         except ValueError as exc:
@@ -124,25 +127,28 @@ class IdentityResolver(Generic[Ctx]):
                 failsoft.handle(stage, exc)
             return None
 
+    def find_now(self, ctx: Ctx) -> Identity | None:
+        """`find` for synchronous call sites; an async identity function is refused there."""
+        source = self.source
+        if source is None or isinstance(source, Identity):
+            return source if isinstance(source, Identity) else self._from_fields(ctx)
+        found = source(ctx)
+        if inspect.isawaitable(found):
+            if inspect.iscoroutine(found):
+                found.close()
+            raise ConfigurationError("this call site needs a synchronous identity function")
+        if found is not None and not isinstance(found, Identity):
+            raise ConfigurationError(
+                f"the identity function returned {type(found).__name__}, not a zepkit Identity"
+            )
+        return found
+
     def resolve_now(
         self, ctx: Ctx, failsoft: FailSoft, stage: str, *, report: bool = True
     ) -> Identity | None:
-        """`resolve` for synchronous call sites; an async identity function is refused there."""
-        source = self.source
+        """`resolve` for synchronous call sites (see `find_now`)."""
         try:
-            if source is not None and not isinstance(source, Identity):
-                found = source(ctx)
-                if inspect.isawaitable(found):
-                    if inspect.iscoroutine(found):
-                        found.close()
-                    raise ConfigurationError("this call site needs a synchronous identity function")
-                if found is not None and not isinstance(found, Identity):
-                    raise ConfigurationError(
-                        f"the identity function returned {type(found).__name__}, "
-                        "not a zepkit Identity"
-                    )
-                return found
-            return source if isinstance(source, Identity) else self._from_fields(ctx)
+            return self.find_now(ctx)
         except Exception as exc:
             if report:
                 failsoft.handle(stage, exc)

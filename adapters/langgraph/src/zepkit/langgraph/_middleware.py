@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -13,11 +12,12 @@ from langchain_core.tools import BaseTool
 from langgraph.runtime import Runtime, get_runtime
 
 from zepkit.core import ConfigurationError, Identity, MemoryLoop
-from zepkit.langgraph._identity import current_config, resolve_identity
+from zepkit.core.spi import search_tool_option
+from zepkit.langgraph._identity import RUN_IDENTITY, current_config, resolve_identity
 from zepkit.langgraph._messages import UserTurn, latest_user_turn
 from zepkit.langgraph._tool import as_structured_tool
 
-logger = logging.getLogger("zepkit.langgraph")
+STAGE = "langgraph middleware"
 _T = TypeVar("_T")
 
 
@@ -35,18 +35,29 @@ class ZepMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
     def __init__(self, memory: MemoryLoop, *, search_tool: bool = True, **pinned: Any) -> None:
         super().__init__()
         self.memory = memory
+        search = search_tool_option(memory, search_tool, pinned)
         tools: list[BaseTool] = []
-        if search_tool:
-            tools.append(as_structured_tool(memory.search_tool(**pinned), _tool_identity))
+        if search is not None:
+            tools.append(as_structured_tool(search, self._tool_identity))
         self.tools = tools
 
     def _soft(self, read: Callable[..., _T | None], *args: Any) -> _T | None:
         """Read the run's ids and turn; a run without ids goes on without memory (fail-soft)."""
         try:
             return read(*args)
-        except ValueError as exc:  # our own message: it names the missing ids, no content
-            self.memory.failsoft.handle("langgraph middleware", ConfigurationError(str(exc)))
+        except ConfigurationError as exc:  # our own message: it names the missing ids, no content
+            self.memory.failsoft.handle(STAGE, exc)
             return None
+
+    def _tool_identity(self) -> Identity | None:
+        """The running tool call's identity; None (the tool then says so to the model) without.
+        The turn has already reported a missing identity through the loop's policy."""
+        try:
+            context = get_runtime().context
+        except Exception:
+            context = None
+        run = (context, current_config())
+        return RUN_IDENTITY.resolve_now(run, self.memory.failsoft, STAGE, report=False)
 
     # -- (A) the block on every model call -----------------------------------------------------
 
@@ -147,16 +158,3 @@ def _append(content: Any, block: str) -> Any:
     if isinstance(content, list):  # content blocks (e.g. with cache control) stay as they are
         return [*content, {"type": "text", "text": block}]
     return f"{content}\n\n{block}" if str(content).strip() else block
-
-
-def _tool_identity() -> Identity | None:
-    """The running tool call's identity; None (the tool then says so to the model) without."""
-    try:
-        context = get_runtime().context
-    except Exception:
-        context = None
-    try:
-        return resolve_identity(context, current_config())
-    except ValueError as exc:
-        logger.warning("memory search tool: %s", exc)
-        return None
