@@ -6,17 +6,22 @@ can map its own ids; otherwise ADK's user id and session id are used.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeAlias
 
 from google.genai import types
 
 from zepkit.core import Identity
+from zepkit.core.spi import IdentityResolver
 
+STATE_PREFIX = "zep_"
 STATE_USER_ID = "zep_user_id"
 STATE_THREAD_ID = "zep_thread_id"
 STATE_FIRST_NAME = "zep_first_name"
 STATE_LAST_NAME = "zep_last_name"
 STATE_EMAIL = "zep_email"
+
+
+_FIELDS = ("user_id", "thread_id", "first_name", "last_name", "email")
 
 
 class StateLike(Protocol):
@@ -25,20 +30,27 @@ class StateLike(Protocol):
     def get(self, key: str, default: Any = None, /) -> Any: ...
 
 
-def _text_value(state: StateLike, key: str) -> str | None:
-    value = state.get(key)
-    return value if isinstance(value, str) and value.strip() else None
+_Run: TypeAlias = tuple[StateLike, str, str]
+
+
+def _state(run: _Run) -> dict[str, Any]:
+    state = run[0]
+    return {field: state.get(STATE_PREFIX + field) for field in _FIELDS}
+
+
+def _adk_ids(run: _Run) -> dict[str, str]:
+    return {"user_id": run[1], "thread_id": run[2]}
+
+
+_ADK_IDENTITY = IdentityResolver[_Run](lookups=(_state, _adk_ids))
 
 
 def resolve_identity(state: StateLike, user_id: str, session_id: str) -> Identity:
-    """The identity for a session: state keys first, then ADK's user id and session id."""
-    return Identity(
-        user_id=_text_value(state, STATE_USER_ID) or user_id,
-        thread_id=_text_value(state, STATE_THREAD_ID) or session_id,
-        first_name=_text_value(state, STATE_FIRST_NAME),
-        last_name=_text_value(state, STATE_LAST_NAME),
-        email=_text_value(state, STATE_EMAIL),
-    )
+    """The identity for a session: state keys first, then ADK's user id and session id; raises
+    `ConfigurationError` when neither gives a usable id."""
+    identity = _ADK_IDENTITY.find_now((state, user_id, session_id))
+    assert identity is not None  # no app function that could choose None
+    return identity
 
 
 def content_text(content: types.Content | None) -> str:

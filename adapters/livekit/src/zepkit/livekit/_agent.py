@@ -112,7 +112,9 @@ class ZepMemoryMixin:
     ) -> Identity | None:
         """The identity whose memory this turn uses; None (logged via the fail-soft policy when
         `report`) means the turn runs without memory."""
-        if session is None and not isinstance(self.identity_source, Identity):
+        if session is None:
+            if isinstance(self.identity_source, Identity):
+                return self.identity_source
             if report:
                 self.memory.failsoft.handle(STAGE, ConfigurationError(NO_IDENTITY))
             return None
