@@ -504,8 +504,9 @@ class MemoryLoop:
         mmr_lambda: float | None = None,
         center_node_uuid: str | None = None,
     ) -> SearchResults:
-        """Search a user's graph or a shared graph (exactly one); empty results on failure."""
-        check_query(query)
+        """Search a user's graph or a shared graph (exactly one); empty results on failure. A query
+        longer than `MAX_QUERY_CHARS` is cut to it (one INFO line)."""
+        query = check_query(query)
         check_target(user_id, graph_id)
         check_limit(limit)
         if not self.capabilities.supports(scope):

@@ -30,6 +30,7 @@ from zepkit.core._limits import (
     MAX_SEARCH_LIMIT,
 )
 from zepkit.core._models import SCOPES, Identity, SearchResults
+from zepkit.core._validation import clip_query
 
 if TYPE_CHECKING:
     from zepkit.core._loop import MemoryLoop
@@ -191,9 +192,7 @@ class SearchTool:
         query = values.get("query")
         if not isinstance(query, str) or not query.strip():
             return "Error: empty search query. Put the words to look for in `query`."
-        if len(query) > MAX_QUERY_CHARS:
-            logger.info("search query cut from %d to %d characters", len(query), MAX_QUERY_CHARS)
-            query = query[:MAX_QUERY_CHARS]
+        query = clip_query(query)
         scope = values.get("scope") or "edges"
         if scope not in self._scopes:
             return f"Error: scope {scope!r} is not available; choose one of {list(self._scopes)}."

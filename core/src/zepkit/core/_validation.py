@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator, Sequence
 
 from zepkit.core._jsonchunks import split_json
 from zepkit.core._limits import MAX_ID_CHARS, MAX_MESSAGE_CHARS, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT
 from zepkit.core._models import Message
 from zepkit.core._splitting import split_text
+
+logger = logging.getLogger("zepkit.core")
 
 __all__ = [
     "batches",
@@ -16,6 +19,7 @@ __all__ = [
     "check_query",
     "check_target",
     "chunk_data",
+    "clip_query",
     "prepare_messages",
     "split_text",
 ]
@@ -52,13 +56,21 @@ def check_limit(limit: object) -> int:
 
 
 def check_query(query: object) -> str:
+    """The query to search with: a non-empty string, clipped to `MAX_QUERY_CHARS`."""
     if not isinstance(query, str):
         raise TypeError(f"query must be a string, got {type(query).__name__}")
     if not query.strip():
         raise ValueError("query must be a non-empty string")
-    if len(query) > MAX_QUERY_CHARS:
-        raise ValueError(f"query is {len(query)} characters; at most {MAX_QUERY_CHARS} are allowed")
-    return query
+    return clip_query(query)
+
+
+def clip_query(query: str) -> str:
+    """The one policy for long queries, everywhere: keep the first `MAX_QUERY_CHARS` characters
+    and say so once (INFO: searching with a long task description is normal, not a fault)."""
+    if len(query) <= MAX_QUERY_CHARS:
+        return query
+    logger.info("search query cut from %d to %d characters", len(query), MAX_QUERY_CHARS)
+    return query[:MAX_QUERY_CHARS]
 
 
 def prepare_messages(messages: Sequence[Message]) -> list[Message]:

@@ -14,7 +14,7 @@ from google.genai import types
 
 from zepkit.adk._identity import content_text, has_tool_parts, resolve_identity
 from zepkit.adk._wrap import MemoryLike, as_memory_loop
-from zepkit.core import MAX_QUERY_CHARS, MAX_SEARCH_LIMIT, Identity, Message, Scope, SearchResults
+from zepkit.core import MAX_SEARCH_LIMIT, Identity, Message, Scope, SearchResults
 
 if TYPE_CHECKING:
     from google.adk.events.event import Event
@@ -109,7 +109,7 @@ class ZepMemoryService(BaseMemoryService):
         self, *, app_name: str, user_id: str, query: str
     ) -> SearchMemoryResponse:
         """Search the user's memory; an empty response when there is nothing or memory fails."""
-        query = query.strip()[:MAX_QUERY_CHARS]
+        query = query.strip()
         if not query or not user_id.strip():
             return SearchMemoryResponse()
         results = await self.memory.search(

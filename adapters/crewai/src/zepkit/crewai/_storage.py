@@ -13,7 +13,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from zepkit.core import (
-    MAX_QUERY_CHARS,
     DataType,
     Identity,
     MemoryLoop,
@@ -227,10 +226,11 @@ def _message(
 
 
 def _query(query: str) -> str:
-    """CrewAI queries are often whole task descriptions: keep the first 400 characters."""
+    """CrewAI queries are often whole task descriptions; the loop keeps their first 400
+    characters and says so once."""
     if not isinstance(query, str):
         raise TypeError(f"query must be a string, got {type(query).__name__}")
-    return query[:MAX_QUERY_CHARS]
+    return query
 
 
 def _above(items: Sequence[Any], threshold: float) -> list[Any]:

@@ -21,7 +21,7 @@ from langgraph.store.base import (
 )
 from langgraph.store.memory import InMemoryStore
 
-from zepkit.core import MAX_QUERY_CHARS, MAX_SEARCH_LIMIT, MemoryLoop, Scope, SearchResults
+from zepkit.core import MAX_SEARCH_LIMIT, MemoryLoop, Scope, SearchResults
 
 USERS = "users"
 _NAMESPACE_KEY = "langgraph_namespace"
@@ -124,7 +124,7 @@ class ZepStore(BaseStore):
         wanted = op.offset + op.limit
         limit = min(MAX_SEARCH_LIMIT, wanted if self.scope != "episodes" else 2 * wanted + 10)
         return await self.memory.search(
-            str(op.query)[:MAX_QUERY_CHARS],
+            str(op.query),
             user_id=target.user_id,
             graph_id=target.graph_id,
             scope=self.scope,
