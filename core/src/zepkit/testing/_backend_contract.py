@@ -48,6 +48,17 @@ class BackendContract:
         pytest.fail("subclasses supply a `backend` fixture that yields an empty backend")
         yield  # pragma: no cover
 
+    async def test_no_overrides_DO_NOT_OVERRIDE(self) -> None:
+        """A subclass supplies its `backend` fixture; it never replaces one of the contract's
+        tests, so a passing suite means the same thing for every backend."""
+        contract = BackendContract
+        replaced = [
+            name
+            for name, test in vars(contract).items()
+            if name.startswith("test_") and getattr(type(self), name) is not test
+        ]
+        assert replaced == [], f"{type(self).__name__} overrides contract tests: {replaced}"
+
     # -- provisioning ----------------------------------------------------------------------------
 
     async def test_ensure_user_is_idempotent(self, backend: Backend) -> None:
