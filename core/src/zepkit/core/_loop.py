@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import inspect
 import logging
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from os import PathLike, fspath
-from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
+from typing import Any, TypeAlias, TypeVar
 
 from zepkit.core._backend import Backend, Capabilities, SearchRequest, UserProfile
 from zepkit.core._errors import BackendUnavailableError, ConflictError, NotFoundError
@@ -60,11 +61,6 @@ from zepkit.core._validation import (
     chunk_data,
     prepare_messages,
 )
-
-if TYPE_CHECKING:
-    from zep_cloud.client import AsyncZep
-
-    from zepkit.zep._idmap import IdMap
 
 logger = logging.getLogger("zepkit.core")
 
@@ -220,31 +216,18 @@ class MemoryLoop:
         return cls(backend, **options)
 
     @classmethod
-    def zep(
-        cls,
-        api_key: str | None = None,
-        *,
-        client: AsyncZep | None = None,
-        base_url: str | None = None,
-        id_map: IdMap | None = None,
-        timeout: float | None = None,
-        max_retries: int | None = None,
-        **options: Any,
-    ) -> MemoryLoop:
-        """A loop on Zep Cloud (API v4). Reads `ZEP_API_KEY` when no key is given; `id_map`
-        (a `zepkit.zep.IdMap`, in memory by default) keeps app thread and graph ids -> Zep UUIDs.
-        With `client`, that `AsyncZep` is used as is and never closed by zepkit."""
+    def zep(cls, api_key: str | None = None, **options: Any) -> MemoryLoop:
+        """A loop on Zep Cloud (API v4). Reads `ZEP_API_KEY` when no key is given. The loop's own
+        options (`on_error`, `outbox`, ...) configure the loop; the rest (`client`, `base_url`,
+        `id_map`, `timeout`, `max_retries`) go to `zepkit.zep.ZepBackend.create`, so a new Zep
+        option is declared in one place."""
         from zepkit.zep import ZepBackend
 
-        if client is not None:
-            if api_key is not None or base_url is not None or timeout is not None:
-                raise ValueError("pass either client= or api_key/base_url/timeout, not both")
-            backend = ZepBackend(client, id_map=id_map, max_retries=max_retries)
-        else:
-            backend = ZepBackend.from_api_key(
-                api_key, base_url=base_url, timeout=timeout, id_map=id_map, max_retries=max_retries
-            )
-        return cls(backend, **options)
+        loop_options = inspect.signature(cls).parameters.keys() - {"backend"}
+        backend_options = {
+            key: options.pop(key) for key in list(options) if key not in loop_options
+        }
+        return cls(ZepBackend.create(api_key, **backend_options), **options)
 
     @property
     def capabilities(self) -> Capabilities:

@@ -114,6 +114,28 @@ class ZepBackend:
         self._closed = False
 
     @classmethod
+    def create(
+        cls,
+        api_key: str | None = None,
+        *,
+        client: AsyncZep | None = None,
+        base_url: str | None = None,
+        id_map: IdMap | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> ZepBackend:
+        """A backend on the caller's `client` (used as is, never closed by zepkit), or on its own
+        client from the key (`from_api_key`); `id_map` (in memory by default) keeps app thread
+        and graph ids -> Zep UUIDs."""
+        if client is not None:
+            if api_key is not None or base_url is not None or timeout is not None:
+                raise ValueError("pass either client= or api_key/base_url/timeout, not both")
+            return cls(client, id_map=id_map, max_retries=max_retries)
+        return cls.from_api_key(
+            api_key, base_url=base_url, timeout=timeout, id_map=id_map, max_retries=max_retries
+        )
+
+    @classmethod
     def from_api_key(
         cls,
         api_key: str | None = None,
