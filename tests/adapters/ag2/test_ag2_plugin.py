@@ -4,11 +4,9 @@ continued conversations, the search tool's schema and target, and runs on many e
 from __future__ import annotations
 
 import asyncio
-import importlib
 import inspect
 import json
 import logging
-import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -271,11 +269,3 @@ async def test_ten_runs_in_one_event_loop_with_a_tool_call_each(
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
     assert len(await asyncio.to_thread(memory.sync.get_messages, "n1")) == 20
     await asyncio.to_thread(memory.sync.close)
-
-
-def test_missing_framework_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in [n for n in sys.modules if n == "zepkit.ag2" or n.startswith("zepkit.ag2.")]:
-        monkeypatch.delitem(sys.modules, name)
-    monkeypatch.setitem(sys.modules, "ag2", None)
-    with pytest.raises(ImportError, match=r"zepkit\[ag2\]"):
-        importlib.import_module("zepkit.ag2")

@@ -6,8 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import subprocess
-import sys
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -360,18 +358,6 @@ async def test_structured_output_is_remembered_as_json(memory: MemoryLoop) -> No
     reply = (await memory.get_messages("s1"))[-1]
     assert reply.role == "assistant"
     assert json.loads(reply.content) == {"city": "Porto", "nights": 3}
-
-
-def test_missing_framework_names_the_extra() -> None:
-    code = (
-        "import sys; sys.modules['pydantic_ai'] = None\n"
-        "try:\n    import zepkit.pydantic_ai\n"
-        "except ImportError as exc:\n    print(exc)\n"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout
-    assert 'pip install "zepkit[pydantic-ai]"' in out
 
 
 async def test_a_run_paused_for_tool_approval_stores_no_reply(memory: MemoryLoop) -> None:

@@ -10,7 +10,10 @@ Subclass it and implement `make_harness(memory)` returning an `AdapterHarness` f
 
 from __future__ import annotations
 
+import importlib
 import logging
+import re
+import sys
 from collections.abc import AsyncIterator
 
 import pytest
@@ -29,6 +32,11 @@ class AdapterContract:
     """Persist once, inject on every model call, capture the reply, fail soft, isolate users."""
 
     pytestmark = pytest.mark.asyncio
+
+    framework_key: str | None = None
+    """The adapter's key (`zepkit[<key>]`); None for a harness that is not an adapter."""
+    framework_modules: tuple[str, ...] = ()
+    """The framework modules the adapter's import guard needs."""
 
     def make_harness(self, memory: MemoryLoop) -> AdapterHarness:
         pytest.fail("subclasses implement make_harness(memory) for their framework")
@@ -55,6 +63,19 @@ class AdapterContract:
             if name.startswith("test_") and getattr(type(self), name) is not test
         ]
         assert replaced == [], f"{type(self).__name__} overrides contract tests: {replaced}"
+
+    async def test_missing_framework_names_the_extra(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """Importing the adapter without its framework says which extra to install."""
+        if self.framework_key is None:
+            pytest.skip("not an adapter: nothing to install")
+        assert self.framework_modules, "an adapter names the framework modules its guard imports"
+        package = "zepkit." + self.framework_key.replace("-", "_")
+        for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
+            monkeypatch.delitem(sys.modules, name)
+        for module in self.framework_modules:
+            monkeypatch.setitem(sys.modules, module, None)
+        with pytest.raises(ImportError, match=re.escape(f"zepkit[{self.framework_key}]")):
+            importlib.import_module(package)
 
     async def test_user_turn_is_persisted_once_and_reply_captured(self, memory: MemoryLoop) -> None:
         harness = self.make_harness(memory)
