@@ -116,16 +116,26 @@ def examples(session: nox.Session) -> None:
 
 
 def adapter_tests(session: nox.Session, key: str, framework: str | list[str]) -> None:
-    """One adapter in its own environment: its tests, the README blocks that use it, then its
-    examples, all offline.
+    """One adapter in its own environment: `mypy --strict` on it (newest framework), its tests,
+    the README blocks that use it and its pinned public names, then its examples, all offline.
 
     `framework` is the requirement(s) for the framework itself: the newest release, or the oldest
     one the adapter claims to support (with the pins that release needs).
     """
     pins = [framework] if isinstance(framework, str) else framework
-    session.install(*TEST_TOOLS, "-e", "./core", "-e", f"./adapters/{key}", *pins)
-    session.run("pytest", f"tests/adapters/{key}", "tests/e2e/test_readme.py", *session.posargs)
+    newest = not any("==" in pin for pin in pins)
+    tools = [*TEST_TOOLS, *TYPECHECK_TOOLS] if newest else TEST_TOOLS
+    session.install(*tools, "-e", "./core", "-e", f"./adapters/{key}", *pins)
     module = key.replace("-", "_")
+    if newest:  # typed against the framework's current release; older ones may type differently
+        session.run("mypy", "--strict", "-p", f"zepkit.{module}")
+    session.run(
+        "pytest",
+        f"tests/adapters/{key}",
+        "tests/e2e/test_readme.py",
+        "tests/e2e/test_public_api.py",
+        *session.posargs,
+    )
     for script in sorted((ROOT / "examples").glob(f"{module}_*.py")):
         session.run("python", str(script))
 

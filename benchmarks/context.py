@@ -26,9 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from zepkit.core import Identity, MemoryLoop
-from zepkit.core.errors import ConfigurationError
-from zepkit.core.models import Message
+from zepkit.core import ConfigurationError, Identity, MemoryLoop, Message
 from zepkit.local import LocalBackend
 from zepkit.local.dense import MODES, RetrieverMode
 

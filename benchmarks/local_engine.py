@@ -30,9 +30,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from zepkit.core import Identity, MemoryLoop
-from zepkit.core.backend import SearchRequest, UserProfile
-from zepkit.core.models import Message
+from zepkit.core import Identity, MemoryLoop, Message
+from zepkit.core.spi import SearchRequest, UserProfile
 from zepkit.local import LocalBackend, RetrieverMode
 
 

@@ -40,9 +40,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from zepkit.core import Identity, MemoryLoop
-from zepkit.core.errors import ConfigurationError
-from zepkit.core.models import Message, Reranker
+from zepkit.core import ConfigurationError, Identity, MemoryLoop, Message, Reranker
 from zepkit.local import LocalBackend, hybrid
 from zepkit.local.dense import MODES, RetrieverMode
 from zepkit.local.text import sentences

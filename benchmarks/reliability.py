@@ -1,6 +1,6 @@
 """Reliability figures of the memory loop under attack, through the public API only. Prints JSON.
 
-Zep is the HTTP-level stand-in (`zepkit.testing.zep_fake.FakeZep`) driven by the real SDK, with
+Zep is the HTTP-level stand-in (`zepkit.zep.testing.FakeZep`) driven by the real SDK, with
 faults injected at the HTTP level; the local engine runs on real files. Each section answers one
 question: does a faulted call raise at the agent, does anything said get lost, does one user see
 another's memory, how long can a slow backend hold a turn. `--quick` shortens the slow sections.
@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from zepkit.core import Identity, MemoryLoop, render_context
-from zepkit.core.validation import chunk_data
+from zepkit.core._validation import chunk_data
 from zepkit.local import LocalBackend
-from zepkit.testing.zep_fake import FakeZep, Fault
 from zepkit.zep import SqliteIdMap, ZepBackend
+from zepkit.zep.testing import FakeZep, Fault
 
 ANA = Identity(user_id="ana", thread_id="support", first_name="Ana")
 BOB = Identity(user_id="bob", thread_id="support", first_name="Bob")

@@ -10,8 +10,8 @@ from collections.abc import AsyncIterator
 import pytest
 
 from zepkit.core import DEFAULT_TEMPLATE, Identity, MemoryLoop, render_context
-from zepkit.testing.zep_fake import FakeZep
 from zepkit.zep import ZepBackend
+from zepkit.zep.testing import FakeZep
 
 OPENERS = "<\uff1c\ufe64\u2039\u2329\u3008\u27e8\u276e\u276c\u02c2\u1438"
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from zepkit.core import Identity, MemoryLoop, Message, SearchResults
-from zepkit.core.errors import BackendUnavailableError
-from zepkit.testing.zep_fake import FakeZep, Fault
+from zepkit.core._errors import BackendUnavailableError
 from zepkit.zep import ZepBackend
+from zepkit.zep.testing import FakeZep, Fault
 
 SECRET = "my secret ramen recipe uses miso"
 DEADLINE = 0.3

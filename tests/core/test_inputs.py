@@ -8,12 +8,12 @@ import threading
 
 import pytest
 
-import zepkit.core.splitting
-import zepkit.core.validation
+import zepkit.core._splitting
+import zepkit.core._validation
 from zepkit.core import Identity, MemoryLoop
-from zepkit.core.backend import UserProfile
-from zepkit.core.errors import BackendUnavailableError
-from zepkit.core.models import Message
+from zepkit.core._backend import UserProfile
+from zepkit.core._errors import BackendUnavailableError
+from zepkit.core._models import Message
 from zepkit.local import LocalBackend
 from zepkit.testing import SlowBackend
 
@@ -66,13 +66,13 @@ async def test_a_huge_message_is_split_off_the_event_loop(monkeypatch: pytest.Mo
     # Lexical: embedding 1.3 million characters takes a minute and is not what this is about.
     memory = MemoryLoop(LocalBackend(retriever="lexical"))
     threads: set[int] = set()
-    split = zepkit.core.splitting.split_text
+    split = zepkit.core._splitting.split_text
 
     def recording(text: str, max_chars: int) -> list[str]:
         threads.add(threading.get_ident())
         return split(text, max_chars)
 
-    monkeypatch.setattr(zepkit.core.validation, "split_text", recording)
+    monkeypatch.setattr(zepkit.core._validation, "split_text", recording)
     big = "A sentence about tea and herons. " * 40_000  # 1.3 million characters
     await memory.begin_turn(ALICE, big)
     assert threads and threading.get_ident() not in threads

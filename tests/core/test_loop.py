@@ -292,6 +292,16 @@ async def test_recall_within_budget_is_used_directly(alice: Identity) -> None:
 # -- search and data ----------------------------------------------------------------------------
 
 
+async def test_a_long_query_is_cut_with_one_line(
+    memory: MemoryLoop, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO, logger="zepkit.core"):
+        results = await memory.search("q" * 401, user_id="u")
+    assert results.edges == []
+    cut = [r.getMessage() for r in caplog.records if "cut" in r.getMessage()]
+    assert cut == ["search query cut from 401 to 400 characters"]
+
+
 async def test_search_validates_its_arguments(memory: MemoryLoop) -> None:
     with pytest.raises(ValueError, match="exactly one"):
         await memory.search("x")
@@ -301,8 +311,6 @@ async def test_search_validates_its_arguments(memory: MemoryLoop) -> None:
         await memory.search("x", user_id="u", limit=51)
     with pytest.raises(ValueError, match="limit"):
         await memory.search("x", user_id="u", limit=0)
-    with pytest.raises(ValueError, match="query"):
-        await memory.search("q" * 401, user_id="u")
     with pytest.raises(ValueError, match="query"):
         await memory.search("  ", user_id="u")
     with pytest.raises(ValueError, match="scope"):

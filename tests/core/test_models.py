@@ -44,7 +44,7 @@ def test_identity_display_name() -> None:
 
 
 def test_missing_framework_names_the_module_and_the_extra() -> None:
-    from zepkit.core import missing_framework
+    from zepkit.core.spi import missing_framework
 
     error = missing_framework("pydantic-ai", "Pydantic AI")
     assert isinstance(error, ImportError)

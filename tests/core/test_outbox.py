@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 
 from zepkit.core import Identity, MemoryLoop
-from zepkit.core.outbox import Outbox
+from zepkit.core._outbox import Outbox
 from zepkit.local import LocalBackend
-from zepkit.testing.zep_fake import FakeZep, Fault
 from zepkit.zep import SqliteIdMap, ZepBackend
+from zepkit.zep.testing import FakeZep, Fault
 
 ANA = Identity(user_id="ana", thread_id="ana-1", first_name="Ana")
 GUARD = 30.0
@@ -188,8 +188,8 @@ async def test_a_write_refused_for_good_is_set_aside_not_retried_forever(
 
 
 async def test_a_replayed_local_write_is_stored_once(tmp_path: Path) -> None:
-    from zepkit.core.backend import UserProfile
-    from zepkit.core.models import Message
+    from zepkit.core._backend import UserProfile
+    from zepkit.core._models import Message
 
     async with LocalBackend(tmp_path / "memory.db") as backend:
         await backend.ensure_user(UserProfile("ana"))
@@ -260,7 +260,7 @@ def test_cli_outbox_status_and_replay(tmp_path: Path) -> None:
 
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "zepkit.core.cli", "outbox", *args],
+            [sys.executable, "-m", "zepkit.core._cli", "outbox", *args],
             capture_output=True,
             text=True,
             timeout=120,

@@ -5,17 +5,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from zepkit.core import (
-    DEFAULT_TEMPLATE,
-    ConfigurationError,
-    Entity,
-    Episode,
-    Fact,
-    compose_context,
-    is_rendered_block,
-    render_context,
-    strip_rendered_block,
-)
+from zepkit.core import DEFAULT_TEMPLATE, ConfigurationError, Entity, Episode, Fact, render_context
+from zepkit.core.spi import compose_context, is_rendered_block, strip_rendered_block
 
 
 def test_empty_context_renders_nothing() -> None:

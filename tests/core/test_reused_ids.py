@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from zepkit.core import Identity, MemoryLoop
-from zepkit.testing.zep_fake import FakeZep
 from zepkit.zep import SqliteIdMap, ZepBackend
+from zepkit.zep.testing import FakeZep
 
 ANA = Identity(user_id="ana", thread_id="support", first_name="Ana")
 BOB = Identity(user_id="bob", thread_id="support", first_name="Bob")

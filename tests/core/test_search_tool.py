@@ -5,17 +5,8 @@ from typing import Any
 
 import pytest
 
-from zepkit.core import (
-    NO_RESULTS,
-    Entity,
-    Episode,
-    Fact,
-    Identity,
-    MemoryLoop,
-    SearchResults,
-    SearchTool,
-    format_results,
-)
+from zepkit.core import Entity, Episode, Fact, Identity, MemoryLoop, SearchResults, SearchTool
+from zepkit.core.spi import NO_RESULTS, format_results
 from zepkit.local import LocalBackend
 from zepkit.testing import FailingBackend
 

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from zepkit.core import MAX_MESSAGE_CHARS, Message
-from zepkit.core.validation import chunk_data, prepare_messages, split_text
+from zepkit.core._validation import chunk_data, prepare_messages, split_text
 
 
 def _words(text: str) -> list[str]:

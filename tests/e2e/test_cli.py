@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from zepkit.core.backend import UserProfile
-from zepkit.core.models import Message
+from zepkit.core._backend import UserProfile
+from zepkit.core._models import Message
 from zepkit.local import LocalBackend, minilm
 
 pytestmark = pytest.mark.slow
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 
 def zepkit(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "zepkit.core.cli", *args],
+        [sys.executable, "-m", "zepkit.core._cli", *args],
         capture_output=True,
         text=True,
         timeout=120,

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from zepkit.core import __version__
-from zepkit.core.backend import UserProfile
-from zepkit.core.cli import build_parser
-from zepkit.core.models import Message
-from zepkit.core.progress import Progress
+from zepkit.core._backend import UserProfile
+from zepkit.core._cli import build_parser
+from zepkit.core._models import Message
+from zepkit.core._progress import Progress
 from zepkit.local import LocalBackend, minilm
 
 pytestmark = pytest.mark.slow
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.slow
 
 def zepkit(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "zepkit.core.cli", *args],
+        [sys.executable, "-m", "zepkit.core._cli", *args],
         capture_output=True,
         text=True,
         timeout=120,
@@ -79,7 +79,7 @@ def test_ctrl_c_ends_the_command_with_one_line(tmp_path: Path) -> None:
     """A real SIGINT while a command awaits: asyncio cancels it, the database closes, one line."""
     script = f"""
 import asyncio, os, signal, sys
-from zepkit.core import cli
+from zepkit.core import _cli as cli
 
 async def wait_for_ctrl_c(db_path):
     async with cli.MemoryLoop.local(db_path):

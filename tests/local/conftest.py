@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import zepkit.local
-from zepkit.core.backend import UserProfile
+from zepkit.core._backend import UserProfile
 from zepkit.local import LocalBackend
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from zepkit.core.backend import UserProfile
-from zepkit.core.models import Message
+from zepkit.core._backend import UserProfile
+from zepkit.core._models import Message
 from zepkit.local import LocalBackend
 
 

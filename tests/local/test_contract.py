@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from zepkit.local import LocalBackend
-from zepkit.testing.backend_contract import BackendContract
+from zepkit.testing._backend_contract import BackendContract
 
 
 class TestLocalBackendInMemory(BackendContract):

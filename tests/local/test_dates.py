@@ -6,8 +6,8 @@ from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
 
-from zepkit.core.backend import SearchRequest, UserProfile
-from zepkit.core.models import Message
+from zepkit.core._backend import SearchRequest, UserProfile
+from zepkit.core._models import Message
 from zepkit.local import LocalBackend
 from zepkit.local.dates import named_periods, within
 

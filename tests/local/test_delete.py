@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from zepkit.core.backend import SearchRequest, UserProfile
-from zepkit.core.errors import NotFoundError
-from zepkit.core.models import Message
+from zepkit.core._backend import SearchRequest, UserProfile
+from zepkit.core._errors import NotFoundError
+from zepkit.core._models import Message
 from zepkit.local import LocalBackend
 
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from zepkit.core.backend import SearchRequest, UserProfile
-from zepkit.core.errors import ConfigurationError
-from zepkit.core.models import Message
+from zepkit.core._backend import SearchRequest, UserProfile
+from zepkit.core._errors import ConfigurationError
+from zepkit.core._models import Message
 from zepkit.local import LocalBackend
-from zepkit.testing.backend_contract import BackendContract
+from zepkit.testing._backend_contract import BackendContract
 
 pytest.importorskip("numpy")
 

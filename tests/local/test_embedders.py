@@ -9,7 +9,7 @@ import logging
 import httpx
 import pytest
 
-from zepkit.core.errors import BackendError, ConfigurationError
+from zepkit.core._errors import BackendError, ConfigurationError
 from zepkit.local import LocalBackend, dense, minilm
 from zepkit.local.embedders import Embedder, HttpEmbedder
 from zepkit.local.onnxint8 import int8_matmuls

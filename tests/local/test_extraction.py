@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 import pytest
 
-from zepkit.core.backend import SearchRequest, UserProfile
-from zepkit.core.models import DataType, Message
+from zepkit.core._backend import SearchRequest, UserProfile
+from zepkit.core._models import DataType, Message
 from zepkit.local import ExtractedStatement, Extractor, LocalBackend, RuleExtractor
 
 

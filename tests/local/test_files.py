@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 from zepkit.core import Identity, MemoryLoop
-from zepkit.core.backend import UserProfile
-from zepkit.core.errors import BackendError
-from zepkit.core.models import Message
+from zepkit.core._backend import UserProfile
+from zepkit.core._errors import BackendError
+from zepkit.core._models import Message
 from zepkit.local import LocalBackend
-from zepkit.testing.fakes import FailingBackend
+from zepkit.testing._fakes import FailingBackend
 from zepkit.zep import SqliteIdMap
 
 MAYA = Identity(user_id="maya", thread_id="t1")
@@ -122,7 +122,7 @@ def test_another_applications_database_is_refused(tmp_path: Path) -> None:
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "zepkit.core.cli", *args],
+        [sys.executable, "-m", "zepkit.core._cli", *args],
         capture_output=True,
         text=True,
         timeout=120,

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from pathlib import Path
 
 import pytest
 
-from zepkit.core.backend import SearchRequest, UserProfile
-from zepkit.core.errors import BackendError
-from zepkit.core.models import Message
+from zepkit.core._backend import SearchRequest, UserProfile
+from zepkit.core._errors import BackendError
+from zepkit.core._models import Message
 from zepkit.local import LocalBackend
 
 
@@ -31,14 +32,18 @@ async def test_async_context_manager_closes() -> None:
         await backend.ensure_graph("g")
 
 
-async def test_calls_queued_before_close_still_complete() -> None:
-    backend = LocalBackend()
+async def test_calls_queued_before_close_still_complete(tmp_path: Path) -> None:
+    path = tmp_path / "memory.db"
+    backend = LocalBackend(path)
     await backend.ensure_user(UserProfile("u"))
     await backend.ensure_thread("t", "u")
     writes = [backend.add_messages("t", [Message("user", f"m{n}")]) for n in range(10)]
     pending = asyncio.gather(*writes)
     await asyncio.sleep(0)
     await asyncio.gather(pending, backend.aclose())
+    async with LocalBackend(path) as reopened:
+        stored = await reopened.get_messages("t")
+    assert sorted(m.content for m in stored) == sorted(f"m{n}" for n in range(10))
 
 
 async def test_usable_from_another_event_loop_in_another_thread(backend: LocalBackend) -> None:

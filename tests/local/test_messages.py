@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from zepkit.core.errors import NotFoundError
-from zepkit.core.models import Message
+from zepkit.core._errors import NotFoundError
+from zepkit.core._models import Message
 from zepkit.local import LocalBackend
 
 UNICODE = [

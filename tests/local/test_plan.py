@@ -5,8 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from zepkit.core.backend import SearchRequest, UserProfile
-from zepkit.core.models import Message
+from zepkit.core._backend import SearchRequest, UserProfile
+from zepkit.core._models import Message
 from zepkit.local import LocalBackend
 from zepkit.local.plan import ROW_BUDGET, QueryPlan, plan_query
 

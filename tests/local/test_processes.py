@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from zepkit.core.backend import SearchRequest
+from zepkit.core._backend import SearchRequest
 from zepkit.local import LocalBackend
 
 WRITER = """
 import asyncio, sys, time
-from zepkit.core.backend import SearchRequest, UserProfile
-from zepkit.core.models import Message
+from zepkit.core._backend import SearchRequest, UserProfile
+from zepkit.core._models import Message
 from zepkit.local import LocalBackend
 
 async def main(path, name, batches, start_at):
@@ -38,8 +38,8 @@ asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]))
 
 ACKER = """
 import asyncio, sys
-from zepkit.core.backend import UserProfile
-from zepkit.core.models import Message
+from zepkit.core._backend import UserProfile
+from zepkit.core._models import Message
 from zepkit.local import LocalBackend
 
 async def main(path):

@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from zepkit.core.backend import SearchRequest, UserProfile
-from zepkit.core.models import Message
+from zepkit.core._backend import SearchRequest, UserProfile
+from zepkit.core._models import Message
 from zepkit.local import LocalBackend, RuleExtractor
 from zepkit.local.profile import self_statement
 

@@ -6,9 +6,9 @@ import asyncio
 
 import pytest
 
-from zepkit.core.backend import Backend, SearchRequest, UserProfile
-from zepkit.core.errors import ConflictError, NotFoundError
-from zepkit.core.models import Message
+from zepkit.core._backend import Backend, SearchRequest, UserProfile
+from zepkit.core._errors import ConflictError, NotFoundError
+from zepkit.core._models import Message
 from zepkit.local import LocalBackend
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from zepkit.core.backend import UserProfile
-from zepkit.core.models import Message
+from zepkit.core._backend import UserProfile
+from zepkit.core._models import Message
 from zepkit.local import LocalBackend
 from zepkit.local.retrieval import load_episodes, load_turns, statements_of_messages
 

@@ -6,9 +6,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from zepkit.core.backend import Capabilities, SearchRequest, UserProfile
-from zepkit.core.errors import NotFoundError, UnsupportedError
-from zepkit.core.models import Message
+from zepkit.core._backend import Capabilities, SearchRequest, UserProfile
+from zepkit.core._errors import NotFoundError, UnsupportedError
+from zepkit.core._models import Message
 from zepkit.local import LocalBackend
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)

@@ -6,8 +6,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from zepkit.testing.zep_fake import FakeZep
 from zepkit.zep import ZepBackend
+from zepkit.zep.testing import FakeZep
 
 
 @pytest.fixture

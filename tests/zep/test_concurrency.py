@@ -6,9 +6,9 @@ import asyncio
 from pathlib import Path
 
 from zepkit.core import Identity, MemoryLoop
-from zepkit.core.backend import UserProfile
-from zepkit.testing.zep_fake import FakeZep, Fault
+from zepkit.core._backend import UserProfile
 from zepkit.zep import SqliteIdMap, ZepBackend
+from zepkit.zep.testing import FakeZep, Fault
 
 
 async def test_twenty_first_turns_through_the_loop(fake: FakeZep) -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from zepkit.testing import BackendContract
-from zepkit.testing.zep_fake import FakeZep
 from zepkit.zep import SqliteIdMap, ZepBackend
+from zepkit.zep.testing import FakeZep
 
 
 class TestZepBackendInMemory(BackendContract):

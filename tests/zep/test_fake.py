@@ -6,7 +6,7 @@ import httpx
 import pytest
 from zep_cloud.errors import ConflictError, NotFoundError
 
-from zepkit.testing.zep_fake import FakeZep, Fault
+from zepkit.zep.testing import FakeZep, Fault
 
 
 async def test_duplicate_user_id_is_a_409(fake: FakeZep) -> None:

@@ -9,8 +9,8 @@ from collections.abc import Awaitable, Callable
 import pytest
 
 from zepkit.core import Identity, MemoryLoop
-from zepkit.core.backend import SearchRequest, UserProfile
-from zepkit.core.errors import (
+from zepkit.core._backend import SearchRequest, UserProfile
+from zepkit.core._errors import (
     AuthenticationError,
     BackendError,
     BackendUnavailableError,
@@ -18,9 +18,9 @@ from zepkit.core.errors import (
     NotFoundError,
     RateLimitError,
 )
-from zepkit.core.models import Message
-from zepkit.testing.zep_fake import FakeZep, Fault
+from zepkit.core._models import Message
 from zepkit.zep import ZepBackend
+from zepkit.zep.testing import FakeZep, Fault
 
 SECRET = "my secret ramen recipe uses miso"
 

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from zepkit.core import Identity, MemoryLoop
-from zepkit.core.backend import SearchRequest, UserProfile
-from zepkit.core.errors import BackendUnavailableError, UnsupportedError
-from zepkit.core.models import Message, Reranker, Scope
-from zepkit.testing.zep_fake import FakeZep, Fault, RecordedRequest
+from zepkit.core._backend import SearchRequest, UserProfile
+from zepkit.core._errors import BackendUnavailableError, UnsupportedError
+from zepkit.core._models import Message, Reranker, Scope
 from zepkit.zep import SqliteIdMap, ZepBackend
+from zepkit.zep.testing import FakeZep, Fault, RecordedRequest
 
 WHEN = datetime(2024, 5, 1, 12, 30, tzinfo=UTC)
 

@@ -6,10 +6,10 @@ import httpx
 import pytest
 from zep_cloud.client import AsyncZep
 
-from zepkit.core.backend import Backend
-from zepkit.core.errors import ConfigurationError
-from zepkit.testing.zep_fake import BASE_URL, FakeZep
+from zepkit.core._backend import Backend
+from zepkit.core._errors import ConfigurationError
 from zepkit.zep import ZEP_CAPABILITIES, ZepBackend
+from zepkit.zep.testing import BASE_URL, FakeZep
 
 
 def test_is_a_backend(fake: FakeZep) -> None:

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from zepkit.core.backend import Capabilities, SearchRequest, UserProfile
-from zepkit.core.models import DataType, Episode, Message, SearchResults
+from zepkit.core._backend import Capabilities, SearchRequest, UserProfile
+from zepkit.core._models import DataType, Episode, Message, SearchResults
 from zepkit.testing import BackendContract
 from zepkit.zep import ZepBackend
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from zepkit.core import ConfigurationError, MemoryLoop
-from zepkit.testing.zep_fake import FakeZep
 from zepkit.zep import SqliteIdMap, ZepBackend
+from zepkit.zep.testing import FakeZep
 
 
 def test_missing_key_says_how_to_set_it(monkeypatch: pytest.MonkeyPatch) -> None:

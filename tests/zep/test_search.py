@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from zepkit.core.backend import SearchRequest, UserProfile
-from zepkit.core.errors import NotFoundError
-from zepkit.core.models import Message
-from zepkit.testing.zep_fake import FakeZep
+from zepkit.core._backend import SearchRequest, UserProfile
+from zepkit.core._errors import NotFoundError
+from zepkit.core._models import Message
 from zepkit.zep import ZepBackend
+from zepkit.zep.testing import FakeZep
 
 
 @pytest.fixture

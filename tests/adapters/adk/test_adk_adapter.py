@@ -21,7 +21,7 @@ from zepkit.adk import (
     resolve_identity,
 )
 from zepkit.core import MemoryLoop
-from zepkit.testing.zep_fake import FakeZep
+from zepkit.zep.testing import FakeZep
 
 FACT = "My sister Beatrix moved to Lisbon last spring and opened a bakery."
 SECRET = "My locker code is ZEBRA-7781."
@@ -101,7 +101,7 @@ async def test_identity_falls_back_to_adk_ids(
     memory: MemoryLoop, adk_harness: Callable[..., Any]
 ) -> None:
     harness = adk_harness(memory)
-    await harness.session("adk-user", "adk-session", {"zep_user_id": "  ", "zep_thread_id": 7})
+    await harness.session("adk-user", "adk-session", {"zep_user_id": "  ", "zep_thread_id": ["t"]})
     await harness.run("adk-user", "adk-session", FACT, [text("Lovely.")])
     assert len(await memory.get_messages("adk-session")) == 2
     assert (await memory.search("Beatrix", user_id="adk-user")).edges

@@ -12,6 +12,9 @@ from zepkit.testing import AdapterContract, AdapterHarness
 
 
 class TestAdkContract(AdapterContract):
+    framework_key = "adk"
+    framework_modules = ("google.adk",)
+
     @pytest.fixture(autouse=True)
     def _harness_factory(self, adk_harness: Callable[..., Any]) -> None:
         self._factory = adk_harness

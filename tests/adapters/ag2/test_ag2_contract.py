@@ -65,6 +65,9 @@ class AG2Harness:
 
 
 class TestAG2AdapterContract(AdapterContract):
+    framework_key = "ag2"
+    framework_modules = ("ag2",)
+
     @pytest.fixture(autouse=True)
     def _scripted_models(self, track: Callable[..., Any]) -> None:
         self.track = track

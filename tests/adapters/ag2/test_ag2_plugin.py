@@ -4,11 +4,9 @@ continued conversations, the search tool's schema and target, and runs on many e
 from __future__ import annotations
 
 import asyncio
-import importlib
 import inspect
 import json
 import logging
-import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -19,7 +17,8 @@ from ag2.events import ToolCallEvent, ToolResultEvent
 from ag2.testing import TestConfig
 
 from zepkit.ag2 import RunIdentity, zep_memory_plugin, zep_search_tool
-from zepkit.core import Backend, ConfigurationError, MemoryLoop
+from zepkit.core import ConfigurationError, Identity, MemoryLoop
+from zepkit.core.spi import Backend
 from zepkit.local import LocalBackend
 
 Track = Callable[..., Any]  # the `track` fixture: a scripted model recording each prompt
@@ -179,10 +178,19 @@ def test_construction_errors_are_immediate(memory: MemoryLoop) -> None:
         zep_memory_plugin(memory, scope="nope")
 
 
-def test_run_identity_rejects_non_string_variables() -> None:
-    context = ConversationContext(MemoryStream(), variables={"user_id": 42})
-    with pytest.raises(ConfigurationError, match="strings"):
-        RunIdentity().resolve(context)
+async def test_run_identity_ignores_variables_that_are_not_ids() -> None:
+    context = ConversationContext(MemoryStream(), variables={"user_id": ["alice"]})
+    with pytest.raises(ConfigurationError, match="needs user_id"):
+        await RunIdentity().find(context)
+
+
+async def test_run_identity_keeps_profile_fields() -> None:
+    variables = {"user_id": "alice", "first_name": "Alice", "email": "a@example.com"}
+    context = ConversationContext(MemoryStream(), variables=variables)
+    identity = await RunIdentity(thread_id="t1").find(context)
+    assert identity == Identity(
+        user_id="alice", thread_id="t1", first_name="Alice", email="a@example.com"
+    )
 
 
 class LoopBoundBackend:
@@ -261,11 +269,3 @@ async def test_ten_runs_in_one_event_loop_with_a_tool_call_each(
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
     assert len(await asyncio.to_thread(memory.sync.get_messages, "n1")) == 20
     await asyncio.to_thread(memory.sync.close)
-
-
-def test_missing_framework_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in [n for n in sys.modules if n == "zepkit.ag2" or n.startswith("zepkit.ag2.")]:
-        monkeypatch.delitem(sys.modules, name)
-    monkeypatch.setitem(sys.modules, "ag2", None)
-    with pytest.raises(ImportError, match=r"zepkit\[ag2\]"):
-        importlib.import_module("zepkit.ag2")

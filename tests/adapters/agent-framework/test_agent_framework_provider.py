@@ -139,6 +139,9 @@ class AgentFrameworkHarness:
 
 
 class TestAgentFrameworkContract(AdapterContract):
+    framework_key = "agent-framework"
+    framework_modules = ("agent_framework",)
+
     def make_harness(self, memory: MemoryLoop) -> AgentFrameworkHarness:
         return AgentFrameworkHarness(memory)
 

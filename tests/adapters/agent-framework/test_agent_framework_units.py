@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
-import sys
 from collections.abc import AsyncIterator
 
 import pytest
@@ -73,11 +71,3 @@ def test_set_identity_stores_plain_values_and_checks_ids(memory: MemoryLoop) -> 
         provider.set_identity(session, "")
     with pytest.raises(ValueError, match="thread_id"):
         provider.set_identity(session, "u1", thread_id=" ")
-
-
-def test_missing_framework_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in [n for n in sys.modules if n.startswith("zepkit.agent_framework")]:
-        monkeypatch.delitem(sys.modules, name)
-    monkeypatch.setitem(sys.modules, "agent_framework", None)
-    with pytest.raises(ImportError, match=r'pip install "zepkit\[agent-framework\]"'):
-        importlib.import_module("zepkit.agent_framework")

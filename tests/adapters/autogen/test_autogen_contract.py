@@ -65,6 +65,9 @@ class AutoGenHarness:
 
 
 class TestAutoGenAdapterContract(AdapterContract):
+    framework_key = "autogen"
+    framework_modules = ("autogen_agentchat", "autogen_core")
+
     @pytest.fixture(autouse=True)
     def _replay(self, replay: Any) -> None:
         self.replay = replay

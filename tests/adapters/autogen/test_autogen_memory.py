@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import inspect
 import logging
-import subprocess
-import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -367,15 +365,6 @@ def test_identity_is_checked_at_construction(memory: MemoryLoop) -> None:
         ZepMemory(memory, user_id=" ", thread_id="t1")
     with pytest.raises(TypeError):
         ZepMemory("memory.db", user_id="u", thread_id="t")  # type: ignore[arg-type]
-
-
-def test_missing_framework_names_the_extra() -> None:
-    code = (
-        "import sys; sys.modules['autogen_agentchat'] = None\n"
-        "try:\n    import zepkit.autogen\nexcept ImportError as e:\n    print(e)"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert 'pip install "zepkit[autogen]"' in out.stdout
 
 
 def test_user_message_text_from_multimodal_content() -> None:

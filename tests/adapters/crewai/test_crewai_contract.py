@@ -62,6 +62,9 @@ class CrewHarness:
 
 
 class TestCrewAIContract(AdapterContract):
+    framework_key = "crewai"
+    framework_modules = ("crewai",)
+
     @pytest.fixture(autouse=True)
     def _factories(
         self,

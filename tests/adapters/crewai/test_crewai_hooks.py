@@ -15,7 +15,7 @@ from crewai.hooks import (
 
 from zepkit.core import MemoryLoop
 from zepkit.crewai import ZepSearchTool, enable_zep_memory
-from zepkit.crewai.hooks import place_block
+from zepkit.crewai._hooks import place_block
 
 React = tuple[Callable[[str, dict[str, Any]], str], Callable[[str], str]]
 

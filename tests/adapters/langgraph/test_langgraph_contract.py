@@ -158,6 +158,13 @@ class AgentHarness:
 
 
 class _WithModel(AdapterContract):
+    framework_key = "langgraph"
+    framework_modules = (
+        "langchain.agents.middleware",
+        "langchain_core.messages",
+        "langgraph.store.base",
+    )
+
     @pytest.fixture(autouse=True)
     def _model_factory(self, make_model: Callable[..., Any]) -> None:
         self.make_model = make_model

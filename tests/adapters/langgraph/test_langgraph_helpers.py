@@ -23,7 +23,7 @@ from zepkit.langgraph import (
     persist_messages_sync,
     resolve_identity,
 )
-from zepkit.langgraph.helpers import FALLBACK_INSTRUCTIONS
+from zepkit.langgraph._helpers import FALLBACK_INSTRUCTIONS
 
 
 @pytest.fixture
@@ -108,7 +108,7 @@ def test_identity_prefers_context_then_configurable() -> None:
     config: Any = {"configurable": {"thread_id": "t", "user_id": "from-config"}}
     assert resolve_identity({"user_id": "from-context"}, config).user_id == "from-context"
     assert resolve_identity(None, config).user_id == "from-config"
-    with pytest.raises(ValueError, match="user_id"):
+    with pytest.raises(ConfigurationError, match="user_id"):
         resolve_identity(None, {"configurable": {"thread_id": "t"}})
 
 

@@ -12,6 +12,9 @@ from zepkit.testing import AdapterContract, AdapterHarness
 
 
 class TestLiveKitContract(AdapterContract):
+    framework_key = "livekit"
+    framework_modules = ("livekit.agents",)
+
     @pytest.fixture(autouse=True)
     def _bind(self, harnesses: Callable[..., Any]) -> None:
         self._harnesses = harnesses

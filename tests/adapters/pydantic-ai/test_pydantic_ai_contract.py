@@ -68,5 +68,8 @@ class PydanticAIHarness:
 
 
 class TestPydanticAIAdapterContract(AdapterContract):
+    framework_key = "pydantic-ai"
+    framework_modules = ("pydantic_ai",)
+
     def make_harness(self, memory: MemoryLoop) -> AdapterHarness:
         return PydanticAIHarness(memory)

@@ -2,12 +2,10 @@
 
 Start with `MemoryLoop.local(path)` (embedded, no account) and hand the loop to an adapter, or use
 it directly: `begin_turn` before the model call, `capture_reply` after it, `search_tool()` for the
-model.
+model. Adapter and backend authors build on `zepkit.core.spi`.
 """
 
-from zepkit.core._version import __version__ as __version__
-from zepkit.core.backend import Backend, Capabilities, SearchRequest, UserProfile
-from zepkit.core.errors import (
+from zepkit.core._errors import (
     AuthenticationError,
     BackendError,
     BackendUnavailableError,
@@ -18,9 +16,8 @@ from zepkit.core.errors import (
     UnsupportedError,
     ZepkitError,
 )
-from zepkit.core.extras import missing_framework
-from zepkit.core.failsoft import FailSoft, OnError
-from zepkit.core.limits import (
+from zepkit.core._failsoft import FailSoft, OnError
+from zepkit.core._limits import (
     DEFAULT_CONTEXT_CHARS,
     MAX_DATA_CHARS,
     MAX_MESSAGE_CHARS,
@@ -29,8 +26,8 @@ from zepkit.core.limits import (
     MAX_QUERY_CHARS,
     MAX_SEARCH_LIMIT,
 )
-from zepkit.core.loop import ContextBuilder, ContextInput, MemoryLoop, SyncMemory
-from zepkit.core.models import (
+from zepkit.core._loop import ContextBuilder, ContextInput, MemoryLoop, SyncMemory
+from zepkit.core._models import (
     DataType,
     Entity,
     Episode,
@@ -42,14 +39,9 @@ from zepkit.core.models import (
     Scope,
     SearchResults,
 )
-from zepkit.core.rendering import (
-    DEFAULT_TEMPLATE,
-    compose_context,
-    is_rendered_block,
-    render_context,
-    strip_rendered_block,
-)
-from zepkit.core.search_tool import NO_RESULTS, SearchTool, format_results
+from zepkit.core._rendering import DEFAULT_TEMPLATE, render_context
+from zepkit.core._search_tool import SearchTool
+from zepkit.core._version import __version__ as __version__
 
 __all__ = [
     "DEFAULT_CONTEXT_CHARS",
@@ -60,12 +52,9 @@ __all__ = [
     "MAX_METADATA_KEYS",
     "MAX_QUERY_CHARS",
     "MAX_SEARCH_LIMIT",
-    "NO_RESULTS",
     "AuthenticationError",
-    "Backend",
     "BackendError",
     "BackendUnavailableError",
-    "Capabilities",
     "ConfigurationError",
     "ConflictError",
     "ContextBuilder",
@@ -84,17 +73,15 @@ __all__ = [
     "Reranker",
     "Role",
     "Scope",
-    "SearchRequest",
     "SearchResults",
     "SearchTool",
     "SyncMemory",
     "UnsupportedError",
-    "UserProfile",
     "ZepkitError",
-    "compose_context",
-    "format_results",
-    "is_rendered_block",
-    "missing_framework",
     "render_context",
-    "strip_rendered_block",
 ]
+
+for _name in __all__:
+    _value = globals()[_name]
+    if getattr(_value, "__module__", "").startswith("zepkit.core._"):
+        _value.__module__ = __name__  # reprs and docs show the import path, not the private module

@@ -18,11 +18,12 @@ from datetime import datetime
 from types import TracebackType
 from typing import Any, TypeVar
 
-from zepkit.core.backend import Capabilities, SearchRequest, UserProfile
-from zepkit.core.errors import BackendError, BackendUnavailableError
-from zepkit.core.models import DataType, Episode, Message, SearchResults
+from zepkit.core._backend import Capabilities, SearchRequest, UserProfile
+from zepkit.core._errors import BackendError, BackendUnavailableError
+from zepkit.core._models import DataType, Episode, Message, SearchResults
+from zepkit.core._sqlite import open_connection
 from zepkit.local import writekeys
-from zepkit.local.connection import check_fts5, open_connection
+from zepkit.local.connection import check_fts5
 from zepkit.local.dense import RetrieverMode, resolve
 from zepkit.local.embedders import Embedder
 from zepkit.local.engine import CAPABILITIES, Engine

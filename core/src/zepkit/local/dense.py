@@ -14,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any, Literal, get_args
 
-from zepkit.core.errors import ConfigurationError
+from zepkit.core._errors import ConfigurationError
 from zepkit.local import minilm
 from zepkit.local.embedders import Embedder
 from zepkit.local.vectors import VectorIndex, normalised, store_vectors

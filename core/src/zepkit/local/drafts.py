@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from zepkit.core.models import DataType, Message
+from zepkit.core._models import DataType, Message
 from zepkit.local.codec import encode_metadata, encode_time, now
 from zepkit.local.extraction import Extractor
 from zepkit.local.stats import message_sentences

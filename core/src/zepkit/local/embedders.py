@@ -12,7 +12,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import httpx
 
-from zepkit.core.errors import BackendError, ConfigurationError
+from zepkit.core._errors import BackendError, ConfigurationError
 
 
 @runtime_checkable

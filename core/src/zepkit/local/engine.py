@@ -11,9 +11,9 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from zepkit.core.backend import Capabilities, SearchRequest, UserProfile
-from zepkit.core.errors import ConfigurationError, ConflictError, UnsupportedError
-from zepkit.core.models import DATA_TYPES, DataType, Episode, Message, SearchResults
+from zepkit.core._backend import Capabilities, SearchRequest, UserProfile
+from zepkit.core._errors import ConfigurationError, ConflictError, UnsupportedError
+from zepkit.core._models import DATA_TYPES, DataType, Episode, Message, SearchResults
 from zepkit.local import backfill, deletion, provision, writekeys
 from zepkit.local.codec import decode_metadata, decode_time, encode_time, now
 from zepkit.local.connection import read_transaction, write_transaction

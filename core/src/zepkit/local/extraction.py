@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, runtime_checkable
 
-from zepkit.core.models import DataType
+from zepkit.core._models import DataType
 from zepkit.local.chatter import is_chatter
 from zepkit.local.profile import self_statement
 from zepkit.local.text import has_words, name_mentions, sentences

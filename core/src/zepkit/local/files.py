@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sqlite3
 
-from zepkit.core.errors import BackendError
+from zepkit.core._errors import BackendError
 from zepkit.local.connection import read_transaction
 from zepkit.local.schema import SCHEMA_VERSION, schema_version
 

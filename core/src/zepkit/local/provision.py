@@ -5,8 +5,8 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-from zepkit.core.backend import UserProfile
-from zepkit.core.errors import ConflictError, NotFoundError
+from zepkit.core._backend import UserProfile
+from zepkit.core._errors import ConflictError, NotFoundError
 from zepkit.local.codec import encode_metadata, encode_time, now
 
 _SETUP_HINT = "call ensure_user and ensure_thread first"

@@ -13,7 +13,7 @@ import sqlite3
 from collections.abc import Collection, Iterator, Sequence
 from typing import Any, NamedTuple
 
-from zepkit.core.models import DataType
+from zepkit.core._models import DataType
 from zepkit.local.codec import timestamp
 
 SUMMARY_STATEMENTS = 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
-from zepkit.core.errors import ConfigurationError
+from zepkit.core._errors import ConfigurationError
 from zepkit.local.connection import TOKENIZER, write_transaction
 
 _TABLES = (

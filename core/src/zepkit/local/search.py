@@ -6,9 +6,9 @@ import functools
 import sqlite3
 from collections.abc import Collection, Sequence
 
-from zepkit.core.limits import DEFAULT_MMR_LAMBDA
-from zepkit.core.models import Entity, Episode, Fact, Reranker, Scope, SearchResults
-from zepkit.core.rendering import compose_context
+from zepkit.core._limits import DEFAULT_MMR_LAMBDA
+from zepkit.core._models import Entity, Episode, Fact, Reranker, Scope, SearchResults
+from zepkit.core._rendering import compose_context
 from zepkit.local.codec import decode_metadata, decode_time
 from zepkit.local.dates import named_periods
 from zepkit.local.hybrid import Retrieval, date_credit, fused, neighbours_of, spread

@@ -10,8 +10,8 @@ from __future__ import annotations
 import sqlite3
 from datetime import timedelta
 
+from zepkit.core._sqlite import BUSY_TIMEOUT_MS
 from zepkit.local.codec import encode_time, now
-from zepkit.local.connection import BUSY_TIMEOUT_MS
 
 KEEP_DAYS = 7
 

@@ -3,10 +3,10 @@
 Needs pytest and pytest-asyncio: `pip install "zepkit-core[testing]"`.
 """
 
-from zepkit.testing.adapter_contract import AdapterContract
-from zepkit.testing.backend_contract import BackendContract
-from zepkit.testing.fakes import FailingBackend, SlowBackend
-from zepkit.testing.harness import AdapterHarness, PlainAgentHarness, TurnResult
+from zepkit.testing._adapter_contract import AdapterContract
+from zepkit.testing._backend_contract import BackendContract
+from zepkit.testing._fakes import FailingBackend, SlowBackend
+from zepkit.testing._harness import AdapterHarness, PlainAgentHarness, TurnResult
 
 __all__ = [
     "AdapterContract",

@@ -4,8 +4,8 @@ backend = ZepBackend.from_api_key()            # reads ZEP_API_KEY
 backend = ZepBackend(AsyncZep(...), id_map=SqliteIdMap("zep-ids.db"))
 """
 
-from zepkit.zep.backend import ZepBackend
-from zepkit.zep.idmap import IdMap, InMemoryIdMap, SqliteIdMap
-from zepkit.zep.search import ZEP_CAPABILITIES
+from zepkit.zep._backend import ZepBackend
+from zepkit.zep._idmap import IdMap, InMemoryIdMap, SqliteIdMap
+from zepkit.zep._search import ZEP_CAPABILITIES
 
 __all__ = ["ZEP_CAPABILITIES", "IdMap", "InMemoryIdMap", "SqliteIdMap", "ZepBackend"]

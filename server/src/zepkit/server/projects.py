@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from zepkit.core import Backend
+from zepkit.core.spi import Backend
 from zepkit.server.registry import Registry
 
 PROJECT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")

@@ -17,10 +17,9 @@ from zepkit.core import (
     MAX_SEARCH_LIMIT,
     Episode,
     Message,
-    SearchRequest,
     SearchResults,
-    UserProfile,
 )
+from zepkit.core.spi import SearchRequest, UserProfile
 from zepkit.server.endpoints import Answer, Endpoint
 from zepkit.server.errors import ApiError, bad_request, not_found
 from zepkit.server.projects import Project

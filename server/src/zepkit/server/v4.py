@@ -9,7 +9,7 @@ from typing import Any
 
 from starlette.requests import Request
 
-from zepkit.core import SearchRequest, UserProfile
+from zepkit.core.spi import SearchRequest, UserProfile
 from zepkit.server.endpoints import Answer, Endpoint
 from zepkit.server.errors import ApiError, bad_request, not_found
 from zepkit.server.projects import Project

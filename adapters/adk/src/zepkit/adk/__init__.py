@@ -10,16 +10,16 @@
 `ZepMemoryService` plugs zepkit into ADK's own `load_memory` / `preload_memory` tools.
 """
 
-from zepkit.core.extras import missing_framework
+from zepkit.core.spi import missing_framework as _missing_framework
 
 try:
-    import google.adk  # noqa: F401
+    import google.adk as _google_adk  # noqa: F401
 except ImportError as exc:  # pragma: no cover - exercised only without the framework
-    raise missing_framework("adk", "Google ADK (google-adk)") from exc
+    raise _missing_framework("adk", "Google ADK (google-adk)") from exc
 
-from zepkit.adk.callbacks import create_after_model_callback
-from zepkit.adk.context_tool import ZepContextTool
-from zepkit.adk.identity import (
+from zepkit.adk._callbacks import create_after_model_callback
+from zepkit.adk._context_tool import ZepContextTool
+from zepkit.adk._identity import (
     STATE_EMAIL,
     STATE_FIRST_NAME,
     STATE_LAST_NAME,
@@ -27,9 +27,9 @@ from zepkit.adk.identity import (
     STATE_USER_ID,
     resolve_identity,
 )
-from zepkit.adk.memory_service import ZepMemoryService
-from zepkit.adk.search_tool import ZepGraphSearchTool
-from zepkit.adk.wrap import as_memory_loop
+from zepkit.adk._memory_service import ZepMemoryService
+from zepkit.adk._tool import ZepGraphSearchTool
+from zepkit.adk._wrap import as_memory_loop
 
 __all__ = [
     "STATE_EMAIL",

@@ -6,12 +6,12 @@ the context block into the prompt of every model call, plus the memory search to
     await agent.ask("...", variables={"user_id": "u1", "thread_id": "t1"})
 """
 
-from zepkit.core.extras import missing_framework
+from zepkit.core.spi import missing_framework as _missing_framework
 
 try:
-    import ag2  # noqa: F401
-except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise missing_framework("ag2", "AG2 1.x (the `ag2` package)") from exc
+    import ag2 as _ag2  # noqa: F401
+except ImportError as exc:  # pragma: no cover - exercised only without the framework
+    raise _missing_framework("ag2", "AG2 1.x (the `ag2` package)") from exc
 
 from zepkit.ag2._identity import RunIdentity
 from zepkit.ag2._middleware import ZepMemoryMiddleware

@@ -18,7 +18,7 @@ from ag2.events import BaseEvent, ModelRequest, ModelResponse, TextInput
 from ag2.middleware import AgentTurn, BaseMiddleware
 
 from zepkit.ag2._identity import RunIdentity
-from zepkit.core import ConfigurationError, Identity, MemoryLoop
+from zepkit.core import MemoryLoop
 
 
 class _ContextBlock(str):
@@ -50,7 +50,7 @@ class ZepMemoryMiddleware(BaseMiddleware):
     async def on_turn(
         self, call_next: AgentTurn, event: BaseEvent, context: ConversationContext
     ) -> ModelResponse:
-        identity = self._resolve(context)
+        identity = await self.identity.resolve(context, self.memory.failsoft, "ag2 memory")
         text = request_text(event)
         if identity is None or not text:  # no user, or a resumed turn with no new message
             return await call_next(event, context)
@@ -74,15 +74,6 @@ class ZepMemoryMiddleware(BaseMiddleware):
             )
         )
         return response
-
-    def _resolve(self, context: ConversationContext) -> Identity | None:
-        """The run's identity; without one the turn runs without memory and the failure policy
-        hears about it (a WARNING by default, an exception with `on_error="raise"`)."""
-        try:
-            return self.identity.resolve(context)
-        except ConfigurationError as exc:
-            self.memory.failsoft.handle("ag2 memory", exc)
-            return None
 
 
 def request_text(event: Any) -> str:

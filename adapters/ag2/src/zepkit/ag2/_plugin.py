@@ -10,6 +10,7 @@ from zepkit.ag2._identity import RunIdentity
 from zepkit.ag2._middleware import ZepMemoryMiddleware
 from zepkit.ag2._tool import wrap_search
 from zepkit.core import MemoryLoop
+from zepkit.core.spi import search_tool_option
 
 
 def zep_memory_plugin(
@@ -24,16 +25,14 @@ def zep_memory_plugin(
     per call with `agent.ask(..., plugins=[...])`.
 
     Each run's identity comes from `user_id` / `thread_id` when fixed here, else from the run's
-    `variables` (`user_id`, `thread_id`; the stream id is the thread when none is given). A run
+    `variables` (`user_id`, `thread_id` and the optional profile fields `first_name`,
+    `last_name`, `email`; the stream id is the thread when none is given). A run
     without a user gets no memory. `search_tool=False` leaves the search tool out; `**pinned`
     (and `graph_id=`) go to `memory.search_tool(...)`.
     """
-    if not isinstance(memory, MemoryLoop):
-        raise TypeError(f"memory must be a zepkit MemoryLoop, got {type(memory).__name__}")
-    if pinned and not search_tool:
-        raise ValueError(f"{sorted(pinned)} configure the search tool, but search_tool=False")
     identity = RunIdentity(user_id, thread_id)
-    tools = [wrap_search(memory.search_tool(**pinned), identity)] if search_tool else []
+    search = search_tool_option(memory, search_tool, pinned)
+    tools = [wrap_search(search, identity)] if search is not None else []
     middleware = Middleware(
         ZepMemoryMiddleware, memory=memory, user_id=user_id, thread_id=thread_id
     )

@@ -32,7 +32,8 @@ def wrap_search(search: SearchTool, identity: RunIdentity) -> FunctionTool:
     """Wrap a core `SearchTool` with the core's name, description and JSON schema."""
 
     def search_memory(context: Context, args: dict[str, Any]) -> str:
-        return search.call_sync(args, identity.find(context))
+        found = identity.resolve_now(context, search.loop.failsoft, "ag2 search", report=False)
+        return search.call_sync(args, found)
 
     context = inspect.Parameter(
         "context", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Context

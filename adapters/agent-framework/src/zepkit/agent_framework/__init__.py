@@ -6,14 +6,12 @@ run it saves the final reply. One provider serves many users: the identity comes
 session (see `ZepContextProvider.set_identity`) or from a resolver.
 """
 
-from __future__ import annotations
-
-from zepkit.core.extras import missing_framework
+from zepkit.core.spi import missing_framework as _missing_framework
 
 try:
     import agent_framework as _agent_framework  # noqa: F401
-except ImportError as exc:
-    raise missing_framework(
+except ImportError as exc:  # pragma: no cover - exercised only without the framework
+    raise _missing_framework(
         "agent-framework", "Microsoft Agent Framework (agent-framework-core)"
     ) from exc
 

@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeAlias
 
 from agent_framework import AgentSession, SessionContext
 
-from zepkit.core import ConfigurationError, Identity
-from zepkit.core.validation import check_id
+from zepkit.core import Identity
+from zepkit.core.spi import IdentityResolver as Resolver
+from zepkit.core.spi import check_id
 
 IdentityResolver: TypeAlias = Callable[
     [AgentSession, SessionContext], Identity | Awaitable[Identity | None] | None
 ]
 """Called once per run with the run's session and context; returns the run's identity, or None
 to run without memory. May be sync or async."""
-
-PROFILE_KEYS = ("first_name", "last_name", "email")
 
 
 def identity_state(
@@ -41,34 +39,22 @@ def identity_state(
     return {key: value for key, value in values.items() if value is not None}
 
 
-def identity_from_state(
-    state: Mapping[str, Any],
-    session_id: str,
-    *,
-    user_id: str | None,
-    thread_id: str | None,
-) -> Identity:
-    """The session's bound identity, else the fixed ids; the thread defaults to the session id."""
-    user = state.get("user_id") or user_id
-    if not user:
-        raise ConfigurationError(
-            "no user for this run: bind the session with ZepContextProvider.set_identity(), "
-            "or give the provider user_id= or resolver="
-        )
-    profile = {key: state[key] for key in PROFILE_KEYS if state.get(key)}
-    thread = state.get("thread_id") or thread_id or session_id
-    return Identity(user_id=user, thread_id=thread, **profile)
+_Run: TypeAlias = tuple[AgentSession, SessionContext, Mapping[str, Any]]
+"""A run as the identity sees it: its session, its context and this provider's state slice."""
 
 
-async def call_resolver(
-    resolver: IdentityResolver, session: AgentSession, context: SessionContext
-) -> Identity | None:
-    """Run a sync or async resolver and check what it returned."""
-    result = resolver(session, context)
-    if inspect.isawaitable(result):
-        result = await result
-    if result is not None and not isinstance(result, Identity):
-        raise TypeError(
-            f"the identity resolver must return a zepkit Identity or None, got {type(result)!r}"
-        )
-    return result
+def run_identity(
+    resolver: IdentityResolver | None, user_id: str | None, thread_id: str | None
+) -> Resolver[_Run]:
+    """The app's resolver when given; else the session's bound identity, then the fixed ids; the
+    thread defaults to the session id."""
+    if resolver is not None:
+        app_resolver = resolver
+        return Resolver[_Run](lambda run: app_resolver(run[0], run[1]))
+    fixed = {"user_id": user_id, "thread_id": thread_id}
+    return Resolver[_Run](
+        lookups=(lambda run: run[2], lambda run: fixed),
+        thread_fallback=lambda run: run[0].session_id,
+        hint="bind the session with ZepContextProvider.set_identity(), "
+        "or give the provider user_id= or resolver=",
+    )

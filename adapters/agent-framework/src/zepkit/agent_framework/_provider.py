@@ -8,16 +8,11 @@ from typing import Any
 
 from agent_framework import AgentSession, ContextProvider, SessionContext, SupportsAgentRun
 
-from zepkit.agent_framework._identity import (
-    IdentityResolver,
-    call_resolver,
-    identity_from_state,
-    identity_state,
-)
+from zepkit.agent_framework._identity import IdentityResolver, identity_state, run_identity
 from zepkit.agent_framework._messages import final_reply, user_text
 from zepkit.agent_framework._tool import search_function_tool
 from zepkit.core import Identity, MemoryLoop, SearchTool
-from zepkit.core.validation import check_id
+from zepkit.core.spi import check_id, check_memory
 
 DEFAULT_SOURCE_ID = "zepkit"
 
@@ -54,8 +49,7 @@ class ZepContextProvider(ContextProvider):
         search_tool: bool | SearchTool = True,
         source_id: str = DEFAULT_SOURCE_ID,
     ) -> None:
-        if not isinstance(memory, MemoryLoop):
-            raise TypeError(f"memory must be a zepkit MemoryLoop, got {type(memory)!r}")
+        check_memory(memory)
         if resolver is not None and (user_id is not None or thread_id is not None):
             raise ValueError("give either resolver= or fixed user_id=/thread_id=, not both")
         if resolver is not None and not callable(resolver):
@@ -68,6 +62,7 @@ class ZepContextProvider(ContextProvider):
         self.user_id = user_id
         self.thread_id = thread_id
         self.resolver = resolver
+        self._identity = run_identity(resolver, user_id, thread_id)
         self.search: SearchTool | None
         if isinstance(search_tool, SearchTool):
             self.search = search_tool
@@ -100,11 +95,7 @@ class ZepContextProvider(ContextProvider):
         self, session: AgentSession, context: SessionContext, state: dict[str, Any]
     ) -> Identity | None:
         """The identity of this run (None: the resolver chose to run it without memory)."""
-        if self.resolver is not None:
-            return await call_resolver(self.resolver, session, context)
-        return identity_from_state(
-            state, session.session_id, user_id=self.user_id, thread_id=self.thread_id
-        )
+        return await self._identity.find((session, context, state))
 
     async def before_run(
         self,

@@ -10,13 +10,13 @@ agent = AssistantAgent(
 )
 """
 
-from zepkit.core.extras import missing_framework
+from zepkit.core.spi import missing_framework as _missing_framework
 
 try:
     import autogen_agentchat as _autogen_agentchat  # noqa: F401
     import autogen_core as _autogen_core  # noqa: F401
-except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise missing_framework("autogen", "AutoGen (autogen-agentchat)") from exc
+except ImportError as exc:  # pragma: no cover - exercised only without the framework
+    raise _missing_framework("autogen", "AutoGen (autogen-agentchat)") from exc
 
 from zepkit.autogen._context import ZepChatCompletionContext
 from zepkit.autogen._memory import ZepMemory

@@ -7,17 +7,17 @@
 - `ZepCrewMemory`: `Crew(memory=ZepCrewMemory(storage))` routes CrewAI's own recall and saves.
 """
 
-from zepkit.core.extras import missing_framework
+from zepkit.core.spi import missing_framework as _missing_framework
 
 try:
-    import crewai  # noqa: F401
-except ImportError as exc:  # pragma: no cover - exercised only without CrewAI installed
-    raise missing_framework("crewai", "CrewAI") from exc
+    import crewai as _crewai  # noqa: F401
+except ImportError as exc:  # pragma: no cover - exercised only without the framework
+    raise _missing_framework("crewai", "CrewAI") from exc
 
-from zepkit.crewai.crew_memory import ZepCrewMemory
-from zepkit.crewai.hooks import ZepMemoryHooks, enable_zep_memory
-from zepkit.crewai.storage import ZepGraphStorage, ZepStorage
-from zepkit.crewai.tool import ZepSearchTool
+from zepkit.crewai._crew_memory import ZepCrewMemory
+from zepkit.crewai._hooks import ZepMemoryHooks, enable_zep_memory
+from zepkit.crewai._storage import ZepGraphStorage, ZepStorage
+from zepkit.crewai._tool import ZepSearchTool
 
 __all__ = [
     "ZepCrewMemory",

@@ -8,16 +8,16 @@ In a graph you write yourself, call the helpers in your nodes::
 With `create_agent`, add `ZepMemoryMiddleware(memory)` to `middleware=[...]`.
 """
 
-from zepkit.core.extras import missing_framework
+from zepkit.core.spi import missing_framework as _missing_framework
 
 try:
-    import langchain.agents.middleware  # noqa: F401
-    import langchain_core.messages  # noqa: F401
-    import langgraph.store.base  # noqa: F401
+    import langchain.agents.middleware as _langchain_agents_middleware  # noqa: F401
+    import langchain_core.messages as _langchain_core_messages  # noqa: F401
+    import langgraph.store.base as _langgraph_store_base  # noqa: F401
 except ImportError as exc:  # pragma: no cover - exercised only without the framework
-    raise missing_framework("langgraph", "LangGraph and LangChain") from exc
+    raise _missing_framework("langgraph", "LangGraph and LangChain") from exc
 
-from zepkit.langgraph.helpers import (
+from zepkit.langgraph._helpers import (
     build_system_message,
     build_system_message_sync,
     create_graph_search_tool,
@@ -27,9 +27,9 @@ from zepkit.langgraph.helpers import (
     persist_messages,
     persist_messages_sync,
 )
-from zepkit.langgraph.identity import resolve_identity
-from zepkit.langgraph.middleware import ZepMemoryMiddleware
-from zepkit.langgraph.store import StoreTarget, ZepStore, default_namespace_target
+from zepkit.langgraph._identity import resolve_identity
+from zepkit.langgraph._middleware import ZepMemoryMiddleware
+from zepkit.langgraph._store import StoreTarget, ZepStore, default_namespace_target
 
 __all__ = [
     "StoreTarget",

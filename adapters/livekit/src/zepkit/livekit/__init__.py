@@ -7,12 +7,12 @@ stored from the session's conversation events; the model gets the memory search 
     await session.start(agent)
 """
 
-from zepkit.core.extras import missing_framework
+from zepkit.core.spi import missing_framework as _missing_framework
 
 try:
-    import livekit.agents  # noqa: F401
-except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise missing_framework("livekit", "LiveKit Agents") from exc
+    import livekit.agents as _livekit_agents  # noqa: F401
+except ImportError as exc:  # pragma: no cover - exercised only without the framework
+    raise _missing_framework("livekit", "LiveKit Agents") from exc
 
 from zepkit.livekit._agent import (
     CONTEXT_ITEM_PREFIX,

@@ -19,7 +19,12 @@ from livekit.agents import Agent, AgentSession, ChatContext, ChatMessage, RunCon
 from livekit.agents.voice.events import ConversationItemAddedEvent
 
 from zepkit.core import ConfigurationError, Identity, MemoryLoop
-from zepkit.core.search_tool import PARAMETERS
+from zepkit.core.spi import (
+    SEARCH_PARAMETERS,
+    IdentityResolver,
+    check_memory,
+    search_tool_option,
+)
 from zepkit.livekit._tool import search_function_tool
 
 logger = logging.getLogger("zepkit.livekit")
@@ -35,7 +40,12 @@ IdentitySource: TypeAlias = Identity | Callable[[AgentSession[Any]], Identity | 
 when it is an `Identity`."""
 
 _REMEMBERED_TURNS = 64
-SEARCH_OPTIONS = frozenset(PARAMETERS) - {"query"} | {"graph_id"}
+STAGE = "livekit identity"
+NO_IDENTITY = (
+    "no identity for this turn: pass identity= to the agent or set "
+    "AgentSession(userdata=Identity(...)); the turn runs without memory"
+)
+SEARCH_OPTIONS = frozenset(SEARCH_PARAMETERS) - {"query"} | {"graph_id"}
 
 
 class _Unset(enum.Enum):
@@ -72,24 +82,20 @@ class ZepMemoryMixin:
         recall_budget: float | _Unset | None = _UNSET,
         **kwargs: Any,
     ) -> None:
-        if not isinstance(memory, MemoryLoop):
-            raise TypeError(f"memory must be a zepkit MemoryLoop, got {type(memory).__name__}")
-        if identity is not None and not isinstance(identity, Identity) and not callable(identity):
-            raise TypeError(
-                "identity must be a zepkit Identity, a callable session -> Identity | None, "
-                f"or None, got {type(identity).__name__}"
-            )
+        check_memory(memory)
+        self._identity = IdentityResolver[AgentSession[Any]](
+            _from_userdata if identity is None else identity
+        )
         if isinstance(recall_budget, _Unset):
             recall_budget = memory.recall_budget or DEFAULT_RECALL_BUDGET
         if recall_budget is not None and not recall_budget > 0:
             raise ValueError(f"recall_budget must be a positive number, got {recall_budget!r}")
         pinned = {key: kwargs.pop(key) for key in list(kwargs) if key in SEARCH_OPTIONS}
-        if pinned and not search_tool:
-            raise ValueError(f"{sorted(pinned)} configure the search tool, but search_tool=False")
+        search = search_tool_option(memory, search_tool, pinned)
         self.memory = memory
         self.identity_source = identity
         self.recall_budget: float | None = recall_budget
-        self.search = memory.search_tool(**pinned) if search_tool else None
+        self.search = search
         tools = list(kwargs.pop("tools", None) or [])
         if self.search is not None:
             tools.append(search_function_tool(self.search, self._tool_identity))
@@ -106,31 +112,13 @@ class ZepMemoryMixin:
     ) -> Identity | None:
         """The identity whose memory this turn uses; None (logged via the fail-soft policy when
         `report`) means the turn runs without memory."""
-        source = self.identity_source
-        try:
-            if isinstance(source, Identity):
-                return source
-            if session is None:
-                found = None
-            elif source is None:
-                found = _userdata_identity(session)
-            else:
-                found = source(session)
-            if found is not None and not isinstance(found, Identity):
-                raise TypeError(f"the identity callable returned {type(found).__name__}")
-        except Exception as exc:
+        if session is None:
+            if isinstance(self.identity_source, Identity):
+                return self.identity_source
             if report:
-                self.memory.failsoft.handle("livekit identity", exc)
+                self.memory.failsoft.handle(STAGE, ConfigurationError(NO_IDENTITY))
             return None
-        if found is None and report:
-            self.memory.failsoft.handle(
-                "livekit identity",
-                ConfigurationError(
-                    "no identity for this turn: pass identity= to the agent or set "
-                    "AgentSession(userdata=Identity(...)); the turn runs without memory"
-                ),
-            )
-        return found
+        return self._identity.resolve_now(session, self.memory.failsoft, STAGE, report=report)
 
     def _tool_identity(self, context: RunContext[Any]) -> Identity | None:
         return self.resolve_identity(context.session)
@@ -267,9 +255,11 @@ class ZepMemoryAgent(ZepMemoryMixin, Agent):
         super().__init__(memory=memory, **kwargs)
 
 
-def _userdata_identity(session: AgentSession[Any]) -> Identity | None:
+def _from_userdata(session: AgentSession[Any]) -> Identity:
     try:
         userdata = session.userdata
     except ValueError:  # LiveKit raises when the session has no userdata
-        return None
-    return userdata if isinstance(userdata, Identity) else None
+        userdata = None
+    if not isinstance(userdata, Identity):
+        raise ConfigurationError(NO_IDENTITY)
+    return userdata

@@ -19,8 +19,9 @@ from pydantic_ai.run import AgentRunResult
 from pydantic_ai.toolsets import AbstractToolset
 
 from zepkit.core import Identity, MemoryLoop, SearchTool
-from zepkit.pydantic_ai._identity import IdentityResolver, default_resolver, resolve
-from zepkit.pydantic_ai._toolset import search_toolset
+from zepkit.core.spi import search_tool_option
+from zepkit.pydantic_ai._identity import IdentityResolver, run_identity
+from zepkit.pydantic_ai._tool import STAGE, search_toolset
 
 
 class ZepMemory(AbstractCapability[Any]):
@@ -41,14 +42,13 @@ class ZepMemory(AbstractCapability[Any]):
         search_tool: bool = True,
         **pinned: Any,
     ) -> None:
-        if not isinstance(memory, MemoryLoop):
-            raise TypeError(f"memory must be a zepkit MemoryLoop, got {type(memory).__name__}")
-        if pinned and not search_tool:
-            raise ValueError(f"{sorted(pinned)} configure the search tool, but search_tool=False")
+        self.resolver = run_identity(identity)
+        self.search: SearchTool | None = search_tool_option(memory, search_tool, pinned)
         self.memory = memory
-        self.resolver: IdentityResolver = _as_resolver(identity)
-        self.search: SearchTool | None = memory.search_tool(**pinned) if search_tool else None
         self._toolset = search_toolset(self.search, self.resolver) if self.search else None
+
+    async def _identity(self, ctx: RunContext[Any]) -> Identity | None:
+        return await self.resolver.resolve(ctx.deps, self.memory.failsoft, STAGE, report=False)
 
     def __repr__(self) -> str:
         backend = type(self.memory.backend).__name__
@@ -61,12 +61,13 @@ class ZepMemory(AbstractCapability[Any]):
         return self._toolset
 
     async def before_run(self, ctx: RunContext[Any]) -> None:
-        """Say once per run when it has no identity (and so no memory)."""
-        resolve(self.resolver, ctx.deps, report=True)
+        """Say once per run, through the loop's `on_error`, when it has no identity (and so no
+        memory)."""
+        await self.resolver.resolve(ctx.deps, self.memory.failsoft, STAGE)
 
     async def _context_block(self, ctx: RunContext[Any]) -> str | None:
         """Evaluated before every model request; the core persists the prompt once per run id."""
-        identity = resolve(self.resolver, ctx.deps)
+        identity = await self._identity(ctx)
         if identity is None:
             return None
         block = await self.memory.begin_turn(identity, prompt_text(ctx.prompt), turn_id=ctx.run_id)
@@ -75,25 +76,12 @@ class ZepMemory(AbstractCapability[Any]):
     async def after_run(
         self, ctx: RunContext[Any], *, result: AgentRunResult[Any]
     ) -> AgentRunResult[Any]:
-        identity = resolve(self.resolver, ctx.deps)
+        identity = await self._identity(ctx)
         if identity is not None:
             await self.memory.capture_reply(
                 identity, output_text(result.output), turn_id=ctx.run_id
             )
         return result
-
-
-def _as_resolver(identity: Identity | IdentityResolver | None) -> IdentityResolver:
-    if identity is None:
-        return default_resolver
-    if isinstance(identity, Identity):
-        return lambda _deps: identity
-    if callable(identity):
-        return identity
-    raise TypeError(
-        "identity must be a zepkit Identity or a callable deps -> Identity | None, "
-        f"got {type(identity).__name__}"
-    )
 
 
 def prompt_text(prompt: str | Sequence[Any] | None) -> str:

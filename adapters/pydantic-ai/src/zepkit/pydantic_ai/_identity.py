@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass
 from typing import Any, TypeAlias
 
-from zepkit.core import Identity
-
-logger = logging.getLogger("zepkit.pydantic_ai")
+from zepkit.core import ConfigurationError, Identity
+from zepkit.core.spi import IdentityResolver as Resolver
 
 IdentityResolver: TypeAlias = Callable[[Any], Identity | None]
 """Maps a run's `deps` to the `Identity` whose memory the run uses (None: no memory this run)."""
@@ -38,40 +36,19 @@ class ZepDeps:
         )
 
 
-def default_resolver(deps: Any) -> Identity | None:
-    """`ZepDeps` (or a subclass) and a bare `Identity` carry an identity; anything else does not."""
+def _from_deps(deps: Any) -> Identity:
+    """`ZepDeps` (or a subclass) and a bare `Identity` carry an identity; anything else is a
+    mistake worth reporting."""
     if isinstance(deps, Identity):
         return deps
     if isinstance(deps, ZepDeps):
         return deps.identity
-    return None
+    raise ConfigurationError(
+        f"deps of type {type(deps).__name__} carry no identity (pass ZepDeps(user_id, thread_id) "
+        "as deps, or ZepMemory(identity=...))"
+    )
 
 
-def resolve(resolver: IdentityResolver, deps: Any, *, report: bool = False) -> Identity | None:
-    """The run's identity, or None. With `report`, say why there is none (once per run)."""
-    try:
-        identity = resolver(deps)
-    except Exception as exc:  # a resolver bug or a blank id must not crash the run
-        if report:
-            logger.warning(
-                "no memory for this run: resolving the identity from deps of type %s failed (%s)",
-                type(deps).__name__,
-                type(exc).__name__,
-            )
-        return None
-    if identity is not None and not isinstance(identity, Identity):
-        if report:
-            logger.warning(
-                "no memory for this run: the identity resolver returned %s, not a zepkit Identity",
-                type(identity).__name__,
-            )
-        return None
-    if identity is None and report:
-        # Unrecognised deps are likely a mistake; a resolver's None is a deliberate choice.
-        logger.log(
-            logging.WARNING if resolver is default_resolver else logging.INFO,
-            "no memory for this run: deps of type %s carry no identity "
-            "(pass ZepDeps(user_id, thread_id) as deps, or ZepMemory(identity=...))",
-            type(deps).__name__,
-        )
-    return identity
+def run_identity(identity: Identity | IdentityResolver | None) -> Resolver[Any]:
+    """The run's identity from `deps`: the app's fixed `Identity` or callable, else `ZepDeps`."""
+    return Resolver(_from_deps if identity is None else identity)

@@ -1,0 +1,314 @@
+"""The `zepkit` command: a demo of the memory loop, a look into a local memory database, and the
+outbox of writes kept while memory was unavailable."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import sys
+import textwrap
+from collections.abc import Callable, Sequence
+
+from zepkit.core._errors import NotFoundError, ZepkitError
+from zepkit.core._limits import MAX_QUERY_CHARS, MAX_SEARCH_LIMIT
+from zepkit.core._loop import MemoryLoop
+from zepkit.core._models import SCOPES, Identity
+from zepkit.core._progress import Progress
+from zepkit.core._search_tool import format_results
+from zepkit.core._version import __version__
+
+INTERRUPTED = 130  # the shell's code for a command ended by Ctrl-C
+
+DEMO_USER = Identity(user_id="demo-maya", thread_id="demo-session-1", first_name="Maya")
+
+SESSION_1 = (
+    (
+        "Hi! I'm Maya. I just moved to Lisbon to work at the Oceanarium.",
+        "Welcome to Lisbon, Maya! Congratulations on the new job.",
+    ),
+    (
+        "My dog Biscuit is a border collie and he loves the beach at Cascais.",
+        "Biscuit sounds like great company for beach days.",
+    ),
+    (
+        "I'm allergic to peanuts, so keep that in mind when you suggest food.",
+        "Noted: no peanuts in anything I suggest.",
+    ),
+)
+SESSION_2_QUESTION = "Can you plan a relaxed Saturday for me and my dog, with a snack on the way?"
+
+
+def _rule(title: str) -> str:
+    return f"\n== {title} " + "=" * max(0, 70 - len(title))
+
+
+DEMO_DB = "zepkit-demo.db"
+"""Where the demo keeps its memory unless told otherwise, so the CLI can look into it after."""
+
+
+async def run_demo(db_path: str) -> int:
+    """Two sessions of one user: session 1 tells facts, session 2's first turn recalls them.
+
+    The demo's own threads are replayed from scratch when the file already has them."""
+    session_2 = DEMO_USER.model_copy(update={"thread_id": "demo-session-2"})
+    async with MemoryLoop.local(db_path) as memory:
+        for thread_id in (DEMO_USER.thread_id, session_2.thread_id):
+            with contextlib.suppress(NotFoundError):  # a new file has none
+                await memory.delete_thread(thread_id)
+        print(_rule("Session 1: Maya tells the assistant about herself"))
+        print(f"  user id: {DEMO_USER.user_id}   thread id: {DEMO_USER.thread_id}\n")
+        for number, (said, answered) in enumerate(SESSION_1, start=1):
+            await memory.begin_turn(DEMO_USER, said, turn_id=f"s1-{number}")
+            await memory.capture_reply(DEMO_USER, answered, turn_id=f"s1-{number}")
+            print(f"  Maya:      {said}\n  Assistant: {answered}")
+
+        facts = await memory.search(
+            "Maya Lisbon Biscuit peanuts", user_id=DEMO_USER.user_id, limit=10
+        )
+        print(_rule("What the memory stored (facts; greetings and thanks are not facts)"))
+        print(textwrap.indent(format_results(facts), "  "))
+
+        block = await memory.begin_turn(session_2, SESSION_2_QUESTION, turn_id="s2-1")
+        print(_rule("Session 2, a new thread: Maya asks"))
+        print(f"  user id: {session_2.user_id}   thread id: {session_2.thread_id}\n")
+        print(f"  Maya: {SESSION_2_QUESTION}")
+        print(_rule("Context block injected into the model's system prompt"))
+        print(block or "(no context)")
+    print(_rule("Look into the memory yourself"))
+    print(f"  zepkit search --db {db_path} --user {DEMO_USER.user_id} allergy")
+    print(f"  zepkit context --db {db_path} --thread {session_2.thread_id}")
+    return 0 if block else 1
+
+
+def _reader(db_path: str) -> MemoryLoop:
+    """A loop that only reads the file: inspection never changes it, nor adopts a foreign one."""
+    from zepkit.local import LocalBackend
+
+    return MemoryLoop(LocalBackend(db_path, read_only=True), on_error="raise")
+
+
+async def run_search(db_path: str, user_id: str, query: str, scope: str, limit: int) -> int:
+    async with _reader(db_path) as memory:
+        results = await memory.search(query, user_id=user_id, scope=scope, limit=limit)  # type: ignore[arg-type]
+        print(format_results(results))
+        return 0
+
+
+async def run_context(db_path: str, thread_id: str) -> int:
+    async with _reader(db_path) as memory:
+        print(memory.render(await memory.get_context(thread_id)) or "(no context)")
+        return 0
+
+
+async def run_embed(db_path: str, batch_size: int) -> int:
+    """Give the database's episodes without a vector one, with the local embedding model."""
+    from zepkit.local import LocalBackend, minilm
+
+    if not minilm.available():
+        raise ZepkitError(f"embedding needs the local embedding model: {minilm.INSTALL_HINT}")
+    # Opening the file would warn that episodes lack vectors and suggest this very command.
+    logging.getLogger("zepkit.local").setLevel(logging.ERROR)
+    progress = Progress("embedding", unit="episodes")
+    async with LocalBackend(db_path, retriever="hybrid") as backend:
+        try:
+            made = await backend.embed_missing(batch_size=batch_size, progress=progress.update)
+        finally:
+            progress.done()
+    print(f"embedded {made} episodes")
+    return 0
+
+
+def run_outbox_status(outbox_path: str) -> int:
+    """Print what waits in an outbox, as JSON."""
+    from zepkit.core._outbox import Outbox
+
+    outbox = Outbox(outbox_path)
+    try:
+        print(json.dumps(outbox.status().as_dict(), indent=2))
+    finally:
+        outbox.close()
+    return 0
+
+
+async def run_outbox_replay(
+    outbox_path: str, db: str | None, zep: bool, id_map: str | None, failed: bool
+) -> int:
+    """Deliver an outbox's writes to the local database or to Zep; 1 while some still wait."""
+    from zepkit.core._outbox import Outbox
+
+    outbox = Outbox(outbox_path)
+    if zep:
+        from zepkit.zep import SqliteIdMap
+
+        ids = SqliteIdMap(id_map) if id_map else None
+        memory = MemoryLoop.zep(id_map=ids, outbox=outbox, on_error="raise")
+    else:
+        assert db is not None
+        memory = MemoryLoop.local(db, outbox=outbox, on_error="raise")
+    async with memory:
+        delivered = await memory.replay_outbox(failed=failed)
+        status = outbox.status()
+    print(f"delivered {delivered} writes; {status.pending} wait, {status.failed} set aside")
+    return 0 if status.pending == 0 else 1
+
+
+def _existing_db(path: str) -> str:
+    if not os.path.exists(path):
+        raise argparse.ArgumentTypeError(f"no database at {path}")
+    if os.path.isdir(path):
+        raise argparse.ArgumentTypeError(f"{path} is a folder; give the database file in it")
+    return path
+
+
+def _whole_number(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number in [low, high], refused in words otherwise."""
+    wanted = f"a whole number from {low} to {high}" if high else f"a whole number of {low} or more"
+
+    def parse(text: str) -> int:
+        try:
+            number = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {wanted}") from None
+        if number < low or (high is not None and number > high):
+            raise argparse.ArgumentTypeError(f"{number} is not {wanted}")
+        return number
+
+    return parse
+
+
+def _query(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("the search text is empty")
+    if len(text) > MAX_QUERY_CHARS:
+        raise argparse.ArgumentTypeError(
+            f"the search text has {len(text):,} characters; at most {MAX_QUERY_CHARS} are searched"
+        )
+    return text
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="zepkit", description="Long-term memory for AI agents: demo and inspection tools."
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"zepkit {__version__}", help="show the version"
+    )
+    commands = parser.add_subparsers(
+        dest="command",
+        required=True,
+        metavar="COMMAND",
+        help="one of the commands below; `zepkit COMMAND --help` lists its options",
+    )
+    demo = commands.add_parser(
+        "demo", help="run a scripted two-session conversation and show what is recalled"
+    )
+    demo.add_argument(
+        "--db",
+        metavar="PATH",
+        default=DEMO_DB,
+        help=f"database file the demo keeps for you to look into (default: {DEMO_DB})",
+    )
+    search = commands.add_parser("search", help="search one user's memory in a database")
+    search.add_argument(
+        "--db", metavar="PATH", required=True, type=_existing_db, help="the database file"
+    )
+    search.add_argument("--user", required=True, metavar="ID", help="the app's id for the user")
+    search.add_argument(
+        "--scope",
+        default="edges",
+        choices=[s for s in SCOPES if s in ("edges", "nodes", "episodes", "auto")],
+        help="what to search: facts (edges, the default), entities (nodes), the stored messages "
+        "and data (episodes), or a ready context block (auto)",
+    )
+    search.add_argument(
+        "--limit",
+        type=_whole_number(1, MAX_SEARCH_LIMIT),
+        default=10,
+        metavar="N",
+        help=f"at most N results, 1 to {MAX_SEARCH_LIMIT} (default: 10)",
+    )
+    search.add_argument("query", type=_query, help="what to look for, in plain words")
+    context = commands.add_parser(
+        "context", help="show the context block a thread's next turn would receive"
+    )
+    context.add_argument(
+        "--db", metavar="PATH", required=True, type=_existing_db, help="the database file"
+    )
+    context.add_argument(
+        "--thread", required=True, metavar="ID", help="the app's id for the thread"
+    )
+    embed = commands.add_parser(
+        "embed", help="make vectors for episodes stored before dense search was installed"
+    )
+    embed.add_argument(
+        "--db", metavar="PATH", required=True, type=_existing_db, help="the database file"
+    )
+    embed.add_argument(
+        "--batch-size",
+        type=_whole_number(1),
+        default=256,
+        metavar="N",
+        help="episodes embedded and written per step (default: 256)",
+    )
+    outbox = commands.add_parser(
+        "outbox", help="writes kept while memory was unavailable: status, replay"
+    )
+    actions = outbox.add_subparsers(
+        dest="action", required=True, metavar="ACTION", help="status or replay"
+    )
+    status = actions.add_parser("status", help="what waits in an outbox (JSON)")
+    status.add_argument("--outbox", required=True, type=_existing_db, help="the outbox file")
+    replay = actions.add_parser("replay", help="deliver the waiting writes now, in order")
+    replay.add_argument("--outbox", required=True, type=_existing_db, help="the outbox file")
+    target = replay.add_mutually_exclusive_group(required=True)
+    target.add_argument(
+        "--db", type=_existing_db, help="the local memory database the writes belong to"
+    )
+    target.add_argument("--zep", action="store_true", help="Zep Cloud (reads ZEP_API_KEY)")
+    replay.add_argument(
+        "--id-map", metavar="PATH", help="with --zep: the SqliteIdMap file of the app"
+    )
+    replay.add_argument(
+        "--failed", action="store_true", help="also retry writes set aside as refused"
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; its exit code. Errors and Ctrl-C end it with one line on stderr."""
+    try:
+        return _run(build_parser().parse_args(argv))
+    except KeyboardInterrupt:
+        print("zepkit: interrupted", file=sys.stderr)
+        return INTERRUPTED
+
+
+def _run(args: argparse.Namespace) -> int:
+    try:
+        if args.command == "demo":
+            return asyncio.run(run_demo(args.db))
+        if args.command == "search":
+            return asyncio.run(run_search(args.db, args.user, args.query, args.scope, args.limit))
+        if args.command == "embed":
+            return asyncio.run(run_embed(args.db, args.batch_size))
+        if args.command == "outbox":
+            if args.action == "status":
+                return run_outbox_status(args.outbox)
+            return asyncio.run(
+                run_outbox_replay(args.outbox, args.db, args.zep, args.id_map, args.failed)
+            )
+        return asyncio.run(run_context(args.db, args.thread))
+    except (ValueError, ZepkitError) as exc:
+        print(f"zepkit: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # a readable line, not a traceback, for a command-line user
+        print(f"zepkit: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

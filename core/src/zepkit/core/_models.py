@@ -1,0 +1,137 @@
+"""The data zepkit moves between apps, the memory loop and backends.
+
+Ids are the app's own strings (a framework's user and session ids); backends map them to whatever
+they need internally.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
+
+from zepkit.core._limits import MAX_ID_CHARS, MAX_METADATA_KEYS
+
+Role = Literal["user", "assistant", "system", "tool", "function"]
+ROLES: frozenset[str] = frozenset(get_args(Role))
+
+Scope = Literal["edges", "nodes", "episodes", "observations", "thread_summaries", "auto"]
+SCOPES: tuple[str, ...] = get_args(Scope)
+
+Reranker = Literal["rrf", "mmr", "node_distance", "episode_mentions", "cross_encoder"]
+RERANKERS: tuple[str, ...] = get_args(Reranker)
+
+DataType = Literal["text", "json", "message"]
+DATA_TYPES: tuple[str, ...] = get_args(DataType)
+
+
+def _check_metadata(value: dict[str, Any] | None) -> dict[str, Any] | None:
+    if value is not None and len(value) > MAX_METADATA_KEYS:
+        raise ValueError(f"metadata has {len(value)} keys; at most {MAX_METADATA_KEYS} are allowed")
+    return value
+
+
+class Message(BaseModel):
+    """One chat message: who said it (role, optional display name), what, and when."""
+
+    model_config = ConfigDict(frozen=True)
+
+    role: Role
+    content: StrictStr
+    name: str | None = None
+    created_at: datetime | None = None
+    metadata: dict[str, Any] | None = None
+
+    def __init__(
+        self,
+        role: Role,
+        content: str,
+        name: str | None = None,
+        created_at: datetime | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(
+            role=role, content=content, name=name, created_at=created_at, metadata=metadata
+        )
+
+    _metadata_keys = field_validator("metadata")(_check_metadata)
+
+
+class Fact(BaseModel):
+    """A statement in a graph (Zep calls it an edge), with the span of time it held."""
+
+    uuid: str
+    fact: str
+    name: str = "STATEMENT"
+    source_node_name: str | None = None
+    target_node_name: str | None = None
+    created_at: datetime | None = None
+    valid_at: datetime | None = None
+    invalid_at: datetime | None = None
+    score: float | None = None
+
+
+class Entity(BaseModel):
+    """A named thing in a graph (Zep calls it a node), with a short summary."""
+
+    uuid: str
+    name: str
+    summary: str = ""
+    labels: list[str] = Field(default_factory=list)
+    created_at: datetime | None = None
+    score: float | None = None
+
+
+class Episode(BaseModel):
+    """One ingested item: a message of a thread or a piece of data added to a graph."""
+
+    uuid: str
+    content: str
+    source: DataType = "message"
+    role: str | None = None
+    name: str | None = None
+    thread_id: str | None = None
+    created_at: datetime | None = None
+    metadata: dict[str, Any] | None = None
+    score: float | None = None
+
+
+class SearchResults(BaseModel):
+    """What a search found: the list for the scope asked, or a ready block for scope `auto`."""
+
+    scope: Scope = "edges"
+    edges: list[Fact] = Field(default_factory=list)
+    nodes: list[Entity] = Field(default_factory=list)
+    episodes: list[Episode] = Field(default_factory=list)
+    context: str | None = None
+
+    def is_empty(self) -> bool:
+        return not (self.edges or self.nodes or self.episodes or (self.context or "").strip())
+
+
+class Identity(BaseModel):
+    """Who a turn belongs to: the app's user and thread ids, plus optional profile fields."""
+
+    model_config = ConfigDict(frozen=True)
+
+    user_id: str
+    thread_id: str
+    first_name: str | None = None
+    last_name: str | None = None
+    email: str | None = None
+
+    @field_validator("user_id", "thread_id")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must be a non-empty string")
+        if len(value) > MAX_ID_CHARS:
+            raise ValueError(f"is {len(value)} characters; at most {MAX_ID_CHARS} are allowed")
+        return value
+
+    @property
+    def display_name(self) -> str | None:
+        """The user's name as a chat message would carry it, when the profile has one."""
+        name = " ".join(part for part in (self.first_name, self.last_name) if part)
+        return name or None

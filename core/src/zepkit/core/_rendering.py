@@ -1,0 +1,183 @@
+"""Turning stored memory into the prompt block: the one template, escaping and the size budget.
+
+Rendering uses `str.replace`, never `str.format`, so braces and percent signs in memory are inert.
+Stored text can never open or close the block: any tag the template uses is escaped in the content,
+and so is every other tag except a line that is only a tag (the layout's `<FACTS>`); a stored line
+break cannot start a line with a role label ("SYSTEM:").
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from datetime import datetime
+
+from zepkit.core._errors import ConfigurationError
+from zepkit.core._escaping import LAYOUT_TAGS, defuse_role_lines, escape_all_tags, escape_tags
+from zepkit.core._limits import DEFAULT_CONTEXT_CHARS
+from zepkit.core._models import Entity, Episode, Fact
+
+logger = logging.getLogger("zepkit.core")
+
+PLACEHOLDER = "{context}"
+
+DEFAULT_TEMPLATE = (
+    "The following context comes from the agent's long-term memory: relevant facts, entities and "
+    "prior knowledge about the user. Use it to inform your responses. Where it disagrees with the "
+    "current conversation, the current conversation is right.\n\n"
+    "<ZEP_CONTEXT>\n{context}\n</ZEP_CONTEXT>"
+)
+
+_TAG = re.compile(r"<\s*/?\s*([A-Za-z_][\w.:-]*)[^<>]*>")
+_ENTRY = re.compile(r"^\s*- ")
+
+
+def template_tags(template: str) -> frozenset[str]:
+    """The tag names a template uses, e.g. `{"ZEP_CONTEXT"}` for the default one."""
+    return frozenset(match.group(1).upper() for match in _TAG.finditer(template))
+
+
+def check_template(template: str) -> str:
+    """Raise `ConfigurationError` unless the template has exactly one `{context}` placeholder."""
+    count = template.count(PLACEHOLDER)
+    if count != 1:
+        raise ConfigurationError(
+            f"context template must contain {PLACEHOLDER!r} exactly once (found {count})"
+        )
+    return template
+
+
+def render_context(
+    context: str | None,
+    *,
+    template: str = DEFAULT_TEMPLATE,
+    max_chars: int | None = DEFAULT_CONTEXT_CHARS,
+) -> str:
+    """Wrap backend context in the template; `""` when there is nothing to say.
+
+    With `max_chars`, the rendered block is kept within that many characters by dropping whole
+    entries (`- ...` lines) from the end, never by cutting one in half.
+    """
+    if context is None or not context.strip():
+        return ""
+    check_template(template)
+    body = escape_tags(context.strip("\n"), template_tags(template))
+    body = defuse_role_lines(escape_all_tags(body, keep_structure=True))
+    rendered = template.replace(PLACEHOLDER, body)
+    if max_chars is None or len(rendered) <= max_chars:
+        return rendered
+    room = max_chars - (len(template) - len(PLACEHOLDER))
+    kept, dropped = _fit_entries(body.split("\n"), room)
+    if not kept:
+        logger.warning(
+            "context dropped: %d characters do not fit the %d-character budget",
+            len(rendered),
+            max_chars,
+        )
+        return ""
+    logger.info("context cut to the %d-character budget: %d entries dropped", max_chars, dropped)
+    return template.replace(PLACEHOLDER, "\n".join(kept))
+
+
+def is_rendered_block(text: object, template: str = DEFAULT_TEMPLATE) -> bool:
+    """Whether `text` is a whole block rendered from `template` (adapters that must replace last
+    turn's block find it this way; stored text is escaped, so it cannot look like one)."""
+    prefix, suffix = check_template(template).split(PLACEHOLDER)
+    if not isinstance(text, str) or not (prefix.strip() and suffix.strip()):
+        return False
+    return text.startswith(prefix) and text.endswith(suffix)
+
+
+def strip_rendered_block(text: str, template: str = DEFAULT_TEMPLATE) -> str:
+    """`text` without any block rendered from `template` and the blank lines that led into it,
+    so a block can be replaced in a system message rather than stacked."""
+    prefix, suffix = check_template(template).split(PLACEHOLDER)
+    if not (prefix.strip() and suffix.strip()):
+        return text
+    while (start := text.find(prefix)) >= 0:
+        end = text.find(suffix, start + len(prefix))
+        if end < 0:
+            break
+        text = text[:start].rstrip("\n") + text[end + len(suffix) :]
+    return text
+
+
+def _fit_entries(lines: Sequence[str], room: int) -> tuple[list[str], int]:
+    """Keep structure lines and as many entries, in order, as fit in `room` characters."""
+    entries = [i for i, line in enumerate(lines) if _ENTRY.match(line)]
+    structure = [i for i, line in enumerate(lines) if not _ENTRY.match(line)]
+    if not entries:  # free text: keep whole lines from the top
+        entries, structure = list(range(len(lines))), []
+    used = sum(len(lines[i]) + 1 for i in structure)
+    keep = set(structure)
+    dropped = 0
+    for i in entries:
+        cost = len(lines[i]) + 1
+        if used + cost <= room + 1:
+            keep.add(i)
+            used += cost
+        else:
+            dropped += 1
+    if len(keep) == len(structure):
+        return [], dropped
+    return [lines[i] for i in sorted(keep)], dropped
+
+
+def _date(value: datetime | None) -> str:
+    return value.strftime("%Y-%m-%d %H:%M:%S") if value else "unknown"
+
+
+def compose_context(
+    facts: Sequence[Fact],
+    entities: Sequence[Entity],
+    episodes: Sequence[Episode] = (),
+    *,
+    profile: Sequence[Fact] = (),
+) -> str | None:
+    """The FACTS / ENTITIES layout Zep's context blocks use, for backends and adapters that build
+    their own block; before it USER_PROFILE (what the user said about themselves, current first)
+    and after it EPISODES (raw matching content), when given."""
+    if not facts and not entities and not episodes and not profile:
+        return None
+    parts: list[str] = []
+    if profile:
+        parts.append(
+            "# What the user has told us about themselves, current first\n"
+            "# format: FACT (Date range: from - to)\n<USER_PROFILE>\n"
+            + "\n".join(_fact_line(f) for f in profile)
+            + "\n</USER_PROFILE>"
+        )
+    if facts:
+        parts.append(
+            "# Relevant facts, each with the span of time it held\n"
+            "# format: FACT (Date range: from - to)\n<FACTS>\n"
+            + "\n".join(_fact_line(f) for f in facts)
+            + "\n</FACTS>"
+        )
+    if entities:
+        lines = [
+            f"  - {_one_line(e.name)}: {_one_line(e.summary)}" if e.summary else f"  - {e.name}"
+            for e in entities
+        ]
+        parts.append(
+            "# Relevant entities\n# ENTITY_NAME: entity summary\n<ENTITIES>\n"
+            + "\n".join(lines)
+            + "\n</ENTITIES>"
+        )
+    if episodes:
+        lines = [f"  - {_one_line(e.content)}" for e in episodes]
+        parts.append(
+            "# Relevant episodes (raw content)\n<EPISODES>\n" + "\n".join(lines) + "\n</EPISODES>"
+        )
+    return "\n\n".join(parts)
+
+
+def _fact_line(fact: Fact) -> str:
+    end = _date(fact.invalid_at) if fact.invalid_at else "present"
+    return f"  - {_one_line(fact.fact)} (Date range: {_date(fact.valid_at)} - {end})"
+
+
+def _one_line(text: str) -> str:
+    """One stored item as one entry line: whitespace collapsed, every tag neutralised."""
+    return escape_all_tags(escape_tags(" ".join(text.split()), LAYOUT_TAGS))

@@ -1,0 +1,145 @@
+"""`AdapterContract`: the behaviour every framework adapter must show, on the framework's real
+runtime driven by a scripted model.
+
+Subclass it and implement `make_harness(memory)` returning an `AdapterHarness` for your framework:
+
+    class TestMyAdapter(AdapterContract):
+        def make_harness(self, memory):
+            return MyFrameworkHarness(memory)
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import re
+import sys
+from collections.abc import AsyncIterator
+
+import pytest
+
+from zepkit.core._loop import MemoryLoop
+from zepkit.local import LocalBackend
+from zepkit.testing._fakes import FailingBackend
+from zepkit.testing._harness import AdapterHarness
+
+FACT = "My sister Beatrix moved to Lisbon last spring and opened a bakery."
+QUESTION = "Which city does my sister Beatrix live in now?"
+SECRET = "My locker code is ZEBRA-7781."
+
+
+class AdapterContract:
+    """Persist once, inject on every model call, capture the reply, fail soft, isolate users."""
+
+    pytestmark = pytest.mark.asyncio
+
+    framework_key: str | None = None
+    """The adapter's key (`zepkit[<key>]`); None for a harness that is not an adapter."""
+    framework_modules: tuple[str, ...] = ()
+    """The framework modules the adapter's import guard needs."""
+
+    def make_harness(self, memory: MemoryLoop) -> AdapterHarness:
+        pytest.fail("subclasses implement make_harness(memory) for their framework")
+
+    @pytest.fixture
+    async def memory(self) -> AsyncIterator[MemoryLoop]:
+        loop = MemoryLoop.local(":memory:")
+        yield loop
+        await loop.aclose()
+
+    @pytest.fixture
+    async def failing_memory(self) -> AsyncIterator[MemoryLoop]:
+        loop = MemoryLoop(FailingBackend(LocalBackend(":memory:")))
+        yield loop
+        await loop.aclose()
+
+    async def test_no_overrides_DO_NOT_OVERRIDE(self) -> None:
+        """A subclass supplies its harness; it never replaces one of the contract's tests, so a
+        passing suite means the same thing for every adapter."""
+        contract = AdapterContract
+        replaced = [
+            name
+            for name, test in vars(contract).items()
+            if name.startswith("test_") and getattr(type(self), name) is not test
+        ]
+        assert replaced == [], f"{type(self).__name__} overrides contract tests: {replaced}"
+
+    async def test_missing_framework_names_the_extra(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """Importing the adapter without its framework says which extra to install."""
+        if self.framework_key is None:
+            pytest.skip("not an adapter: nothing to install")
+        assert self.framework_modules, "an adapter names the framework modules its guard imports"
+        package = "zepkit." + self.framework_key.replace("-", "_")
+        for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
+            monkeypatch.delitem(sys.modules, name)
+        for module in self.framework_modules:
+            monkeypatch.setitem(sys.modules, module, None)
+        with pytest.raises(ImportError, match=re.escape(f"zepkit[{self.framework_key}]")):
+            importlib.import_module(package)
+
+    async def test_user_turn_is_persisted_once_and_reply_captured(self, memory: MemoryLoop) -> None:
+        harness = self.make_harness(memory)
+        queries = ["Beatrix"] if harness.supports_tools else []
+        result = await harness.run_turn(
+            user_id="alice", thread_id="s1", text=FACT, reply="How lovely!", tool_queries=queries
+        )
+        assert result.reply == "How lovely!"
+        stored = await memory.get_messages("s1")
+        assert [(m.role, m.content) for m in stored] == [
+            ("user", FACT),
+            ("assistant", "How lovely!"),
+        ]
+
+    async def test_same_text_in_a_later_turn_is_a_new_turn(self, memory: MemoryLoop) -> None:
+        harness = self.make_harness(memory)
+        for _ in range(2):
+            await harness.run_turn(user_id="alice", thread_id="s1", text="hi again", reply="Hello!")
+        stored = await memory.get_messages("s1")
+        assert [m.role for m in stored] == ["user", "assistant", "user", "assistant"]
+
+    async def test_context_block_reaches_the_model(self, memory: MemoryLoop) -> None:
+        harness = self.make_harness(memory)
+        await harness.run_turn(user_id="alice", thread_id="s1", text=FACT, reply="Noted.")
+        queries = ["sister city"] if harness.supports_tools else []
+        result = await harness.run_turn(
+            user_id="alice", thread_id="s2", text=QUESTION, reply="Lisbon.", tool_queries=queries
+        )
+        assert result.model_inputs, "the harness reported no model input"
+        for model_input in result.model_inputs:  # every model call of the turn gets the block
+            assert model_input.count("<ZEP_CONTEXT>") == 1
+            assert "Lisbon" in model_input
+        user_turns = [m for m in await memory.get_messages("s2") if m.role == "user"]
+        assert len(user_turns) == 1
+
+    async def test_failing_backend_never_breaks_the_turn(
+        self, failing_memory: MemoryLoop, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        harness = self.make_harness(failing_memory)
+        queries = ["locker"] if harness.supports_tools else []
+        with caplog.at_level(logging.DEBUG, logger="zepkit"):
+            result = await harness.run_turn(
+                user_id="alice", thread_id="s1", text=SECRET, reply="Got it.", tool_queries=queries
+            )
+        assert result.reply == "Got it."
+        assert result.model_inputs, "the harness reported no model input"
+        assert all("<ZEP_CONTEXT>" not in text for text in result.model_inputs)
+        warnings = [r for r in caplog.records if r.levelno >= logging.WARNING]
+        assert warnings, "a memory failure must be logged"
+        for record in caplog.records:
+            assert "ZEBRA" not in record.getMessage()
+            assert "locker" not in record.getMessage()
+
+    async def test_two_users_never_see_each_other(self, memory: MemoryLoop) -> None:
+        harness = self.make_harness(memory)
+        await harness.run_turn(user_id="alice", thread_id="a1", text=SECRET, reply="Saved.")
+        queries = ["locker code"] if harness.supports_tools else []
+        result = await harness.run_turn(
+            user_id="bob",
+            thread_id="b1",
+            text="What is my locker code?",
+            reply="I don't know.",
+            tool_queries=queries,
+        )
+        assert result.model_inputs, "the harness reported no model input"
+        for model_input in result.model_inputs:
+            assert "ZEBRA" not in model_input

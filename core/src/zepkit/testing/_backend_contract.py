@@ -1,0 +1,285 @@
+"""`BackendContract`: the behaviour every zepkit backend must show.
+
+Subclass it in a test module and supply a `backend` fixture that yields an empty backend:
+
+    class TestMyBackend(BackendContract):
+        @pytest.fixture
+        async def backend(self):
+            b = MyBackend(...)
+            yield b
+            await b.aclose()
+
+Async tests need pytest-asyncio (`asyncio_mode = "auto"`, or use `pytest_asyncio.fixture`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+
+import pytest
+
+from zepkit.core._backend import Backend, SearchRequest, UserProfile
+from zepkit.core._errors import BackendError, ConflictError, NotFoundError, UnsupportedError
+from zepkit.core._models import RERANKERS, Message
+
+UNICODE_TEXTS = (
+    "I love ramen 🍜 and my cat 🐈‍⬛ is called Mochi.",
+    "我住在上海，喜欢喝龙井茶。",
+    "אני גר בתל אביב ואוהב קפה.",  # right-to-left
+    "Zoë's café costs €4 — naïve façade, {braces} and 100% <tags>.",
+)
+
+
+async def _user_thread(backend: Backend, user_id: str, thread_id: str) -> None:
+    await backend.ensure_user(UserProfile(user_id))
+    await backend.ensure_thread(thread_id, user_id)
+
+
+class BackendContract:
+    """Provisioning, messages, context, search per scope, isolation, typed errors and close."""
+
+    pytestmark = pytest.mark.asyncio
+
+    @pytest.fixture
+    async def backend(self) -> AsyncIterator[Backend]:
+        pytest.fail("subclasses supply a `backend` fixture that yields an empty backend")
+        yield  # pragma: no cover
+
+    async def test_no_overrides_DO_NOT_OVERRIDE(self) -> None:
+        """A subclass supplies its `backend` fixture; it never replaces one of the contract's
+        tests, so a passing suite means the same thing for every backend."""
+        contract = BackendContract
+        replaced = [
+            name
+            for name, test in vars(contract).items()
+            if name.startswith("test_") and getattr(type(self), name) is not test
+        ]
+        assert replaced == [], f"{type(self).__name__} overrides contract tests: {replaced}"
+
+    # -- provisioning ----------------------------------------------------------------------------
+
+    async def test_ensure_user_is_idempotent(self, backend: Backend) -> None:
+        assert await backend.ensure_user(UserProfile("alice", first_name="Alice")) is True
+        assert await backend.ensure_user(UserProfile("alice", first_name="Alice")) is False
+
+    async def test_ensure_thread_is_idempotent(self, backend: Backend) -> None:
+        await backend.ensure_user(UserProfile("alice"))
+        assert await backend.ensure_thread("t1", "alice") is True
+        assert await backend.ensure_thread("t1", "alice") is False
+
+    async def test_concurrent_first_calls_create_exactly_one(self, backend: Backend) -> None:
+        users = await asyncio.gather(*(backend.ensure_user(UserProfile("bob")) for _ in range(20)))
+        assert users.count(True) == 1
+        threads = await asyncio.gather(*(backend.ensure_thread("tb", "bob") for _ in range(20)))
+        assert threads.count(True) == 1
+
+    async def test_thread_for_unknown_user_is_not_found(self, backend: Backend) -> None:
+        with pytest.raises(NotFoundError):
+            await backend.ensure_thread("t1", "nobody")
+
+    async def test_thread_of_another_user_is_a_conflict(self, backend: Backend) -> None:
+        await _user_thread(backend, "alice", "shared-id")
+        await backend.ensure_user(UserProfile("mallory"))
+        with pytest.raises(ConflictError):
+            await backend.ensure_thread("shared-id", "mallory")
+
+    async def test_write_checks_the_owner(self, backend: Backend) -> None:
+        await _user_thread(backend, "alice", "owned")
+        await backend.ensure_user(UserProfile("mallory"))
+        with pytest.raises(ConflictError):
+            await backend.add_messages("owned", [Message("user", "x")], user_id="mallory")
+        await backend.add_messages("owned", [Message("user", "mine")], user_id="alice")
+        assert [m.content for m in await backend.get_messages("owned")] == ["mine"]
+
+    async def test_ensure_graph_is_idempotent(self, backend: Backend) -> None:
+        assert await backend.ensure_graph("handbook") is True
+        assert await backend.ensure_graph("handbook") is False
+
+    # -- messages ----------------------------------------------------------------------------------
+
+    async def test_messages_round_trip(self, backend: Backend) -> None:
+        await _user_thread(backend, "alice", "t1")
+        when = datetime(2024, 5, 1, 12, 30, tzinfo=UTC)
+        sent = [
+            Message("user", UNICODE_TEXTS[0], name="Alice", created_at=when, metadata={"k": 1}),
+            Message("assistant", UNICODE_TEXTS[1], name="Assistant"),
+            Message("user", UNICODE_TEXTS[2]),
+            Message("system", UNICODE_TEXTS[3]),
+            Message("tool", "42", name="calculator"),
+        ]
+        await backend.add_messages("t1", sent)
+        got = await backend.get_messages("t1")
+        assert [(m.role, m.content, m.name) for m in got] == [
+            (m.role, m.content, m.name) for m in sent
+        ]
+        assert got[0].created_at == when
+        assert got[0].metadata == {"k": 1}
+        assert [m.content for m in await backend.get_messages("t1", limit=2)] == [
+            UNICODE_TEXTS[3],
+            "42",
+        ]
+
+    async def test_messages_for_unknown_thread_are_not_found(self, backend: Backend) -> None:
+        with pytest.raises(NotFoundError):
+            await backend.add_messages("missing", [Message("user", "hello")])
+        with pytest.raises(NotFoundError):
+            await backend.get_messages("missing")
+
+    async def test_errors_are_typed(self, backend: Backend) -> None:
+        with pytest.raises(BackendError):
+            await backend.get_context("missing")
+
+    # -- context -----------------------------------------------------------------------------------
+
+    async def test_new_user_has_no_context(self, backend: Backend) -> None:
+        await _user_thread(backend, "newcomer", "t-new")
+        context = await backend.add_messages(
+            "t-new",
+            [Message("user", "Hello there, what do you know about me?")],
+            return_context=True,
+        )
+        assert context is None or not context.strip()
+
+    async def test_context_recalls_an_earlier_thread(self, backend: Backend) -> None:
+        await _user_thread(backend, "alice", "session-1")
+        await backend.add_messages(
+            "session-1",
+            [
+                Message("user", "My sister Beatrix moved to Lisbon last spring.", name="Alice"),
+                Message("assistant", "That sounds exciting!", name="Assistant"),
+            ],
+        )
+        await backend.ensure_thread("session-2", "alice")
+        context = await backend.add_messages(
+            "session-2",
+            [Message("user", "Where does my sister Beatrix live now?", name="Alice")],
+            return_context=True,
+        )
+        assert context is not None
+        assert "Lisbon" in context
+        assert context == await backend.get_context("session-2")
+
+    # -- search ------------------------------------------------------------------------------------
+
+    async def _seed_search(self, backend: Backend) -> None:
+        await _user_thread(backend, "alice", "t1")
+        await backend.add_messages(
+            "t1",
+            [
+                Message("user", "I adopted a greyhound named Comet.", name="Alice"),
+                Message("user", "I work as a marine biologist in Halifax.", name="Alice"),
+            ],
+        )
+
+    @pytest.mark.parametrize("scope", ["edges", "nodes", "episodes"])
+    async def test_search_each_scope_finds_stored_memory(
+        self, backend: Backend, scope: str
+    ) -> None:
+        if not backend.capabilities.supports(scope):
+            pytest.skip(f"backend does not support scope {scope}")
+        await self._seed_search(backend)
+        results = await backend.search(
+            SearchRequest(query="greyhound Comet", user_id="alice", scope=scope, limit=5)  # type: ignore[arg-type]
+        )
+        assert results.scope == scope
+        found = [e.fact for e in results.edges] + [n.name for n in results.nodes]
+        found += [e.content for e in results.episodes]
+        assert any("Comet" in text for text in found), found
+        assert len(found) <= 5
+
+    async def test_search_auto_returns_a_context_block(self, backend: Backend) -> None:
+        if not backend.capabilities.supports("auto"):
+            pytest.skip("backend does not support scope auto")
+        await self._seed_search(backend)
+        results = await backend.search(
+            SearchRequest(
+                query="Where does Alice work?", user_id="alice", scope="auto", reranker=None
+            )
+        )
+        assert results.context is not None and "Halifax" in results.context
+
+    async def test_unsupported_reranker_is_a_typed_error(self, backend: Backend) -> None:
+        caps = backend.capabilities
+        pairs = [
+            (s, r)
+            for s in caps.scopes
+            if s != "auto"
+            for r in RERANKERS
+            if r not in caps.rerankers[s]
+        ]
+        if not pairs:
+            pytest.skip("backend supports every reranker")
+        scope, reranker = pairs[0]
+        await self._seed_search(backend)
+        with pytest.raises(UnsupportedError):
+            await backend.search(
+                SearchRequest(query="Comet", user_id="alice", scope=scope, reranker=reranker)  # type: ignore[arg-type]
+            )
+
+    async def test_users_never_see_each_other(self, backend: Backend) -> None:
+        await _user_thread(backend, "alice", "ta")
+        await _user_thread(backend, "bob", "tb")
+        await backend.add_messages("ta", [Message("user", "My locker code is ZEBRA-7781.")])
+        await backend.add_messages("tb", [Message("user", "My locker code is unknown to me.")])
+        for scope in [
+            s for s in ("edges", "nodes", "episodes") if backend.capabilities.supports(s)
+        ]:
+            results = await backend.search(
+                SearchRequest(query="locker code ZEBRA-7781", user_id="bob", scope=scope)
+            )
+            assert "ZEBRA" not in results.model_dump_json()
+        context = await backend.add_messages(
+            "tb", [Message("user", "What is my locker code ZEBRA?")], return_context=True
+        )
+        assert "ZEBRA-7781" not in (context or "")
+
+    async def test_shared_graph_is_its_own_scope(self, backend: Backend) -> None:
+        await backend.ensure_graph("handbook")
+        await _user_thread(backend, "alice", "ta")
+        await backend.add_data(
+            "Refunds are processed within 14 days by the Finance team.",
+            type="text",
+            graph_id="handbook",
+        )
+        await backend.add_messages("ta", [Message("user", "I asked Finance about my refund.")])
+        graph_hits = await backend.search(
+            SearchRequest(query="refund Finance", graph_id="handbook", scope="edges")
+        )
+        assert graph_hits.edges and all("14 days" in e.fact for e in graph_hits.edges)
+        user_hits = await backend.search(
+            SearchRequest(query="refund Finance", user_id="alice", scope="edges")
+        )
+        assert user_hits.edges and all("14 days" not in e.fact for e in user_hits.edges)
+
+    async def test_add_data_json_is_searchable(self, backend: Backend) -> None:
+        await backend.ensure_user(UserProfile("alice"))
+        payload = json.dumps({"favourite_colour": "turquoise", "pets": ["Comet"]})
+        episode = await backend.add_data(payload, type="json", user_id="alice")
+        assert episode.uuid
+        results = await backend.search(
+            SearchRequest(query="favourite colour turquoise", user_id="alice", scope="edges")
+        )
+        assert any("turquoise" in e.fact for e in results.edges)
+
+    async def test_add_data_for_unknown_user_is_not_found(self, backend: Backend) -> None:
+        with pytest.raises(NotFoundError):
+            await backend.add_data("hello", type="text", user_id="nobody")
+
+    async def test_delete_thread_touches_only_that_thread(self, backend: Backend) -> None:
+        await _user_thread(backend, "alice", "keep")
+        await backend.ensure_thread("drop", "alice")
+        await backend.add_messages("keep", [Message("user", "Keep this about kayaks.")])
+        await backend.add_messages("drop", [Message("user", "Drop this about kites.")])
+        await backend.delete_thread("drop")
+        with pytest.raises(NotFoundError):
+            await backend.get_messages("drop")
+        assert [m.content for m in await backend.get_messages("keep")] == [
+            "Keep this about kayaks."
+        ]
+
+    async def test_close_is_idempotent(self, backend: Backend) -> None:
+        await backend.aclose()
+        await backend.aclose()

@@ -1,0 +1,137 @@
+"""Backends for testing how callers cope with failure and slowness."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from zepkit.core._backend import Backend, Capabilities, SearchRequest, UserProfile
+from zepkit.core._errors import BackendError, BackendUnavailableError
+from zepkit.core._models import DataType, Episode, Message, SearchResults
+
+ALL_OPERATIONS = frozenset(
+    {
+        "ensure_user",
+        "ensure_thread",
+        "ensure_graph",
+        "add_messages",
+        "get_context",
+        "get_messages",
+        "search",
+        "add_data",
+        "delete_thread",
+    }
+)
+
+
+class FailingBackend:
+    """Wraps a real backend and makes the chosen operations fail (all of them by default).
+
+    `calls` counts every attempted operation, so tests can check what was tried.
+    """
+
+    def __init__(
+        self,
+        inner: Backend,
+        *,
+        fail_on: frozenset[str] = ALL_OPERATIONS,
+        error: BackendError | None = None,
+        delay: float = 0.0,
+    ) -> None:
+        unknown = fail_on - ALL_OPERATIONS
+        if unknown:
+            raise ValueError(f"unknown operations {sorted(unknown)}")
+        self.inner = inner
+        self.fail_on = fail_on
+        self.error = error or BackendUnavailableError("memory backend is down (simulated)")
+        self.delay = delay
+        self.calls: dict[str, int] = {}
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return self.inner.capabilities
+
+    async def _gate(self, operation: str) -> None:
+        self.calls[operation] = self.calls.get(operation, 0) + 1
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        if operation in self.fail_on:
+            raise self.error
+
+    async def ensure_user(self, user: UserProfile) -> bool:
+        await self._gate("ensure_user")
+        return await self.inner.ensure_user(user)
+
+    async def ensure_thread(self, thread_id: str, user_id: str) -> bool:
+        await self._gate("ensure_thread")
+        return await self.inner.ensure_thread(thread_id, user_id)
+
+    async def ensure_graph(self, graph_id: str) -> bool:
+        await self._gate("ensure_graph")
+        return await self.inner.ensure_graph(graph_id)
+
+    async def add_messages(
+        self,
+        thread_id: str,
+        messages: Sequence[Message],
+        *,
+        return_context: bool = False,
+        user_id: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> str | None:
+        await self._gate("add_messages")
+        return await self.inner.add_messages(
+            thread_id,
+            messages,
+            return_context=return_context,
+            user_id=user_id,
+            idempotency_key=idempotency_key,
+        )
+
+    async def get_context(self, thread_id: str) -> str | None:
+        await self._gate("get_context")
+        return await self.inner.get_context(thread_id)
+
+    async def get_messages(self, thread_id: str, *, limit: int | None = None) -> list[Message]:
+        await self._gate("get_messages")
+        return await self.inner.get_messages(thread_id, limit=limit)
+
+    async def search(self, request: SearchRequest) -> SearchResults:
+        await self._gate("search")
+        return await self.inner.search(request)
+
+    async def add_data(
+        self,
+        data: str,
+        *,
+        type: DataType,
+        user_id: str | None = None,
+        graph_id: str | None = None,
+        created_at: datetime | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Episode:
+        await self._gate("add_data")
+        return await self.inner.add_data(
+            data,
+            type=type,
+            user_id=user_id,
+            graph_id=graph_id,
+            created_at=created_at,
+            metadata=metadata,
+        )
+
+    async def delete_thread(self, thread_id: str) -> None:
+        await self._gate("delete_thread")
+        await self.inner.delete_thread(thread_id)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+class SlowBackend(FailingBackend):
+    """Wraps a real backend and delays every operation by `delay` seconds, failing none."""
+
+    def __init__(self, inner: Backend, *, delay: float) -> None:
+        super().__init__(inner, fail_on=frozenset(), delay=delay)

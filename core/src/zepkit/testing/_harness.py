@@ -1,0 +1,85 @@
+"""What an adapter's test harness provides, and a framework-free one that shows the pattern.
+
+A harness drives one real framework turn with a scripted model and reports what the model saw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from zepkit.core._loop import MemoryLoop
+from zepkit.core._models import Identity
+
+
+@dataclass
+class TurnResult:
+    """What one turn produced: the final reply and every input the model received, as text."""
+
+    reply: str
+    model_inputs: list[str] = field(default_factory=list)
+
+
+class AdapterHarness(Protocol):
+    """Runs one turn of a framework agent with memory attached, driven by a scripted model.
+
+    `tool_queries`: the scripted model first calls the memory search tool once per query (each on
+    its own model call), then answers with `reply`. A harness whose framework has no tool support
+    sets `supports_tools = False` and ignores them.
+    """
+
+    supports_tools: bool
+
+    async def run_turn(
+        self,
+        *,
+        user_id: str,
+        thread_id: str,
+        text: str,
+        reply: str,
+        tool_queries: Sequence[str] = (),
+    ) -> TurnResult: ...
+
+
+class PlainAgentHarness:
+    """A minimal agent loop with no framework: the reference for what an adapter must do.
+
+    Before every model call it asks the loop for the turn's block (persisted once per turn), runs
+    the scripted tool calls through the core's search tool, and captures the final reply.
+    """
+
+    supports_tools = True
+
+    def __init__(
+        self, memory: MemoryLoop, *, instructions: str = "You are a helpful assistant."
+    ) -> None:
+        self.memory = memory
+        self.instructions = instructions
+        self.search = memory.search_tool()
+        self._turns = 0
+
+    async def run_turn(
+        self,
+        *,
+        user_id: str,
+        thread_id: str,
+        text: str,
+        reply: str,
+        tool_queries: Sequence[str] = (),
+    ) -> TurnResult:
+        self._turns += 1
+        identity = Identity(user_id=user_id, thread_id=thread_id)
+        turn_id = f"turn-{self._turns}"
+        result = TurnResult(reply=reply)
+        transcript = [f"user: {text}"]
+        for query in [*tool_queries, None]:
+            block = await self.memory.begin_turn(identity, text, turn_id=turn_id)
+            system = f"{self.instructions}\n\n{block}" if block else self.instructions
+            result.model_inputs.append("\n".join([f"system: {system}", *transcript]))
+            if query is None:
+                break
+            found = await self.search.call({"query": query}, identity)
+            transcript.append(f"tool {self.search.name}: {found}")
+        await self.memory.capture_reply(identity, reply, turn_id=turn_id)
+        return result

@@ -1,0 +1,10 @@
+"""A stateful fake of the Zep Cloud v4 HTTP API (an httpx transport), for tests and staging
+scripts without a network; needs no test runner.
+
+    fake = FakeZep()
+    backend = ZepBackend(fake.client())
+"""
+
+from zepkit.zep.testing._fake import BASE_URL, FakeZep, Fault, RecordedRequest
+
+__all__ = ["BASE_URL", "FakeZep", "Fault", "RecordedRequest"]
