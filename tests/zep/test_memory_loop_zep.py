@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import os
+import socket
 from pathlib import Path
 
 import pytest
 
-from zepkit.core import ConfigurationError, MemoryLoop
+from zepkit.core import ConfigurationError, Identity, MemoryLoop
 from zepkit.zep import SqliteIdMap, ZepBackend
 from zepkit.zep.testing import FakeZep
 
@@ -68,3 +72,27 @@ def test_owned_clients_are_made_one_per_event_loop() -> None:
     assert len(fake.calls("POST", "/threads")) == 2
     memory.sync.close()  # closes the clients of loops still alive: the facade's
     assert made[-1]._client_wrapper.httpx_client.httpx_client.is_closed
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on (connections are refused at once)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def test_writes_during_an_outage_wait_in_a_default_outbox(tmp_path: Path) -> None:
+    # Nothing said is lost by default: with no outbox= the loop keeps one per Zep project.
+    down = f"http://127.0.0.1:{_closed_port()}/api/v4"
+    loop = MemoryLoop.zep(api_key="z_alpha", base_url=down, max_retries=0)
+    assert loop.outbox is not None
+    assert Path(loop.outbox.path).parent == Path(os.environ["ZEPKIT_STATE_DIR"])
+    await loop.begin_turn(Identity(user_id="ana", thread_id="t1"), "My locker code is 4471.")
+    status = await loop.outbox_status()
+    assert status is not None and status.pending == 1
+    other = MemoryLoop.zep(api_key="z_bravo", base_url=down)
+    assert other.outbox is not None and other.outbox.path != loop.outbox.path  # per project
+    assert MemoryLoop.zep(api_key="z_alpha", base_url=down, outbox=None).outbox is None
+    for memory in (loop, other):
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(memory.aclose(), 30)

@@ -11,6 +11,7 @@ import asyncio
 import enum
 import inspect
 import logging
+import os
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -50,6 +51,7 @@ from zepkit.core._rendering import (
 )
 from zepkit.core._search_tool import SearchTool
 from zepkit.core._spool import TRANSIENT, Spool
+from zepkit.core._statedir import zep_outbox_path
 from zepkit.core._sync import Portal
 from zepkit.core._turns import LRU, Once
 from zepkit.core._validation import (
@@ -220,14 +222,22 @@ class MemoryLoop:
         """A loop on Zep Cloud (API v4). Reads `ZEP_API_KEY` when no key is given. The loop's own
         options (`on_error`, `outbox`, ...) configure the loop; the rest (`client`, `base_url`,
         `id_map`, `timeout`, `max_retries`) go to `zepkit.zep.ZepBackend.create`, so a new Zep
-        option is declared in one place."""
+        option is declared in one place.
+
+        Writes made while Zep is unreachable wait in an outbox: by default a file per project in
+        zepkit's state folder (see `zepkit.core._statedir`), made only when needed; `outbox=None`
+        turns it off. With `client=` there is no default (the project is unknown)."""
         from zepkit.zep import ZepBackend
 
         loop_options = inspect.signature(cls).parameters.keys() - {"backend"}
         backend_options = {
             key: options.pop(key) for key in list(options) if key not in loop_options
         }
-        return cls(ZepBackend.create(api_key, **backend_options), **options)
+        backend = ZepBackend.create(api_key, **backend_options)
+        key = api_key or os.environ.get("ZEP_API_KEY")
+        if "outbox" not in options and "client" not in backend_options and key:
+            options["outbox"] = zep_outbox_path(key, backend_options.get("base_url"))
+        return cls(backend, **options)
 
     @property
     def capabilities(self) -> Capabilities:
