@@ -17,7 +17,7 @@ from typing import Any, Literal, get_args
 from zepkit.core.errors import ConfigurationError
 from zepkit.local import minilm
 from zepkit.local.embedders import Embedder
-from zepkit.local.vectors import VectorIndex, normalised, store_vectors
+from zepkit.local.vectors import VectorIndex, decoded, normalised, store_vectors
 
 RetrieverMode = Literal["auto", "lexical", "dense", "hybrid"]
 MODES: tuple[str, ...] = get_args(RetrieverMode)
@@ -68,8 +68,8 @@ class Dense:
         ).fetchall()
         if len(rows) != len(messages):
             return None
-        matrix = np.frombuffer(b"".join(vector for (vector,) in rows), dtype=np.float32)
-        return normalised(matrix.reshape(len(rows), -1).mean(axis=0, keepdims=True))[0]
+        matrix = np.stack([decoded(vector) for (vector,) in rows])
+        return normalised(matrix.mean(axis=0, keepdims=True))[0]
 
     def store(self, conn: sqlite3.Connection, episodes: Sequence[int], matrix: Any) -> None:
         """Write the episodes' vectors in the caller's transaction."""
