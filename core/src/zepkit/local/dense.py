@@ -92,6 +92,7 @@ def resolve(mode: str, embedder: Embedder | None) -> tuple[str, Dense | None]:
         return mode, None
     if embedder is None and minilm.available():
         embedder = minilm.shared()
+        embedder.preload()
     if embedder is not None:
         if importlib.util.find_spec("numpy") is None:
             raise ConfigurationError(f"dense retrieval needs numpy: {minilm.INSTALL_HINT}")

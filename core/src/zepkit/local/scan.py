@@ -72,6 +72,11 @@ def _session(dim: int) -> Any:
         return _sessions[dim]
 
 
+def warm(dim: int) -> None:
+    """Set up the scan for `dim`-wide codes now rather than at the first search."""
+    _session(dim)
+
+
 def quantised(query: Any) -> tuple[Any, float]:
     """A float vector as int8 codes and the scale that maps them back."""
     import numpy as np  # type: ignore[import-not-found, unused-ignore]
