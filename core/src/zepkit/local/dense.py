@@ -79,6 +79,8 @@ class Dense:
         self, conn: sqlite3.Connection, graph: int, query: str | Any, pool: int
     ) -> list[tuple[int, float]]:
         """The `pool` episodes closest to `query` (a text, or its unit vector), best first."""
+        # The graph's vectors first: on a cold start they are read while the model still loads.
+        self.index.prepare(conn, graph)
         vector = self.query_vector(query) if isinstance(query, str) else query
         return self.index.nearest(conn, graph, vector, pool)
 

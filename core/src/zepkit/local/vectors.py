@@ -195,6 +195,10 @@ class VectorIndex:
         """Read the graph's vectors again before its next search (this connection deleted some)."""
         self._checked.discard(graph)
 
+    def prepare(self, conn: sqlite3.Connection, graph: int) -> None:
+        """Bring the graph's matrix up to date now (its next search then only scans)."""
+        self._fresh(conn, graph)
+
     def nearest(
         self, conn: sqlite3.Connection, graph: int, query: Any, pool: int
     ) -> list[tuple[int, float]]:
