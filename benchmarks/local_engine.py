@@ -2,13 +2,21 @@
 
 Usage: python benchmarks/local_engine.py [--sizes 1000,10000,100000] [--quick]
                                         [--retriever lexical|hybrid|dense|auto]
+                                        [--users 1] [--synthetic-vectors] [--reopen-only]
 
 For each size, a fresh database gets one user with a thread per ~50 messages, filled through
 `LocalBackend.add_messages` in batches of 30 (the ingest rate counts the time spent in those
 calls). Then it times `add_messages(return_context=True)` for one new user message,
 `MemoryLoop.begin_turn` (what an adapter calls each turn: persist and get the rendered block) on
-a running thread and as the first turn of a new thread, and an edges search with rrf. Prints
-one JSON document; asserts nothing.
+a running thread and as the first turn of a new thread, and an edges search with rrf. Then a
+fresh process opens the file and reports its first search (hybrid: the model loads and the
+user's vectors are read), 1,000 searches (episodes, limit 10, spread over the users) and its
+resident memory after them. Prints one JSON document; asserts nothing.
+
+`--users N` gives each of N users `size` messages (only the reopened process is timed);
+`--synthetic-vectors` stores the messages lexically and then random unit vectors under the
+embedding model's id, so a hybrid file of a million messages is made in minutes (timing and
+memory only: the vectors mean nothing).
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ import random
 import resource
 import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -120,21 +129,60 @@ def percentiles(samples: list[float]) -> dict[str, float]:
     return {"p50": round(statistics.median(ordered), 3), "p95": round(p95, 3)}
 
 
-async def run_size(
-    path: Path, size: int, samples: int, seed: int, retriever: RetrieverMode
-) -> dict[str, Any]:
+def user_name(n: int) -> str:
+    return "bench-user" if n == 0 else f"bench-user-{n}"
+
+
+async def fill(
+    path: Path, size: int, users: int, seed: int, retriever: RetrieverMode, synthetic: bool
+) -> tuple[LocalBackend, int, float]:
+    """Store `size` messages for each user; (backend, threads, seconds inside add_messages)."""
     rng = random.Random(seed)
-    backend = LocalBackend(path, retriever=retriever)
-    await backend.ensure_user(UserProfile("bench-user", first_name="Sam", last_name="Rivera"))
-    threads: set[str] = set()
+    backend = LocalBackend(path, retriever="lexical" if synthetic else retriever)
+    threads = 0
     ingest_seconds = 0.0  # time inside add_messages only: generating messages is not ingest
-    for thread, batch in batches(rng, size, per_thread=50):
-        if thread not in threads:
-            await backend.ensure_thread(thread, "bench-user")
-            threads.add(thread)
-        started = time.perf_counter()
-        await backend.add_messages(thread, batch)
-        ingest_seconds += time.perf_counter() - started
+    for n in range(users):
+        user = user_name(n)
+        await backend.ensure_user(UserProfile(user, first_name="Sam", last_name="Rivera"))
+        seen: set[str] = set()
+        for thread, batch in batches(rng, size, per_thread=50):
+            if thread not in seen:
+                await backend.ensure_thread(f"{user}/{thread}", user)
+                seen.add(thread)
+            started = time.perf_counter()
+            await backend.add_messages(f"{user}/{thread}", batch)
+            ingest_seconds += time.perf_counter() - started
+        threads += len(seen)
+    if synthetic:
+        await backend.aclose()
+        synthetic_vectors(path, seed)
+        backend = LocalBackend(path, retriever=retriever)
+    return backend, threads, ingest_seconds
+
+
+def synthetic_vectors(path: Path, seed: int) -> None:
+    """Random unit vectors under the embedding model's id for every episode of the file."""
+    import numpy as np
+
+    from zepkit.local import minilm
+    from zepkit.local.vectors import normalised, store_vectors
+
+    model = minilm.shared().model_id
+    rng = np.random.default_rng(seed)
+    conn = sqlite3.connect(path)
+    ids = [row[0] for row in conn.execute("SELECT id FROM episodes ORDER BY id")]
+    for start in range(0, len(ids), 10_000):
+        chunk = ids[start : start + 10_000]
+        store_vectors(conn, model, chunk, normalised(rng.standard_normal((len(chunk), 384))))
+        conn.commit()
+    conn.close()
+
+
+async def run_size(
+    path: Path, size: int, samples: int, seed: int, retriever: RetrieverMode, synthetic: bool
+) -> dict[str, Any]:
+    rng = random.Random(seed + 1)
+    backend, threads, ingest_seconds = await fill(path, size, 1, seed, retriever, synthetic)
 
     await backend.ensure_thread("live", "bench-user")
     add_ms: list[float] = []
@@ -168,8 +216,8 @@ async def run_size(
     return {
         "retriever": backend.retriever,
         "messages": size,
-        "threads": len(threads),
-        "ingest_messages_per_s": round(size / ingest_seconds),
+        "threads": threads,
+        "ingest_messages_per_s": None if synthetic else round(size / ingest_seconds),
         "add_with_context_ms": percentiles(add_ms),
         "begin_turn_ms": percentiles(turn_ms),
         "first_turn_ms": percentiles(first_ms),
@@ -178,9 +226,76 @@ async def run_size(
     }
 
 
+async def reopened(path: Path, users: int, retriever: RetrieverMode, seed: int) -> dict[str, Any]:
+    """A fresh process's view of the file: first search, 1,000 searches, resident memory."""
+    rng = random.Random(seed + 2)
+    started = time.perf_counter()
+    backend = LocalBackend(path, retriever=retriever)
+    opened_ms = (time.perf_counter() - started) * 1000
+
+    def request(n: int) -> SearchRequest:
+        query = f"{rng.choice(PEOPLE)} {rng.choice(THINGS)} {rng.choice(PLACES)}"
+        return SearchRequest(query, user_id=user_name(n % users), scope="episodes", limit=10)
+
+    started = time.perf_counter()
+    await backend.search(request(0))
+    first_ms = (time.perf_counter() - started) * 1000
+    search_ms: list[float] = []
+    for n in range(1000):
+        t0 = time.perf_counter()
+        await backend.search(request(n))
+        search_ms.append((time.perf_counter() - t0) * 1000)
+    resident = rss_mb()
+    await backend.aclose()
+    return {
+        "users": users,
+        "open_ms": round(opened_ms, 1),
+        "first_search_ms": round(first_ms, 1),
+        "episodes_search_ms": percentiles(search_ms),
+        "rss_mb_after_1000_searches": resident,
+        "peak_rss_mb": peak_rss_mb(),
+    }
+
+
+def reopen(path: Path, users: int, retriever: str, seed: int) -> dict[str, Any]:
+    """`reopened` run in a new Python process, so its memory is the file's alone."""
+    command = [sys.executable, __file__, "--reopen-only", str(path), "--users", str(users)]
+    command += ["--retriever", retriever, "--seed", str(seed)]
+    out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    result: dict[str, Any] = json.loads(out)
+    return result
+
+
+def rss_mb() -> float:
+    """Resident memory now (Linux; the peak elsewhere)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return peak_rss_mb()
+
+
 def peak_rss_mb() -> float:
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return round(peak / (2**20 if sys.platform == "darwin" else 2**10), 1)
+
+
+async def many_users(
+    path: Path, size: int, args: argparse.Namespace, synth: bool
+) -> dict[str, Any]:
+    backend, threads, seconds = await fill(path, size, args.users, args.seed, args.retriever, synth)
+    retriever = backend.retriever
+    await backend.aclose()
+    total = size * args.users
+    return {
+        "retriever": retriever,
+        "messages": total,
+        "users": args.users,
+        "threads": threads,
+        "ingest_messages_per_s": None if synth else round(total / seconds),
+    }
 
 
 def main() -> None:
@@ -194,15 +309,30 @@ def main() -> None:
         choices=["lexical", "hybrid", "dense", "auto"],
         help="the local engine's retriever (hybrid and dense need zepkit-core[embeddings])",
     )
+    parser.add_argument("--users", type=int, default=1, help="users of `size` messages each")
+    parser.add_argument("--synthetic-vectors", action="store_true")
+    parser.add_argument("--reopen-only", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.reopen_only:
+        result = asyncio.run(reopened(args.reopen_only, args.users, args.retriever, args.seed))
+        json.dump(result, sys.stdout)
+        return
     sizes = [int(size) for size in args.sizes.split(",") if size.strip()]
     samples = 50 if args.quick else 200
+    synth = args.synthetic_vectors
     results = []
     for size in sizes:
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "bench.sqlite"
-            result = asyncio.run(run_size(path, size, samples, args.seed, args.retriever))
+            if args.users == 1:
+                result = asyncio.run(
+                    run_size(path, size, samples, args.seed, args.retriever, synth)
+                )
+            else:
+                result = asyncio.run(many_users(path, size, args, synth))
             result["database_mb"] = round(path.stat().st_size / 2**20, 1)
+            result["database_bytes_per_message"] = round(path.stat().st_size / (size * args.users))
+            result["reopened"] = reopen(path, args.users, args.retriever, args.seed)
         results.append(result)
     report = {
         "sizes": results,

@@ -157,7 +157,7 @@ async def test_vectors_are_stored_reloaded_and_deleted(db_path: Path) -> None:
     await first.aclose()
     with sqlite3.connect(db_path) as conn:
         rows = conn.execute("SELECT model, length(vector) FROM episode_vectors").fetchall()
-    assert rows == [("test-concepts", 64 * 4)] * 3
+    assert rows == [("test-concepts", 4 + 64)] * 3  # scale, then one int8 code a dimension
 
     again = LocalBackend(db_path, retriever="dense", embedder=ConceptEmbedder())
     found = await again.search(SearchRequest("song", user_id="u", scope="episodes"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 
 import httpx
 import pytest
@@ -181,3 +182,21 @@ def test_tokenizer_ships_with_its_licence_notice() -> None:
     assert minilm.TOKENIZER_PATH.is_file()
     assert "Apache License" in (folder / "NOTICE").read_text(encoding="utf-8")
     assert "Apache License" in (folder / "LICENSE-Apache-2.0.txt").read_text(encoding="utf-8")
+
+
+def test_local_model_preloads_in_the_background_and_embeds_the_same() -> None:
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("tokenizers")
+    pytest.importorskip(minilm.MODEL_PACKAGE)
+    np = pytest.importorskip("numpy")
+    embedder = minilm.MiniLMEmbedder(threads=1)
+    embedder.preload()
+    embedder.preload()  # a second call while loading starts nothing more
+    loaders = [t for t in threading.enumerate() if t.name == "zepkit-embed-load"]
+    assert len(loaders) <= 1
+    for thread in loaders:
+        thread.join(timeout=60)
+    assert embedder._model is not None
+    fresh = minilm.MiniLMEmbedder(threads=1)
+    text = ["I keep bees in Oslo."]
+    assert np.allclose(embedder.embed(text), fresh.embed(text), atol=1e-6)

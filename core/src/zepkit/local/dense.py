@@ -17,7 +17,7 @@ from typing import Any, Literal, get_args
 from zepkit.core._errors import ConfigurationError
 from zepkit.local import minilm
 from zepkit.local.embedders import Embedder
-from zepkit.local.vectors import VectorIndex, normalised, store_vectors
+from zepkit.local.vectors import VectorIndex, decoded, normalised, store_vectors
 
 RetrieverMode = Literal["auto", "lexical", "dense", "hybrid"]
 MODES: tuple[str, ...] = get_args(RetrieverMode)
@@ -68,8 +68,8 @@ class Dense:
         ).fetchall()
         if len(rows) != len(messages):
             return None
-        matrix = np.frombuffer(b"".join(vector for (vector,) in rows), dtype=np.float32)
-        return normalised(matrix.reshape(len(rows), -1).mean(axis=0, keepdims=True))[0]
+        matrix = np.stack([decoded(vector) for (vector,) in rows])
+        return normalised(matrix.mean(axis=0, keepdims=True))[0]
 
     def store(self, conn: sqlite3.Connection, episodes: Sequence[int], matrix: Any) -> None:
         """Write the episodes' vectors in the caller's transaction."""
@@ -79,6 +79,8 @@ class Dense:
         self, conn: sqlite3.Connection, graph: int, query: str | Any, pool: int
     ) -> list[tuple[int, float]]:
         """The `pool` episodes closest to `query` (a text, or its unit vector), best first."""
+        # The graph's vectors first: on a cold start they are read while the model still loads.
+        self.index.prepare(conn, graph)
         vector = self.query_vector(query) if isinstance(query, str) else query
         return self.index.nearest(conn, graph, vector, pool)
 
@@ -92,6 +94,7 @@ def resolve(mode: str, embedder: Embedder | None) -> tuple[str, Dense | None]:
         return mode, None
     if embedder is None and minilm.available():
         embedder = minilm.shared()
+        embedder.preload()
     if embedder is not None:
         if importlib.util.find_spec("numpy") is None:
             raise ConfigurationError(f"dense retrieval needs numpy: {minilm.INSTALL_HINT}")

@@ -73,6 +73,7 @@ class MiniLMEmbedder:
         self._batch_size = batch_size
         self._lock = threading.Lock()
         self._model: _Model | None = None
+        self._preloading = False
         self._pool: ThreadPoolExecutor | None = None
 
     def embed(self, texts: Sequence[str]) -> Any:
@@ -95,6 +96,24 @@ class MiniLMEmbedder:
         for batch, vectors in zip(batches, results, strict=True):
             out[batch] = vectors
         return out
+
+    def preload(self) -> None:
+        """Start loading the model in the background (about half a second of imports and
+        session set-up), so a search soon after the backend opens does not wait for all of it."""
+        with self._lock:
+            if self._model is not None or self._preloading:
+                return
+            self._preloading = True
+        threading.Thread(target=self._preload, name="zepkit-embed-load", daemon=True).start()
+
+    def _preload(self) -> None:
+        from zepkit.local import scan
+
+        try:
+            self._loaded()
+            scan.warm(384)
+        except Exception as exc:  # the first embed loads again and raises where it is seen
+            logging.getLogger("zepkit.local").debug("zepkit.local: preload failed: %s", exc)
 
     def _loaded(self) -> _Model:
         with self._lock:

@@ -43,17 +43,11 @@ class QueryPlan:
         lowered = text.lower()
         held = {
             stem(found.group())
-            for found in self._starts.finditer(lowered)
+            for key in self.boosts
+            for found in _starts(key).finditer(lowered)
             if not _inside_word(lowered, found.start())
         }
         return sum(self.boosts[key] for key in held if key in self.boosts)
-
-    @functools.cached_property
-    def _starts(self) -> re.Pattern[str]:
-        """A left-out stem and the rest of its word: a word's stem is a prefix of it, so only
-        such words can hold one. No look-behind here: a leading literal lets `re` scan fast."""
-        keys = "|".join(map(re.escape, sorted(self.boosts, key=len, reverse=True)))
-        return re.compile(rf"(?:{keys})\w*")
 
     def id_range(self, conn: sqlite3.Connection, table: str, graph: int) -> tuple[int, int]:
         """The row ids of `table` to search: the whole graph, or its newest `fraction`."""
@@ -62,6 +56,15 @@ class QueryPlan:
             return low, high
         newest = last_id(conn, table, graph) or low
         return max(low, newest - math.ceil((newest - low) * self.fraction)), high
+
+
+@functools.lru_cache(maxsize=4096)
+def _starts(key: str) -> re.Pattern[str]:
+    """A left-out stem and the rest of its word: a word's stem is a prefix of it, so only such
+    words can hold one. One pattern per stem, kept: the same common words are left out query
+    after query, and compiling a pattern costs more than the scan. No look-behind here: a
+    leading literal lets `re` scan fast."""
+    return re.compile(rf"{re.escape(key)}\w*")
 
 
 def _inside_word(text: str, start: int) -> bool:

@@ -112,17 +112,18 @@ def match_episodes(
 ) -> list[Turn]:
     """The `pool` best episodes with ids in `ids` for `terms` by BM25, best first.
 
-    Every match is scored and the best are picked here: FTS5's own `ORDER BY rank` sorts through
-    an inner statement and costs about as much as the scoring itself.
+    Every match is scored from the index alone and the best are picked here; only they are then
+    read from the table. FTS5's own `ORDER BY rank` sorts through an inner statement and costs
+    about as much as the scoring itself.
     """
-    rows = conn.execute(
-        "SELECT f.rowid, e.thread, e.created_at, e.content, -bm25(episodes_fts) "
-        "FROM episodes_fts AS f JOIN episodes AS e ON e.id = f.rowid "
-        "WHERE episodes_fts MATCH ? AND f.rowid BETWEEN ? AND ?",
+    hits = conn.execute(
+        "SELECT rowid, -bm25(episodes_fts) FROM episodes_fts "
+        "WHERE episodes_fts MATCH ? AND rowid BETWEEN ? AND ?",
         (match_expression(terms), *ids),
     ).fetchall()
-    best = heapq.nsmallest(pool, rows, key=lambda row: (-row[4], row[0]))
-    return [Turn(*row) for row in best]
+    best = heapq.nsmallest(pool, hits, key=lambda hit: (-hit[1], hit[0]))
+    rows = load_turns(conn, [key for key, _ in best])
+    return [rows[key]._replace(score=score) for key, score in best if key in rows]
 
 
 def load_turns(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, Turn]:

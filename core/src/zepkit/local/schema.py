@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from zepkit.core._errors import ConfigurationError
 from zepkit.local.connection import TOKENIZER, write_transaction
+from zepkit.local.vectors import from_float32
+
+Step = str | Callable[[sqlite3.Connection], None]
+"""A migration statement: SQL, or a function for what SQL cannot do (run in the transaction)."""
 
 _TABLES = (
     # A graph is a user's own (kind 'user', key = app user id) or shared (kind 'shared', key = app
@@ -146,7 +150,24 @@ _V3 = (
     "CREATE INDEX statements_ended_by ON statements (ended_by) WHERE ended_by IS NOT NULL",
 )
 
-MIGRATIONS: Sequence[Sequence[str]] = (_V1, _V2, _V3)
+
+def _int8_vectors(conn: sqlite3.Connection) -> None:
+    """Rewrite every stored float32 vector as int8 codes with a scale (`zepkit.local.vectors`)."""
+    after = -(2**63)
+    while batch := conn.execute(
+        "SELECT episode, vector FROM episode_vectors WHERE episode > ? ORDER BY episode LIMIT 1024",
+        (after,),
+    ).fetchall():
+        after = batch[-1][0]
+        conn.executemany(
+            "UPDATE episode_vectors SET vector = ? WHERE episode = ?",
+            [(from_float32(vector), episode) for episode, vector in batch],
+        )
+
+
+_V4: tuple[Step, ...] = (_int8_vectors,)
+
+MIGRATIONS: Sequence[Sequence[Step]] = (_V1, _V2, _V3, _V4)
 """Step i takes the schema from version i to i + 1; append steps, never edit a shipped one."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -168,7 +189,10 @@ def migrate(conn: sqlite3.Connection) -> None:
         version = _checked(schema_version(conn))
         for step in MIGRATIONS[version:]:
             for statement in step:
-                conn.execute(statement)
+                if isinstance(statement, str):
+                    conn.execute(statement)
+                else:
+                    statement(conn)
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 

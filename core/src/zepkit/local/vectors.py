@@ -1,18 +1,34 @@
-"""Episode vectors: stored as float32 BLOBs in SQLite, searched from a per-graph matrix in memory.
+"""Episode vectors: stored as int8 codes with a scale, searched from a per-graph matrix in memory.
 
-numpy is imported only here and only when dense retrieval is on (extra `embeddings`). The matrix
-of a graph is read once and then topped up with the rows added since, in place (its buffer grows
-by doubling, so a top-up copies only the new rows); a count or id that moved any other way (a
-delete, another process) makes it read the graph again.
+A stored vector is a BLOB: its float32 scale (little-endian) then one int8 code per dimension,
+`vector ~ code * scale` with the largest component at code 127; cosines keep about three
+decimals, which ranking does not notice, at a quarter of float32's bytes. numpy is imported only
+here and only when dense retrieval is on (extra `embeddings`).
+
+A graph's matrix lives in blocks that are filled in place and never copied: a load reads the
+rows straight into one block, a top-up fills the last block and adds a new one when it is full.
+Matrices are kept for the most recently searched graphs up to `CACHE_BYTES` (the graph in use
+always stays); a count or id that moved any other way (a delete, another process) makes the
+graph be read again.
 """
 
 from __future__ import annotations
 
 import sqlite3
+import struct
+from array import array
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
+from zepkit.local import scan
 from zepkit.local.ids import GRAPH_BITS, graph_range
+
+CACHE_BYTES = 128 * 2**20
+"""Memory for the matrices of graphs other than the one being searched, least recent dropped."""
+_READ_ROWS = 4096
+BLOCK_ROWS = 16384
+"""The most rows a block added by a top-up holds (a load's block holds the whole graph)."""
 
 
 def normalised(vectors: Sequence[Sequence[float]] | Any) -> Any:
@@ -26,50 +42,121 @@ def normalised(vectors: Sequence[Sequence[float]] | Any) -> Any:
     return matrix / np.maximum(norms, 1e-12)
 
 
+def encoded(matrix: Any) -> tuple[Any, Any]:
+    """A float matrix as (int8 codes, float32 scale per row)."""
+    import numpy as np  # type: ignore[import-not-found, unused-ignore]
+
+    matrix = np.asarray(matrix, dtype=np.float32)
+    scales = (np.abs(matrix).max(axis=1) / 127.0).astype(np.float32)
+    safe = np.where(scales > 0, scales, 1.0)[:, None]
+    return np.round(matrix / safe).astype(np.int8), scales
+
+
+def blobs(matrix: Any) -> list[bytes]:
+    """The stored form of each row of a float matrix."""
+    codes, scales = encoded(matrix)
+    return [scale.tobytes() + row.tobytes() for row, scale in zip(codes, scales, strict=True)]
+
+
+def decoded(blob: bytes) -> Any:
+    """The float32 vector a stored BLOB holds."""
+    import numpy as np  # type: ignore[import-not-found, unused-ignore]
+
+    scale = np.frombuffer(blob, dtype="<f4", count=1)[0]
+    return np.frombuffer(blob, dtype=np.int8, offset=4).astype(np.float32) * scale
+
+
+def from_float32(blob: bytes) -> bytes:
+    """A vector stored as raw float32 (schema 3 and before) in today's form; pure Python."""
+    values = array("f", blob)
+    top = max((abs(value) for value in values), default=0.0)
+    scale = top / 127.0
+    if scale == 0.0:
+        return struct.pack("<f", 0.0) + bytes(len(values))
+    codes = bytes(round(value / scale) & 0xFF for value in values)
+    return struct.pack("<f", scale) + codes
+
+
 def store_vectors(
     conn: sqlite3.Connection, model: str, episodes: Sequence[int], matrix: Any
 ) -> None:
     """Write (or replace) the vectors of `episodes`, one matrix row each."""
     conn.executemany(
         "INSERT OR REPLACE INTO episode_vectors (episode, model, vector) VALUES (?, ?, ?)",
-        [(episode, model, row.tobytes()) for episode, row in zip(episodes, matrix, strict=True)],
+        list(zip(episodes, [model] * len(episodes), blobs(matrix), strict=True)),
     )
 
 
-class _GraphMatrix:
-    """A graph's vectors in a buffer with room to grow: the first `size` rows are live."""
+class _Block:
+    """Rows of one graph: ids, uint8 codes (int8 + 128) and scales; the first `size` are live."""
 
-    def __init__(self, ids: Any, matrix: Any, last: int, count: int) -> None:
-        self.ids = ids
-        self.buffer = matrix
-        self.size = len(ids)
+    def __init__(self, rows: int, dim: int) -> None:
+        import numpy as np  # type: ignore[import-not-found, unused-ignore]
+
+        self.ids = np.empty(rows, dtype=np.int64)
+        self.codes = np.empty((rows, dim), dtype=np.uint8)
+        self.scales = np.empty(rows, dtype=np.float32)
+        self.size = 0
+
+    @property
+    def room(self) -> int:
+        return len(self.ids) - self.size
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.ids.nbytes + self.codes.nbytes + self.scales.nbytes)
+
+    def put(self, ids: Any, codes: Any, scales: Any) -> None:
+        """Append rows of signed int8 `codes` (there must be room)."""
+        end = self.size + len(ids)
+        self.ids[self.size : end] = ids
+        self.codes[self.size : end] = codes.view("u1") ^ 0x80  # code + 128
+        self.scales[self.size : end] = scales
+        self.size = end
+
+
+class _GraphMatrix:
+    """A graph's vectors as blocks; `last` and `count` are what the file held when last read."""
+
+    def __init__(self, last: int, count: int) -> None:
+        self.blocks: list[_Block] = []
         self.last = last
         self.count = count
 
     @property
-    def matrix(self) -> Any:
-        """The live rows (a view, no copy)."""
-        return self.buffer[: self.size]
+    def size(self) -> int:
+        return sum(block.size for block in self.blocks)
 
-    def append(self, ids: Any, matrix: Any) -> None:
-        """Add rows at the end, doubling the buffer when it is full."""
+    @property
+    def nbytes(self) -> int:
+        return sum(block.nbytes for block in self.blocks)
+
+    def append(self, ids: Any, codes: Any, scales: Any) -> None:
+        """Add rows at the end, into the last block's room and then into new blocks."""
+        done = 0
+        while done < len(ids):
+            if not self.blocks or self.blocks[-1].room == 0:
+                rows = min(BLOCK_ROWS, max(64, self.size // 2, len(ids) - done))
+                self.blocks.append(_Block(rows, codes.shape[1]))
+            block = self.blocks[-1]
+            take = min(block.room, len(ids) - done)
+            block.put(
+                ids[done : done + take], codes[done : done + take], scales[done : done + take]
+            )
+            done += take
+
+    def scores(self, query: Any) -> tuple[Any, Any]:
+        """(ids, cosines to the unit vector `query`) of every live row."""
         import numpy as np  # type: ignore[import-not-found, unused-ignore]
 
-        if len(ids) == 0:
-            return
-        if self.size == 0:
-            self.buffer = np.zeros((0, matrix.shape[1]), dtype=np.float32)
-        end = self.size + len(ids)
-        if end > len(self.buffer):
-            room = max(end, 2 * len(self.buffer), 64)
-            buffer = np.empty((room, matrix.shape[1]), dtype=np.float32)
-            buffer[: self.size] = self.buffer[: self.size]
-            grown = np.empty(room, dtype=np.int64)
-            grown[: self.size] = self.ids[: self.size]
-            self.buffer, self.ids = buffer, grown
-        self.buffer[self.size : end] = matrix
-        self.ids[self.size : end] = ids
-        self.size = end
+        live = [block for block in self.blocks if block.size]
+        if len(live) == 1:
+            block = live[0]
+            ids = block.ids[: block.size]
+            return ids, scan.dot(block.codes[: block.size], query) * block.scales[: block.size]
+        ids = np.concatenate([block.ids[: block.size] for block in live])
+        parts = [scan.dot(b.codes[: b.size], query) * b.scales[: b.size] for b in live]
+        return ids, np.concatenate(parts)
 
 
 class VectorIndex:
@@ -80,9 +167,10 @@ class VectorIndex:
     graph's rows on every search would cost milliseconds.
     """
 
-    def __init__(self, model: str) -> None:
+    def __init__(self, model: str, cache_bytes: int = CACHE_BYTES) -> None:
         self.model = model
-        self._graphs: dict[int, _GraphMatrix] = {}
+        self.cache_bytes = cache_bytes
+        self._graphs: OrderedDict[int, _GraphMatrix] = OrderedDict()
         self._version: int | None = None
         self._checked: set[int] = set()
         """Graphs whose matrix matched the file at data version `_version`."""
@@ -92,19 +180,24 @@ class VectorIndex:
         import numpy as np  # type: ignore[import-not-found, unused-ignore]
 
         ids = np.asarray(episodes, dtype=np.int64)
+        codes, scales = encoded(matrix)
         for graph in {int(key) >> GRAPH_BITS for key in ids}:
             cached = self._graphs.get(graph)
             mine = (ids >> GRAPH_BITS) == graph
             if cached is None or graph not in self._checked or ids[mine].min() <= cached.last:
                 self._checked.discard(graph)  # replaced or out of order: read again when used
                 continue
-            cached.append(ids[mine], matrix[mine])
+            cached.append(ids[mine], codes[mine], scales[mine])
             cached.last = int(ids[mine].max())
             cached.count += int(mine.sum())
 
     def stale(self, graph: int) -> None:
         """Read the graph's vectors again before its next search (this connection deleted some)."""
         self._checked.discard(graph)
+
+    def prepare(self, conn: sqlite3.Connection, graph: int) -> None:
+        """Bring the graph's matrix up to date now (its next search then only scans)."""
+        self._fresh(conn, graph)
 
     def nearest(
         self, conn: sqlite3.Connection, graph: int, query: Any, pool: int
@@ -115,24 +208,34 @@ class VectorIndex:
         cached = self._fresh(conn, graph)
         if cached.size == 0:
             return []
-        scores = cached.matrix @ query
+        ids, scores = cached.scores(np.asarray(query, dtype=np.float32))
         take = min(pool, len(scores))
         top = np.argpartition(-scores, take - 1)[:take]
         top = top[np.argsort(-scores[top], kind="stable")]
-        return [(int(cached.ids[n]), float(scores[n])) for n in top]
+        return [(int(ids[n]), float(scores[n])) for n in top]
 
     def _fresh(self, conn: sqlite3.Connection, graph: int) -> _GraphMatrix:
-        """The graph's matrix, brought up to date with the file."""
+        """The graph's matrix, brought up to date with the file, now the most recently used."""
         (version,) = conn.execute("PRAGMA data_version").fetchone()
         if version != self._version:  # another connection committed: look at every graph again
             self._version = version
             self._checked.clear()
         cached = self._graphs.get(graph)
-        if cached is not None and graph in self._checked:
-            return cached
-        fresh = self._synced(conn, graph)
-        self._checked.add(graph)
-        return fresh
+        if cached is None or graph not in self._checked:
+            cached = self._synced(conn, graph)
+            self._checked.add(graph)
+        self._graphs[graph] = cached
+        self._graphs.move_to_end(graph)
+        self._evict()
+        return cached
+
+    def _evict(self) -> None:
+        """Drop the least recently searched matrices until the others fit `cache_bytes`."""
+        held = sum(matrix.nbytes for matrix in list(self._graphs.values())[:-1])
+        while held > self.cache_bytes and len(self._graphs) > 1:
+            graph, matrix = self._graphs.popitem(last=False)
+            self._checked.discard(graph)
+            held -= matrix.nbytes
 
     def _synced(self, conn: sqlite3.Connection, graph: int) -> _GraphMatrix:
         """The graph's matrix after comparing its last id and row count with the file."""
@@ -146,28 +249,47 @@ class VectorIndex:
         if cached is not None and (cached.last, cached.count) == (last, count):
             return cached
         if cached is not None and last > cached.last:
-            ids, matrix, seen = self._read(conn, cached.last + 1, high)
+            block, seen = self._read(conn, cached.last + 1, high, count - cached.count)
             if cached.count + seen == count:
-                cached.append(ids, matrix)
+                if block is not None:
+                    size = block.size
+                    cached.append(block.ids[:size], block.codes[:size] ^ 0x80, block.scales[:size])
                 cached.last, cached.count = last, count
                 return cached
-        ids, matrix, _ = self._read(conn, low, high)
-        cached = _GraphMatrix(ids, matrix, last, count)
-        self._graphs[graph] = cached
-        return cached
+        self._graphs.pop(graph, None)  # let the old matrix go before the new one is read
+        fresh = _GraphMatrix(last, count)
+        block, _ = self._read(conn, low, high, count)
+        if block is not None:
+            fresh.blocks.append(block)
+        return fresh
 
-    def _read(self, conn: sqlite3.Connection, low: int, high: int) -> tuple[Any, Any, int]:
-        """This model's (ids, matrix) in an id range, and how many rows of any model it holds."""
+    def _read(
+        self, conn: sqlite3.Connection, low: int, high: int, expected: int
+    ) -> tuple[_Block | None, int]:
+        """This model's rows in an id range read into one block (None if it has none), and how
+        many rows of any model the range holds. `expected` sizes the block."""
         import numpy as np  # type: ignore[import-not-found, unused-ignore]
 
-        rows = conn.execute(
-            "SELECT episode, model, vector FROM episode_vectors "
-            "WHERE episode BETWEEN ? AND ? ORDER BY episode",
-            (low, high),
-        ).fetchall()
-        mine = [(episode, vector) for episode, model, vector in rows if model == self.model]
-        ids = np.array([episode for episode, _ in mine], dtype=np.int64)
-        if not mine:
-            return ids, np.zeros((0, 0), dtype=np.float32), len(rows)
-        matrix = np.frombuffer(b"".join(vector for _, vector in mine), dtype=np.float32)
-        return ids, matrix.reshape(len(mine), -1).copy(), len(rows)
+        block: _Block | None = None
+        cursor = conn.execute(
+            "SELECT episode, vector FROM episode_vectors WHERE episode BETWEEN ? AND ? "
+            "AND model = ? ORDER BY episode",
+            (low, high, self.model),
+        )
+        while rows := cursor.fetchmany(_READ_ROWS):
+            width = len(rows[0][1])
+            raw = np.frombuffer(b"".join(vector for _, vector in rows), dtype=np.uint8)
+            raw = raw.reshape(len(rows), width)
+            ids = np.fromiter((episode for episode, _ in rows), dtype=np.int64, count=len(rows))
+            if block is None:
+                block = _Block(max(expected, len(rows)), width - 4)
+            if block.room < len(rows):  # another process added rows since the count
+                grown = _Block(block.size + max(len(rows), block.size), width - 4)
+                size = block.size
+                grown.put(block.ids[:size], block.codes[:size] ^ 0x80, block.scales[:size])
+                block = grown
+            block.put(ids, raw[:, 4:].view(np.int8), raw[:, :4].copy().view("<f4")[:, 0])
+        (seen,) = conn.execute(
+            "SELECT count(*) FROM episode_vectors WHERE episode BETWEEN ? AND ?", (low, high)
+        ).fetchone()
+        return block, seen

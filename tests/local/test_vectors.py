@@ -1,0 +1,118 @@
+"""The vector store: int8 codes, the in-memory matrices (blocks, eviction), the float32 upgrade."""
+
+from __future__ import annotations
+
+import sqlite3
+import struct
+from pathlib import Path
+
+import pytest
+
+from zepkit.core.backend import SearchRequest, UserProfile
+from zepkit.core.models import Message
+from zepkit.local import LocalBackend, scan, schema, vectors
+from zepkit.local.ids import graph_range
+
+np = pytest.importorskip("numpy")
+
+
+class WordEmbedder:
+    """Dogs on one dimension, cities on another, every other word hashed onto the rest."""
+
+    model_id = "test-words"
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        out = []
+        for text in texts:
+            vector = [0.0] * 64
+            for word in text.lower().replace(".", " ").split():
+                slot = {"puppy": 0, "dog": 0, "lisbon": 1}.get(word, 2 + sum(map(ord, word)) % 62)
+                vector[slot] += 3.0 if slot < 2 else 1.0
+            out.append(vector)
+        return out
+
+
+def unit_rows(count: int, dim: int = 48, seed: int = 0) -> object:
+    rng = np.random.default_rng(seed)
+    return vectors.normalised(rng.standard_normal((count, dim)))
+
+
+def test_codes_keep_cosines_to_about_three_decimals() -> None:
+    matrix = unit_rows(200)
+    back = np.stack([vectors.decoded(blob) for blob in vectors.blobs(matrix)])
+    exact = matrix @ matrix[0]
+    assert np.abs(back @ matrix[0] - exact).max() < 0.01
+    assert len(vectors.blobs(matrix)[0]) == 4 + 48
+
+
+def test_the_scan_and_its_numpy_fallback_agree() -> None:
+    matrix = unit_rows(300)
+    codes, scales = vectors.encoded(matrix)
+    stored = codes.view("u1") ^ 0x80
+    query = matrix[7]
+    fast = scan.dot(stored, query) * scales
+    slow = (stored.astype(np.float32) @ query - scan.ZERO * float(query.sum())) * scales
+    assert np.abs(fast - slow).max() < 0.01
+    assert int(np.argmax(fast)) == 7
+
+
+def _graph_file(path: Path, graphs: int, rows: int) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, isolation_level=None)  # no episodes rows: foreign keys off
+    schema.migrate(conn)
+    for graph in range(1, graphs + 1):
+        low, _ = graph_range(graph)
+        ids = [low + n for n in range(1, rows + 1)]
+        vectors.store_vectors(conn, "m", ids, unit_rows(rows, seed=graph))
+    return conn
+
+
+def test_matrices_of_graphs_not_in_use_are_evicted_past_the_budget(tmp_path: Path) -> None:
+    conn = _graph_file(tmp_path / "v.sqlite", graphs=3, rows=100)
+    index = vectors.VectorIndex("m", cache_bytes=8000)  # room for about one other graph
+    for graph in (1, 2, 3, 1):
+        query = unit_rows(100, seed=graph)[5]
+        (best, cosine), *_ = index.nearest(conn, graph, query, pool=3)
+        assert best == graph_range(graph)[0] + 6 and cosine > 0.99
+    assert list(index._graphs) == [3, 1]
+
+
+def test_top_ups_fill_new_blocks_without_copying_old_ones(tmp_path: Path) -> None:
+    conn = _graph_file(tmp_path / "v.sqlite", graphs=1, rows=10)
+    index = vectors.VectorIndex("m")
+    index.nearest(conn, 1, unit_rows(1)[0], pool=1)
+    first = index._graphs[1].blocks[0]
+    low, _ = graph_range(1)
+    extra = unit_rows(150, seed=9)
+    ids = [low + 11 + n for n in range(150)]
+    vectors.store_vectors(conn, "m", ids, extra)
+    index.added(ids, extra)
+    matrix = index._graphs[1]
+    assert matrix.blocks[0] is first and matrix.size == 160 and len(matrix.blocks) >= 2
+    (best, _), *_ = index.nearest(conn, 1, extra[120], pool=1)
+    assert best == ids[120]
+
+
+async def test_float32_vectors_of_an_older_file_are_upgraded(db_path: Path) -> None:
+    embedder = WordEmbedder()
+    memory = LocalBackend(db_path, retriever="hybrid", embedder=embedder)
+    await memory.ensure_user(UserProfile("u"))
+    await memory.ensure_thread("t", "u")
+    await memory.add_messages("t", [Message("user", "A puppy."), Message("user", "Lisbon.")])
+    await memory.aclose()
+    with sqlite3.connect(db_path) as conn:  # write the vectors as schema 3 stored them
+        for episode, content in conn.execute(
+            "SELECT e.id, e.content FROM episodes e JOIN episode_vectors v ON v.episode = e.id"
+        ).fetchall():
+            unit = vectors.normalised(embedder.embed([content]))[0]
+            raw = struct.pack(f"{len(unit)}f", *unit)
+            conn.execute("UPDATE episode_vectors SET vector = ? WHERE episode = ?", (raw, episode))
+        conn.execute("PRAGMA user_version = 3")
+
+    again = LocalBackend(db_path, retriever="dense", embedder=WordEmbedder())
+    found = await again.search(SearchRequest("my dog", user_id="u", scope="episodes"))
+    assert [e.content for e in found.episodes][:1] == ["A puppy."]
+    await again.aclose()
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone() == (schema.SCHEMA_VERSION,)
+        lengths = {n for (n,) in conn.execute("SELECT length(vector) FROM episode_vectors")}
+    assert lengths == {4 + 64}
