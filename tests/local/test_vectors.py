@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from zepkit.core.backend import SearchRequest, UserProfile
-from zepkit.core.models import Message
+from zepkit.core import Message
+from zepkit.core.spi import SearchRequest, UserProfile
 from zepkit.local import LocalBackend, scan, schema, vectors
 from zepkit.local.ids import graph_range
 
