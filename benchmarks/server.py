@@ -30,7 +30,8 @@ from typing import Any
 from zep_cloud.client import AsyncZep
 from zep_cloud.types import AddMessage
 
-from zepkit.core import Message, UserProfile
+from zepkit.core import Message
+from zepkit.core.spi import UserProfile
 from zepkit.local import LocalBackend
 
 SENTENCES = [
