@@ -242,8 +242,10 @@ def _install_released(session: nox.Session, python: Path, *requirements: str) ->
         if name.startswith("zepkit"):
             ours.add(name)
             ours.update(f"zepkit-{extra}" for extra in extras.split(",") if extra)
+    # The wheelhouse is rebuilt at the same version each run: uv must not answer from its cache.
+    refresh = [flag for name in sorted(ours) for flag in ("--refresh-package", name)]
     ours = {f"{name}=={version}" for name in ours}
-    common = ["uv", "pip", "install", "--quiet", "--python", str(python)]
+    common = ["uv", "pip", "install", "--quiet", "--python", str(python), *refresh]
     session.run(*common, "--no-index", "--find-links", str(WHEELHOUSE), "--no-deps", *sorted(ours))
     session.run(*common, "--find-links", str(WHEELHOUSE), *requirements)
     from_wheelhouse = (
