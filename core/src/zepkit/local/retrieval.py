@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 from zepkit.core._models import DataType
 from zepkit.local.codec import timestamp
+from zepkit.local.text import fact_key
 
 SUMMARY_STATEMENTS = 2
 SUMMARY_CHARS = 240
@@ -207,7 +208,7 @@ def entity_summary(
         if statement in exclude:
             continue
         sentence = " ".join(unprefixed(text, speaker).split())
-        if sentence.casefold().rstrip(".!…") in shown:
+        if fact_key(sentence) in shown:
             continue
         said.setdefault(sentence.casefold(), sentence)
         if len(said) == SUMMARY_STATEMENTS:

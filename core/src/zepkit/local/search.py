@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import sqlite3
 from collections.abc import Collection, Sequence
 
@@ -33,7 +32,7 @@ from zepkit.local.retrieval import (
     statements_of_episodes,
     unprefixed,
 )
-from zepkit.local.text import stem, stems
+from zepkit.local.text import fact_key, stem, stems
 
 CONTEXT_FACTS = 30
 CONTEXT_TURNS = 25
@@ -96,7 +95,6 @@ class GraphSearch:
     ) -> None:
         self._conn = conn
         self._graph = graph
-        self._terms = terms
         self.terms = terms
         self._retrieval = retrieval or Retrieval(" ".join(terms))
         self._statements: dict[int, list[StatementHit]] = {}
@@ -195,7 +193,7 @@ class GraphSearch:
     def entities(self, reranker: Reranker | None, limit: int, lam: float) -> list[Entity]:
         """Entities ranked by fusing a match on their names with mentions in the best statements."""
         pool = pool_size(limit)
-        named = search_entities(self._conn, self._terms, graph_range(self._graph), pool)
+        named = search_entities(self._conn, self.terms, graph_range(self._graph), pool)
         hits = self.statements(pool)
         mentioned = mention_ranking(self._conn, [key for key, _ in rrf(self.candidates(hits))])
         fused = fuse([([row.id for row in named], 1.0), (mentioned, 1.0)])[:pool]
@@ -232,16 +230,16 @@ def context_block(
     thread, which finds answers a sentence alone misses), one entry per turn.
     """
     search = GraphSearch(conn, graph, terms, retrieval)
-    said = {statement_key(row.text) for row in statements_by_id(conn, exclude)}
+    said = {fact_key(row.text) for row in statements_by_id(conn, exclude)}
     relevance, rows = fact_relevance(conn, search, exclude) if terms else ({}, {})
-    hits = {key: row for key, row in rows.items() if statement_key(row.text) not in said}
+    hits = {key: row for key, row in rows.items() if fact_key(row.text) not in said}
     relevance = {key: score for key, score in relevance.items() if key in hits}
     profile = pick_profile(conn, graph, relevance, exclude=exclude, said=said)
-    shown = {statement_key(hit.text) for hit, _ in profile}
+    shown = {fact_key(hit.text) for hit, _ in profile}
     turns: dict[int, list[StatementHit]] = {}  # a turn's statements make one entry
     scores: dict[int, float] = {}
     for hit in unique_hits([hits[key] for key in relevance]):
-        if statement_key(hit.text) in shown:
+        if fact_key(hit.text) in shown:
             continue
         if hit.episode not in turns and len(turns) == CONTEXT_FACTS:
             continue
@@ -254,7 +252,7 @@ def context_block(
     if not found and not profile:
         return None
     in_block = {
-        statement_key(unprefixed(hit.text, hit.speaker))
+        fact_key(unprefixed(hit.text, hit.speaker))
         for hit in [*(hit for hit, _ in profile), *found]
     }
     named: list[Entity] = []
@@ -305,7 +303,7 @@ def pick_profile(
     rows = [
         row
         for row in profile_statements(conn, graph)
-        if row.hit.id not in exclude and statement_key(row.hit.text) not in said
+        if row.hit.id not in exclude and fact_key(row.hit.text) not in said
     ]
     if not rows:
         return []
@@ -321,7 +319,7 @@ def pick_profile(
         )
         if hit.invalid_at is not None:
             score -= ENDED_PENALTY
-        key = statement_key(hit.text)
+        key = fact_key(hit.text)
         if key not in scored:  # the latest telling of a fact stands for it
             scored[key] = (score, hit)
     best = sorted(scored.values(), key=lambda item: (-item[0], -item[1].id))[:PROFILE_FACTS]
@@ -333,19 +331,13 @@ def unique_hits(hits: Sequence[StatementHit]) -> list[StatementHit]:
     score and place of its group."""
     groups: dict[str, list[StatementHit]] = {}
     for hit in hits:
-        groups.setdefault(statement_key(hit.text), []).append(hit)
+        groups.setdefault(fact_key(hit.text), []).append(hit)
     return [
         max(group, key=lambda hit: (hit.recency, hit.id))._replace(
             score=max(hit.score for hit in group)
         )
         for group in groups.values()
     ]
-
-
-@functools.lru_cache(maxsize=65_536)
-def statement_key(text: str) -> str:
-    """Two statements with this key say the same thing."""
-    return " ".join(text.casefold().rstrip(".!…").split())
 
 
 def mention_ranking(conn: sqlite3.Connection, statements: Sequence[int]) -> list[int]:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from zepkit.local.codec import timestamp
-from zepkit.local.text import normalise_name
+from zepkit.local.text import fact_key, normalise_name
 
 
 class Change(NamedTuple):
@@ -38,12 +38,12 @@ def supersede(conn: sqlite3.Connection, graph: int, change: Change) -> None:
         rivals.update({row[0]: row[1:] for row in rows})
     if change.ends:
         rivals.update(_mentioning_same_entities(conn, change))
-    same = _key(change.text)
+    same = fact_key(change.text)
     when = timestamp(change.valid_at)
     ended: list[int] = []
     newer: list[tuple[float, str, int]] = []
     for key, (text, valid_at, invalid_at) in rivals.items():
-        if _key(text) == same:
+        if fact_key(text) == same:
             continue  # the same fact said again ends nothing; reading keeps the latest
         moment = timestamp(valid_at)
         if moment <= when and invalid_at is None:
@@ -79,11 +79,6 @@ def _mentioning_same_entities(
         (change.statement, change.statement, own),
     ).fetchall()
     return {row[0]: row[1:] for row in rows}
-
-
-def _key(text: str) -> str:
-    """Two statements with this key say the same thing."""
-    return " ".join(text.casefold().rstrip(".!…").split())
 
 
 def reopen(conn: sqlite3.Connection, statements_sql: str, params: Sequence[object]) -> None:

@@ -230,3 +230,9 @@ def stem(word: str) -> str:
 def stems(text: str) -> set[str]:
     """The stems of the content words of `text`, each once."""
     return {stem(word) for word in token_set(text)}
+
+
+@functools.lru_cache(maxsize=65_536)
+def fact_key(text: str) -> str:
+    """Two statements with this key say the same thing (case, spacing and end marks aside)."""
+    return " ".join(text.casefold().rstrip(".!…").split())
