@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import logging
+import subprocess
+import sys
 import threading
 
 import httpx
@@ -200,3 +202,26 @@ def test_local_model_preloads_in_the_background_and_embeds_the_same() -> None:
     fresh = minilm.MiniLMEmbedder(threads=1)
     text = ["I keep bees in Oslo."]
     assert np.allclose(embedder.embed(text), fresh.embed(text), atol=1e-6)
+
+
+PRELOAD_THEN_USE = """
+import sys
+from zepkit.local import minilm
+minilm.shared().preload()
+numpy = sys.modules.get("numpy")
+assert numpy is not None and hasattr(numpy, "ndarray"), "numpy is not fully imported yet"
+import numpy as np
+assert np.zeros(3).sum() == 0
+"""
+
+
+def test_preload_leaves_no_half_imported_numpy_for_the_callers_thread() -> None:
+    # Two threads importing numpy at once can fail with ImportError ("partially initialized
+    # module"); the caller's next step (reading vectors) imports numpy, so preload must finish
+    # that import before its loader thread starts. A fresh interpreter, so numpy is not loaded.
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip(minilm.MODEL_PACKAGE)
+    result = subprocess.run(
+        [sys.executable, "-c", PRELOAD_THEN_USE], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr

@@ -104,6 +104,10 @@ class MiniLMEmbedder:
             if self._model is not None or self._preloading:
                 return
             self._preloading = True
+        # numpy is imported here, not in the loader: two threads importing numpy at once can see
+        # it half-initialised and fail with ImportError, and the caller's next step imports it.
+        import numpy  # type: ignore[import-not-found, unused-ignore]  # noqa: F401
+
         threading.Thread(target=self._preload, name="zepkit-embed-load", daemon=True).start()
 
     def _preload(self) -> None:
