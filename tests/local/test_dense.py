@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
@@ -217,3 +218,92 @@ async def test_vectors_another_process_writes_or_deletes_are_seen(db_path: Path)
     finally:
         await reader.aclose()
         await writer.aclose()
+
+
+class LockProbingEmbedder(ConceptEmbedder):
+    """Records, on each call, its thread and whether the file's write lock was taken while it
+    waited (up to `wait` seconds): a write that goes on beside the embedding takes it."""
+
+    def __init__(
+        self, path: Path, *, in_process: bool, wait: float = 0.0, fail_on: str | None = None
+    ) -> None:
+        super().__init__()
+        self.in_process = in_process
+        self._path = path
+        self._wait = wait
+        self._fail_on = fail_on
+        self.saw_lock: list[bool] = []
+
+    def _locked(self) -> bool:
+        other = sqlite3.connect(self._path, timeout=0, isolation_level=None)
+        try:
+            other.execute("BEGIN IMMEDIATE")
+            other.execute("ROLLBACK")
+            return False
+        except sqlite3.OperationalError:
+            return True
+        finally:
+            other.close()
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        deadline = time.monotonic() + self._wait
+        locked = self._locked()
+        while not locked and time.monotonic() < deadline:
+            time.sleep(0.01)
+            locked = self._locked()
+        self.saw_lock.append(locked)
+        if self._fail_on is not None and any(self._fail_on in text for text in texts):
+            raise RuntimeError("embedding service failed")
+        return super().embed(texts)
+
+
+async def _probed(path: Path, embedder: LockProbingEmbedder) -> LocalBackend:
+    memory = LocalBackend(path, retriever="hybrid", embedder=embedder)
+    await memory.ensure_user(UserProfile("u"))
+    await memory.ensure_thread("old", "u")
+    await memory.ensure_thread("t", "u")
+    return memory
+
+
+async def test_an_in_process_embedder_runs_beside_the_write_and_the_block_is_the_same(
+    db_path: Path,
+) -> None:
+    embedder = LockProbingEmbedder(db_path, in_process=True, wait=5.0)
+    memory = await _probed(db_path, embedder)
+    await memory.add_messages("old", [Message("user", "My greyhound is called Pixel.")])
+    embedder.saw_lock.clear()
+    context = await memory.add_messages(
+        "t", [Message("user", "Any tips for walking my dog?")], return_context=True
+    )
+    assert context is not None and "greyhound is called Pixel" in context
+    assert context == await memory.get_context("t")  # the block read ahead is the block
+    assert embedder.saw_lock == [True]  # the write went on while it embedded
+    assert "zepkit-embed-write" in " ".join(embedder.threads)
+    await memory.aclose()
+
+
+async def test_a_remote_embedder_answers_before_the_write_lock_is_taken(db_path: Path) -> None:
+    embedder = LockProbingEmbedder(db_path, in_process=False, wait=0.3)
+    memory = await _probed(db_path, embedder)
+    await memory.add_messages("old", [Message("user", "My greyhound is called Pixel.")])
+    context = await memory.add_messages(
+        "t", [Message("user", "Any tips for walking my dog?")], return_context=True
+    )
+    assert context is not None and "greyhound is called Pixel" in context
+    assert embedder.saw_lock and not any(embedder.saw_lock)
+    await memory.aclose()
+
+
+@pytest.mark.parametrize("in_process", [True, False])
+async def test_a_failed_embedding_writes_nothing(db_path: Path, in_process: bool) -> None:
+    embedder = LockProbingEmbedder(db_path, in_process=in_process, fail_on="PIN")
+    memory = await _probed(db_path, embedder)
+    await memory.add_messages("t", [Message("user", "I walk my dog at noon.")])
+    with pytest.raises(RuntimeError, match="embedding service failed"):
+        await memory.add_messages("t", [Message("user", "My PIN is 4321.")], return_context=True)
+    assert [m.content for m in await memory.get_messages("t")] == ["I walk my dog at noon."]
+    context = await memory.add_messages(
+        "t", [Message("user", "Where do I walk the puppy?")], return_context=True
+    )
+    assert context is None or "PIN" not in context
+    await memory.aclose()

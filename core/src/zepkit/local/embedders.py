@@ -17,7 +17,10 @@ from zepkit.core._errors import BackendError, ConfigurationError
 
 @runtime_checkable
 class Embedder(Protocol):
-    """Texts to vectors of a fixed size; called on the backend's worker thread, never the loop."""
+    """Texts to vectors of a fixed size; called on the backend's own threads, never the loop.
+
+    An embedder may say `in_process = True` (it computes here, in milliseconds): the engine then
+    embeds a write's texts while it writes them. Others answer before the write lock is taken."""
 
     @property
     def model_id(self) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -23,7 +24,7 @@ from zepkit.local.extraction import Extractor
 from zepkit.local.hybrid import Retrieval
 from zepkit.local.ingest import write_episodes, write_messages
 from zepkit.local.retrieval import statements_of_messages
-from zepkit.local.search import context_block, search_scope
+from zepkit.local.search import TurnMatches, context_block, match_block_turns, search_scope
 from zepkit.local.text import MAX_QUERY_TERMS, query_terms
 
 _RERANKERS = frozenset({"rrf", "mmr"})
@@ -57,6 +58,7 @@ class Engine:
         self._extractor = extractor
         self._dense = dense
         self._lexical = mode != "dense"
+        self._embedding: ThreadPoolExecutor | None = None
 
     def _retrieval(self, query: str) -> Retrieval:
         return Retrieval(query, self._dense, self._lexical)
@@ -104,6 +106,8 @@ class Engine:
 
     def close(self) -> None:
         """Close the connection (a WAL checkpoint runs when the last connection closes)."""
+        if self._embedding is not None:
+            self._embedding.shutdown()
         self._conn.close()
 
     def ensure_user(self, user: UserProfile) -> bool:
@@ -133,36 +137,60 @@ class Engine:
         With `user_id`, the thread must belong to that user (checked inside the transaction);
         with `key`, a write already stored under that key is not stored again."""
         drafts = [draft_message(self._extractor, message) for message in messages]
-        vectors = self._vectors([draft.content for draft in drafts])
+        texts = [draft.content for draft in drafts]
+        # An in-process embedder runs on its own thread while this one writes the messages and,
+        # when a block is wanted, reads its lexical matches (the rows a read after the commit
+        # sees); a remote one answers before the write, so it never holds the write lock.
+        pending = self._embed_beside(texts)
+        vectors = self._vectors(texts) if pending is None else None
+        ahead: TurnMatches | None = None
         with write_transaction(self._conn) as conn:
             thread = provision.find_thread(conn, thread_id)
             if user_id is not None and thread.user_id != user_id:
                 raise ConflictError(f"thread {thread_id!r} belongs to another user")
             if key is not None and not writekeys.claim(conn, key):
-                episodes = []  # a replay of a write that is already stored
+                episodes: list[int] = []  # a replay of a write that is already stored
                 vectors = None
             else:
-                episodes = self._write(conn, thread, drafts, vectors)
+                episodes = write_messages(
+                    conn,
+                    thread=thread.id,
+                    graph=thread.graph,
+                    user_name=thread.user_name,
+                    drafts=drafts,
+                )
+                if return_context and pending is not None and self._lexical:
+                    ahead = self._match_ahead(conn, thread)
+                if pending is not None:
+                    vectors = pending.result()
+                self._store(conn, episodes, vectors)
         self._stored(episodes, vectors)
-        return self.get_context(thread_id) if return_context else None
+        return self._context(thread_id, ahead) if return_context else None
 
-    def _write(
-        self, conn: sqlite3.Connection, thread: provision.ThreadRef, drafts: Any, vectors: Any
-    ) -> list[int]:
-        episodes = write_messages(
-            conn, thread=thread.id, graph=thread.graph, user_name=thread.user_name, drafts=drafts
-        )
-        self._store(conn, episodes, vectors)
-        return episodes
+    def _embed_beside(self, texts: Sequence[str]) -> Future[Any] | None:
+        """The texts' vectors being computed on the embedding thread, when the embedder runs in
+        this process (None otherwise, or when dense retrieval is off)."""
+        dense = self._dense
+        if dense is None or not texts or getattr(dense.embedder, "in_process", False) is not True:
+            return None
+        if self._embedding is None:
+            self._embedding = ThreadPoolExecutor(1, thread_name_prefix="zepkit-embed-write")
+        return self._embedding.submit(dense.vectors, texts)
+
+    def _match_ahead(
+        self, conn: sqlite3.Connection, thread: provision.ThreadRef
+    ) -> TurnMatches | None:
+        terms = _recent_terms([content for _, content in _recent(conn, thread.id)])
+        return match_block_turns(conn, thread.graph, terms) if terms else None
 
     def get_context(self, thread_id: str) -> str | None:
         """Search the user's graph with the thread's last messages, minus what they said."""
+        return self._context(thread_id, None)
+
+    def _context(self, thread_id: str, ahead: TurnMatches | None) -> str | None:
         with read_transaction(self._conn) as conn:
             thread = provision.find_thread(conn, thread_id)
-            recent = conn.execute(
-                "SELECT id, content FROM messages WHERE thread = ? ORDER BY id DESC LIMIT ?",
-                (thread.id, CONTEXT_MESSAGES),
-            ).fetchall()
+            recent = _recent(conn, thread.id)
             terms = _recent_terms([content for _, content in recent])
             if not terms:
                 return None
@@ -176,7 +204,7 @@ class Engine:
             if self._dense is not None:  # the stored vectors of those messages: no embedding
                 vector = self._dense.stored_mean(conn, [message for message, _ in recent])
                 retrieval = replace(retrieval, vector=vector)
-            return context_block(conn, thread.graph, terms, retrieval, exclude=exclude)
+            return context_block(conn, thread.graph, terms, retrieval, exclude=exclude, ahead=ahead)
 
     def get_messages(self, thread_id: str, limit: int | None) -> list[Message]:
         """The thread's messages oldest first; the latest `limit` when given."""
@@ -261,6 +289,14 @@ class Engine:
             deletion.delete_thread(conn, thread)
         if self._dense is not None:
             self._dense.index.stale(thread.graph)
+
+
+def _recent(conn: sqlite3.Connection, thread: int) -> list[tuple[int, str]]:
+    """The thread's last `CONTEXT_MESSAGES` messages, newest first: (id, content)."""
+    return conn.execute(
+        "SELECT id, content FROM messages WHERE thread = ? ORDER BY id DESC LIMIT ?",
+        (thread, CONTEXT_MESSAGES),
+    ).fetchall()
 
 
 def _recent_terms(contents: Sequence[str]) -> list[str]:

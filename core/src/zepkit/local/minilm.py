@@ -58,6 +58,9 @@ class MiniLMEmbedder:
     """all-MiniLM-L6-v2 sentence vectors (384 numbers), mean-pooled and L2-normalised."""
 
     model_id = "all-MiniLM-L6-v2-int8"
+    in_process = True
+    """Embeds on this machine in milliseconds: the engine embeds a write's texts while it
+    writes them (a remote embedder answers before the write lock is taken)."""
 
     def __init__(self, *, threads: int | None = None, batch_size: int = BATCH_SIZE) -> None:
         # `threads`: model runs at once, each on one core; default one per core, at most four.

@@ -197,12 +197,13 @@ def entity_summary(
     """What the entity's latest few current statements say, oldest first, within
     `SUMMARY_CHARS`: each sentence once, without its speaker's prefix, leaving out the
     statements in `exclude` and the sentences in `shown` (case-folded, already in the block)."""
+    # Stepped row by row: the loop usually stops after a few, however many `exclude` holds.
     rows = conn.execute(
         "SELECT m.statement, s.text, s.speaker FROM mentions AS m "
         "JOIN statements AS s ON s.id = m.statement "
         "WHERE m.entity = ? AND s.invalid_at IS NULL ORDER BY m.statement DESC LIMIT ?",
         (entity, 2 * SUMMARY_STATEMENTS + len(exclude)),
-    ).fetchall()
+    )
     said: dict[str, str] = {}
     for statement, text, speaker in rows:
         if statement in exclude:
@@ -222,14 +223,10 @@ def unprefixed(text: str, speaker: str | None) -> str:
     return text[len(prefix) :] if prefix and text.startswith(prefix) else text
 
 
-def statements_by_id(conn: sqlite3.Connection, ids: Collection[int]) -> list[StatementHit]:
-    """Statement rows by id, as hits with score 0."""
-    sql = (
-        "SELECT id, uuid, text, speaker, valid_at, created_at, invalid_at, episode, 0.0 "
-        "FROM statements "
-        "WHERE id IN ({marks})"
-    )
-    return [StatementHit(*row) for row in _rows_for(conn, sql, list(ids))]
+def statement_texts(conn: sqlite3.Connection, ids: Collection[int]) -> list[str]:
+    """The sentences of the statements with these ids (no other column is read)."""
+    sql = "SELECT text FROM statements WHERE id IN ({marks})"
+    return [text for (text,) in _rows_for(conn, sql, list(ids))]
 
 
 def statements_of_messages(conn: sqlite3.Connection, messages: Sequence[int]) -> set[int]:

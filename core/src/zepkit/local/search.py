@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 
 from zepkit.core._limits import DEFAULT_MMR_LAMBDA
 from zepkit.core._models import Entity, Episode, Fact, Reranker, Scope, SearchResults
@@ -28,7 +29,7 @@ from zepkit.local.retrieval import (
     profile_statements,
     search_entities,
     search_statements,
-    statements_by_id,
+    statement_texts,
     statements_of_episodes,
     unprefixed,
 )
@@ -56,6 +57,24 @@ ENDED_PENALTY = 3.0
 def pool_size(limit: int) -> int:
     """How many BM25 candidates to fetch before reranking down to `limit`."""
     return max(limit * 3, 50)
+
+
+@dataclass(frozen=True)
+class TurnMatches:
+    """A block's lexical turn matches found ahead of the rest of the block (inside the write,
+    while the new message is embedded): its plan and BM25 matches, valid for these terms."""
+
+    terms: tuple[str, ...]
+    plan: QueryPlan
+    matched: list[Turn]
+
+
+def match_block_turns(conn: sqlite3.Connection, graph: int, terms: Sequence[str]) -> TurnMatches:
+    """What `context_block` would match lexically for `terms`, read now."""
+    plan = plan_query(conn, graph, terms)
+    ids = plan.id_range(conn, "episodes", graph)
+    matched = match_episodes(conn, plan.ranked, ids, pool_size(TURN_POOL))
+    return TurnMatches(tuple(terms), plan, matched)
 
 
 def search_scope(
@@ -92,6 +111,7 @@ class GraphSearch:
         graph: int,
         terms: Sequence[str],
         retrieval: Retrieval | None = None,
+        ahead: TurnMatches | None = None,
     ) -> None:
         self._conn = conn
         self._graph = graph
@@ -99,7 +119,10 @@ class GraphSearch:
         self._retrieval = retrieval or Retrieval(" ".join(terms))
         self._statements: dict[int, list[StatementHit]] = {}
         self._nearest: dict[int, list[tuple[int, float]]] = {}
-        self.plan: QueryPlan = plan_query(conn, graph, terms)
+        self._ahead = ahead if ahead is not None and ahead.terms == tuple(terms) else None
+        self.plan: QueryPlan = (
+            self._ahead.plan if self._ahead is not None else plan_query(conn, graph, terms)
+        )
         self.periods = named_periods(self._retrieval.query)
 
     def statements(self, pool: int) -> list[StatementHit]:
@@ -174,8 +197,11 @@ class GraphSearch:
         and thread credit): the turns read, and the scores of those that count."""
         turns: dict[int, Turn] = {}
         if self._retrieval.lexical:
-            ids = self.plan.id_range(self._conn, "episodes", self._graph)
-            matched = match_episodes(self._conn, self.plan.ranked, ids, pool)
+            if self._ahead is not None and pool == pool_size(TURN_POOL):
+                matched = self._ahead.matched
+            else:
+                ids = self.plan.id_range(self._conn, "episodes", self._graph)
+                matched = match_episodes(self._conn, self.plan.ranked, ids, pool)
             turns = {turn.id: turn for turn in matched}
         relevance = {key: turn.score + self.plan.boost(turn.content) for key, turn in turns.items()}
         if self._retrieval.dense is not None:
@@ -222,15 +248,17 @@ def context_block(
     retrieval: Retrieval | None = None,
     *,
     exclude: Collection[int],
+    ahead: TurnMatches | None = None,
 ) -> str | None:
     """The USER_PROFILE / FACTS / ENTITIES block for `terms`, leaving out the statements in
-    `exclude` (what the current thread says) and anything that repeats them.
+    `exclude` (what the current thread says) and anything that repeats them; `ahead`: the
+    lexical matches when they were read already (used only if made for the same terms).
 
     Facts are the statements of the best turns (episode ranking credits a turn's neighbours and
     thread, which finds answers a sentence alone misses), one entry per turn.
     """
-    search = GraphSearch(conn, graph, terms, retrieval)
-    said = {fact_key(row.text) for row in statements_by_id(conn, exclude)}
+    search = GraphSearch(conn, graph, terms, retrieval, ahead)
+    said = {fact_key(text) for text in statement_texts(conn, exclude)}
     relevance, rows = fact_relevance(conn, search, exclude) if terms else ({}, {})
     hits = {key: row for key, row in rows.items() if fact_key(row.text) not in said}
     relevance = {key: score for key, score in relevance.items() if key in hits}
