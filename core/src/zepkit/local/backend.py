@@ -176,6 +176,19 @@ class LocalBackend:
                 return total
             after = seen[-1]
 
+    async def preview_context(
+        self, user: UserProfile, thread_id: str, messages: Sequence[Message]
+    ) -> str | None:
+        """The context `add_messages(thread_id, messages, return_context=True)` would return for
+        this user's turn (after `ensure_user(user)` and `ensure_thread`), without storing
+        anything: it runs on a private in-memory copy of the file (time and memory grow with
+        the file's size). Works on a read-only backend too."""
+        return await self._run(self._engine.preview_context, user, thread_id, messages)
+
+    async def _read(self, query: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `query` on the worker in one read snapshot (for `zepkit.local.inspect`)."""
+        return await self._run(self._engine.read, query)
+
     async def aclose(self) -> None:
         """Finish queued calls, close the connection and stop the worker. Safe to call twice."""
         if self._closed:
