@@ -1,5 +1,5 @@
-"""The `zepkit` command: a demo of the memory loop, a look into a local memory database, and the
-outbox of writes kept while memory was unavailable."""
+"""The `zepkit` command: a demo of the memory loop, a look into a local memory database (on the
+terminal or in a local web page), and the outbox of writes kept while memory was unavailable."""
 
 from __future__ import annotations
 
@@ -9,9 +9,12 @@ import contextlib
 import json
 import logging
 import os
+import signal
 import sys
 import textwrap
+import threading
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from zepkit.core._errors import NotFoundError, ZepkitError
 from zepkit.core._limits import MAX_QUERY_CHARS, MAX_SEARCH_LIMIT
@@ -156,6 +159,56 @@ async def run_outbox_replay(
     return 0 if status.pending == 0 else 1
 
 
+def run_ui(db_path: str, host: str, port: int, allow_delete: bool) -> int:
+    """Serve the inspector page until Ctrl-C or SIGTERM; read-only unless `allow_delete`."""
+    from zepkit.core._inspector.api import InspectorApi
+    from zepkit.core._inspector.server import InspectorServer, check_loopback
+    from zepkit.local import LocalBackend
+    from zepkit.local.inspect import Inspector
+
+    check_loopback(host)  # before the file is opened: a refused address changes nothing
+    backend = LocalBackend(db_path, read_only=not allow_delete)
+    # With deletion on, the loop is the one apps open (`MemoryLoop.local`), outbox included,
+    # so a deleted thread's waiting writes are not replayed into the file later.
+    outbox = db_path + ".outbox" if allow_delete else None
+    memory = MemoryLoop(backend, on_error="raise", outbox=outbox)
+    api = InspectorApi(memory, Inspector(backend), database=db_path, allow_delete=allow_delete)
+    try:
+        server = InspectorServer(api, host=host, port=port)
+    except BaseException:
+        asyncio.run(memory.aclose())
+        raise
+    stop = _stop_on_sigterm(server)
+    try:
+        mode = "deleting allowed" if allow_delete else "read-only"
+        print(f"zepkit ui: {db_path} ({mode}) at {server.url}", flush=True)
+        print("Ctrl-C stops it.", flush=True)
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stop()
+        server.close()
+    print("zepkit ui: stopped", flush=True)
+    return 0
+
+
+def _stop_on_sigterm(server: Any) -> Callable[[], None]:
+    """Make SIGTERM end `serve_forever` like Ctrl-C does; returns what puts the old handler back."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None  # signal handlers belong to the main thread
+
+    def stop(signum: int, frame: object) -> None:
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    previous = signal.signal(signal.SIGTERM, stop)
+
+    def restore() -> None:
+        signal.signal(signal.SIGTERM, previous)
+
+    return restore
+
+
 def _existing_db(path: str) -> str:
     if not os.path.exists(path):
         raise argparse.ArgumentTypeError(f"no database at {path}")
@@ -254,6 +307,30 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="episodes embedded and written per step (default: 256)",
     )
+    ui = commands.add_parser(
+        "ui", help="browse a database in a local web page: users, threads, facts, entities"
+    )
+    ui.add_argument(
+        "--db", metavar="PATH", required=True, type=_existing_db, help="the database file"
+    )
+    ui.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="a loopback address to serve on (default: 127.0.0.1); others are refused",
+    )
+    ui.add_argument(
+        "--port",
+        type=_whole_number(0, 65535),
+        default=8765,
+        metavar="N",
+        help="the port (default: 8765; 0 picks a free one)",
+    )
+    ui.add_argument(
+        "--allow-delete",
+        action="store_true",
+        help="let the page delete threads (each after a typed confirmation); "
+        "without it the file is opened read-only",
+    )
     outbox = commands.add_parser(
         "outbox", help="writes kept while memory was unavailable: status, replay"
     )
@@ -295,6 +372,8 @@ def _run(args: argparse.Namespace) -> int:
             return asyncio.run(run_search(args.db, args.user, args.query, args.scope, args.limit))
         if args.command == "embed":
             return asyncio.run(run_embed(args.db, args.batch_size))
+        if args.command == "ui":
+            return run_ui(args.db, args.host, args.port, args.allow_delete)
         if args.command == "outbox":
             if args.action == "status":
                 return run_outbox_status(args.outbox)

@@ -132,7 +132,9 @@ def threads(conn: sqlite3.Connection, user_id: str) -> list[StoredThread]:
         "FROM threads AS t WHERE t.user = ? ORDER BY t.id",
         (user,),
     ).fetchall()
-    return [StoredThread(thread_id, decode_time(created), count) for thread_id, created, count in rows]
+    return [
+        StoredThread(thread_id, decode_time(created), count) for thread_id, created, count in rows
+    ]
 
 
 def facts(conn: sqlite3.Connection, user_id: str, limit: int) -> Listed:
