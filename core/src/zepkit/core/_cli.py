@@ -14,7 +14,7 @@ import sys
 import textwrap
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from zepkit.core._errors import NotFoundError, ZepkitError
 from zepkit.core._limits import MAX_QUERY_CHARS, MAX_SEARCH_LIMIT
@@ -23,6 +23,9 @@ from zepkit.core._models import SCOPES, Identity
 from zepkit.core._progress import Progress
 from zepkit.core._search_tool import format_results
 from zepkit.core._version import __version__
+
+if TYPE_CHECKING:
+    from zepkit.core._inspector.server import InspectorServer
 
 INTERRUPTED = 130  # the shell's code for a command ended by Ctrl-C
 
@@ -159,8 +162,11 @@ async def run_outbox_replay(
     return 0 if status.pending == 0 else 1
 
 
-def run_ui(db_path: str, host: str, port: int, allow_delete: bool) -> int:
-    """Serve the inspector page until Ctrl-C or SIGTERM; read-only unless `allow_delete`."""
+def inspector_server(
+    db_path: str, *, host: str = "127.0.0.1", port: int = 0, allow_delete: bool = False
+) -> InspectorServer:
+    """The inspector page of a local database, bound but not serving yet (`start()` or
+    `serve_forever()`); read-only unless `allow_delete`. `close()` closes the database."""
     from zepkit.core._inspector.api import InspectorApi
     from zepkit.core._inspector.server import InspectorServer, check_loopback
     from zepkit.local import LocalBackend
@@ -174,10 +180,15 @@ def run_ui(db_path: str, host: str, port: int, allow_delete: bool) -> int:
     memory = MemoryLoop(backend, on_error="raise", outbox=outbox)
     api = InspectorApi(memory, Inspector(backend), database=db_path, allow_delete=allow_delete)
     try:
-        server = InspectorServer(api, host=host, port=port)
+        return InspectorServer(api, host=host, port=port)
     except BaseException:
         asyncio.run(memory.aclose())
         raise
+
+
+def run_ui(db_path: str, host: str, port: int, allow_delete: bool) -> int:
+    """Serve the inspector page until Ctrl-C or SIGTERM."""
+    server = inspector_server(db_path, host=host, port=port, allow_delete=allow_delete)
     stop = _stop_on_sigterm(server)
     try:
         mode = "deleting allowed" if allow_delete else "read-only"
@@ -193,7 +204,7 @@ def run_ui(db_path: str, host: str, port: int, allow_delete: bool) -> int:
     return 0
 
 
-def _stop_on_sigterm(server: Any) -> Callable[[], None]:
+def _stop_on_sigterm(server: InspectorServer) -> Callable[[], None]:
     """Make SIGTERM end `serve_forever` like Ctrl-C does; returns what puts the old handler back."""
     if threading.current_thread() is not threading.main_thread():
         return lambda: None  # signal handlers belong to the main thread
