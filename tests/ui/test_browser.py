@@ -158,6 +158,8 @@ def hostile_db(tmp_path: Path) -> Path:
             await memory.begin_turn(identity, HOSTILE)
             await memory.capture_reply(identity, HOSTILE)
             await memory.begin_turn(identity, "My cat <script>Tom</script> likes fish.")
+            await memory.begin_turn(identity, "I live in Lisbon.")
+            await memory.begin_turn(identity, "I moved to Porto.")
 
     asyncio.run(build())
     return db
@@ -175,6 +177,9 @@ def test_stored_markup_shows_as_text(browser: webdriver.Chrome, hostile_db: Path
         assert [_text(content) for content in contents][:2] == [HOSTILE, HOSTILE]
         facts = _text(browser.find_element(By.ID, "facts"))
         assert "<script>Tom</script>" in facts
+        [ended] = browser.find_elements(By.CSS_SELECTOR, "#facts .fact.ended")
+        assert "I live in Lisbon." in _text(ended)
+        assert "ended by “<u>Eve</u>: I moved to Porto.”" in _text(ended)
         assert browser.find_elements(By.CSS_SELECTOR, "#main img, #main b, #main script") == []
         assert len(browser.find_elements(By.TAG_NAME, "script")) == 1  # the page's own
         assert browser.execute_script("return document.body.dataset.pwned") is None

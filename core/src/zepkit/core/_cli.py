@@ -87,6 +87,7 @@ async def run_demo(db_path: str) -> int:
     print(_rule("Look into the memory yourself"))
     print(f"  zepkit search --db {db_path} --user {DEMO_USER.user_id} allergy")
     print(f"  zepkit context --db {db_path} --thread {session_2.thread_id}")
+    print(f"  zepkit ui --db {db_path}    (a web page on this machine)")
     return 0 if block else 1
 
 
