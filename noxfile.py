@@ -289,9 +289,10 @@ def packages(session: nox.Session) -> None:
     )
     session.run(str(python), "-c", hybrid, external=True)
 
-    # The server: `zepkit[server]` installs the `zepkit-serve` command.
+    # The server: `zepkit[server]` adds `zepkit serve` (also installed as `zepkit-serve`).
     python = _fresh_env(session, tmp / "server")
     _install_released(session, python, f"zepkit[server]=={version}")
+    session.run(str(python.parent / "zepkit"), "serve", "--version", external=True)
     session.run(str(python.parent / "zepkit-serve"), "--version", external=True)
 
     # A Zep Cloud install: the core and an adapter, and no embedding model.
