@@ -88,7 +88,7 @@ def tests_server(session: nox.Session) -> None:
     """The self-hosted server on loopback, driven by the real zep-cloud 4.x SDK (and zepkit's own
     Zep backend through it), on the lexical local engine."""
     session.install(*TEST_TOOLS, "-e", "./core", "-e", "./server")
-    session.run("pytest", "tests/server", *session.posargs)
+    session.run("pytest", "tests/server", "tests/e2e/test_public_api.py", *session.posargs)
 
 
 @nox.session(name="tests-server-v3")
