@@ -140,7 +140,9 @@ PUBLIC: dict[str, list[str]] = {
         "ZepMemoryMixin",
         "search_function_tool",
     ],
+    "zepkit.openai_agents": ["IdentityResolver", "ZepMemory"],
     "zepkit.pydantic_ai": ["IdentityResolver", "ZepDeps", "ZepMemory"],
+    "zepkit.strands": ["IdentityResolver", "ZepMemory"],
 }
 
 # Subpackages that are public on purpose; every other module a package holds has a `_` name.
