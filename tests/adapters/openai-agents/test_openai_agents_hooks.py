@@ -231,6 +231,17 @@ async def test_a_streamed_run_stores_the_reply_once(memory: MemoryLoop) -> None:
     ]
 
 
+async def test_run_sync_works(memory: MemoryLoop) -> None:
+    agent = ZepMemory(memory).attach(Agent(name="a", model=ScriptedModel(["Hello!"])))
+    context = Identity(user_id="ana", thread_id="t1")
+    result = await asyncio.to_thread(Runner.run_sync, agent, "Hi there", context=context)
+    assert result.final_output == "Hello!"
+    assert stored(await memory.get_messages("t1")) == [
+        ("user", "Hi there"),
+        ("assistant", "Hello!"),
+    ]
+
+
 class Dinner(BaseModel):
     dish: str
     minutes: int

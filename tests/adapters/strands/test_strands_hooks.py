@@ -210,6 +210,17 @@ async def test_a_sync_call_works(memory: MemoryLoop) -> None:
     ]
 
 
+async def test_a_streamed_invocation_stores_the_reply_once(memory: MemoryLoop) -> None:
+    model = ScriptedModel([("search_memory", {"query": "anything"}), "Streamed."])
+    agent = make_agent(ZepMemory(memory), model, state=ANA)
+    async for _ in agent.stream_async("Hello"):
+        pass
+    assert stored(await memory.get_messages("t1")) == [
+        ("user", "Hello"),
+        ("assistant", "Streamed."),
+    ]
+
+
 async def test_invocation_state_wins_over_agent_state(memory: MemoryLoop) -> None:
     zep = ZepMemory(memory)
     agent = make_agent(zep, ScriptedModel(["One.", "Two."]), state={"user_id": "ana"})
