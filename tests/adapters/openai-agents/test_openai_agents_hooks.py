@@ -242,6 +242,17 @@ async def test_run_sync_works(memory: MemoryLoop) -> None:
     ]
 
 
+async def test_only_the_text_parts_of_a_rich_message_are_stored(memory: MemoryLoop) -> None:
+    agent = ZepMemory(memory).attach(Agent(name="a", model=ScriptedModel(["A cat."])))
+    image = {"type": "input_image", "image_url": "https://example.invalid/c.png", "detail": "auto"}
+    message = {"role": "user", "content": [{"type": "input_text", "text": "What is this?"}, image]}
+    await Runner.run(agent, [message], context=Identity(user_id="ana", thread_id="t1"))
+    assert stored(await memory.get_messages("t1")) == [
+        ("user", "What is this?"),
+        ("assistant", "A cat."),
+    ]
+
+
 class Dinner(BaseModel):
     dish: str
     minutes: int

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from strands import Agent
+from strands.hooks import BeforeInvocationEvent
 from strands.models import Model
 
 from zepkit.core import ConfigurationError, Identity, MemoryLoop
@@ -187,6 +188,19 @@ async def test_a_failing_model_still_gets_its_prompt_back(memory: MemoryLoop) ->
     assert [m.role for m in await memory.get_messages("t1")] == ["user"]  # no reply to store
 
 
+async def test_an_invocation_that_never_ended_leaves_no_block_behind(memory: MemoryLoop) -> None:
+    await remember(memory, "ana", "Ana likes tea.")
+    zep = ZepMemory(memory, search_tool=False)
+    model = ScriptedModel(["Tea."])
+    agent = make_agent(zep, model, state=ANA, system_prompt="Be brief.")
+    started = [{"role": "user", "content": [{"text": "Tea?"}]}]
+    await zep.before_invocation(BeforeInvocationEvent(agent=agent, messages=started))
+    assert "<ZEP_CONTEXT>" in str(agent.system_prompt)  # and its end never comes
+    await agent.invoke_async("Tea again?")
+    assert model.inputs[0].count("<ZEP_CONTEXT>") == 1
+    assert agent.system_prompt == "Be brief."
+
+
 async def test_prompt_content_blocks_keep_their_cache_point(memory: MemoryLoop) -> None:
     await remember(memory, "ana", "Ana likes tea.")
     blocks: Any = [{"text": "Be brief."}, {"cachePoint": {"type": "default"}}]
@@ -218,6 +232,16 @@ async def test_a_streamed_invocation_stores_the_reply_once(memory: MemoryLoop) -
     assert stored(await memory.get_messages("t1")) == [
         ("user", "Hello"),
         ("assistant", "Streamed."),
+    ]
+
+
+async def test_only_the_text_of_a_rich_prompt_is_stored(memory: MemoryLoop) -> None:
+    agent = make_agent(ZepMemory(memory), ScriptedModel(["A cat."]), state=ANA)
+    image: Any = {"image": {"format": "png", "source": {"bytes": b"\x89PNG"}}}
+    await agent.invoke_async([{"text": "What is this?"}, image])
+    assert stored(await memory.get_messages("t1")) == [
+        ("user", "What is this?"),
+        ("assistant", "A cat."),
     ]
 
 

@@ -86,6 +86,9 @@ class ZepMemory(HookProvider):
         """Persist the user's message and append the memory block to the system prompt. Never
         raises unless the loop's `on_error` says so."""
         agent = event.agent
+        stale = self._turns.pop(agent, None)
+        if stale is not None and stale.swapped:  # an invocation that never reached its end
+            agent.system_prompt = stale.prompt
         try:
             identity = await self.resolve_identity(agent, event.invocation_state)
             text = user_text(event.messages)
