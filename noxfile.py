@@ -89,7 +89,7 @@ def tests_server(session: nox.Session) -> None:
     """The self-hosted server on loopback, driven by the real zep-cloud 4.x SDK (and zepkit's own
     Zep backend through it), on the lexical local engine."""
     session.install(*TEST_TOOLS, "-e", "./core", "-e", "./server")
-    session.run("pytest", "tests/server", *session.posargs)
+    session.run("pytest", "tests/server", "tests/e2e/test_public_api.py", *session.posargs)
 
 
 @nox.session(name="tests-server-v3")
@@ -251,6 +251,22 @@ def tests_livekit(session: nox.Session, framework: str) -> None:
     adapter_tests(session, "livekit", framework)
 
 
+@nox.session(name="tests-openai-agents")
+@nox.parametrize(
+    "framework",
+    [
+        "openai-agents",
+        # 0.8.0 builds usage records that newer openai releases refuse: the openai of its day
+        ["openai-agents==0.8.0", "openai==2.9.0"],
+    ],
+    ids=["newest", "oldest"],
+)
+def tests_openai_agents(session: nox.Session, framework: str | list[str]) -> None:
+    """OpenAI Agents SDK: ZepMemory (dynamic instructions, on_end, search tool) on the real
+    Runner with a scripted Model."""
+    adapter_tests(session, "openai-agents", framework)
+
+
 @nox.session(name="tests-pydantic-ai")
 @nox.parametrize(
     "framework", ["pydantic-ai-slim", "pydantic-ai-slim==2.0.0"], ids=["newest", "oldest"]
@@ -258,6 +274,16 @@ def tests_livekit(session: nox.Session, framework: str) -> None:
 def tests_pydantic_ai(session: nox.Session, framework: str) -> None:
     """Pydantic AI: the ZepMemory capability on a real Agent driven by FunctionModel."""
     adapter_tests(session, "pydantic-ai", framework)
+
+
+@nox.session(name="tests-strands")
+@nox.parametrize(
+    "framework", ["strands-agents", "strands-agents==1.24.0"], ids=["newest", "oldest"]
+)
+def tests_strands(session: nox.Session, framework: str) -> None:
+    """Strands Agents: the ZepMemory hook provider and search tool on real Agents with a
+    scripted Model."""
+    adapter_tests(session, "strands", framework)
 
 
 def _version() -> str:
@@ -329,9 +355,10 @@ def packages(session: nox.Session) -> None:
     )
     session.run(str(python), "-c", hybrid, external=True)
 
-    # The server: `zepkit[server]` installs the `zepkit-serve` command.
+    # The server: `zepkit[server]` adds `zepkit serve` (also installed as `zepkit-serve`).
     python = _fresh_env(session, tmp / "server")
     _install_released(session, python, f"zepkit[server]=={version}")
+    session.run(str(python.parent / "zepkit"), "serve", "--version", external=True)
     session.run(str(python.parent / "zepkit-serve"), "--version", external=True)
 
     # A Zep Cloud install: the core and an adapter, and no embedding model.

@@ -140,7 +140,10 @@ PUBLIC: dict[str, list[str]] = {
         "ZepMemoryMixin",
         "search_function_tool",
     ],
+    "zepkit.openai_agents": ["IdentityResolver", "ZepMemory"],
     "zepkit.pydantic_ai": ["IdentityResolver", "ZepDeps", "ZepMemory"],
+    "zepkit.server": ["KeyRing", "create_app", "load_keys"],
+    "zepkit.strands": ["IdentityResolver", "ZepMemory"],
 }
 
 # Subpackages that are public on purpose; every other module a package holds has a `_` name.
@@ -149,6 +152,7 @@ PUBLIC_SUBMODULES: dict[str, set[str] | None] = {
     "zepkit.core": {"spi"},
     "zepkit.zep": {"testing"},
     "zepkit.local": None,
+    "zepkit.server": None,  # its modules are the server's parts; only `__all__` is pinned
 }
 
 
