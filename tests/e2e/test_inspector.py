@@ -249,6 +249,11 @@ def test_the_file_is_opened_read_only_without_the_flag(db: Path) -> None:
         db.chmod(0o600)
 
 
+def test_a_port_in_use_is_refused_in_words(db: Path, server: InspectorServer) -> None:
+    with pytest.raises(ValueError, match="--port N"):
+        inspector_server(str(db), port=server.port)
+
+
 @pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "::1"])
 def test_loopback_hosts_are_served(host: str) -> None:
     check_loopback(host)

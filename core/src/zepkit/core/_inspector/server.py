@@ -72,7 +72,13 @@ class InspectorServer:
         self.token = secrets.token_urlsafe(32)
         """Every POST carries it: another site's page cannot read it, so cannot act here."""
         server = _HTTPServer6 if ":" in host else _HTTPServer
-        self._httpd = server((host, port), _Handler)
+        try:
+            self._httpd = server((host, port), _Handler)
+        except OSError as exc:
+            raise ValueError(
+                f"cannot serve on {host} port {port} ({exc.strerror or exc}); choose another "
+                "with --port N (0 picks a free one)"
+            ) from exc
         self._httpd.inspector = self
         self.host, self.port = host, self._httpd.server_port
         self.allowed_hosts = {
