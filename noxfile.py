@@ -147,6 +147,14 @@ def tests_ag2(session: nox.Session, framework: str) -> None:
     adapter_tests(session, "ag2", framework)
 
 
+@nox.session(name="tests-agno")
+@nox.parametrize("framework", ["agno", "agno==3.0.0"], ids=["newest", "oldest"])
+def tests_agno(session: nox.Session, framework: str) -> None:
+    """Agno: ZepMemory (pre-hook, instructions, post-hook, search tool) on a real Agent driven by
+    a scripted Model."""
+    adapter_tests(session, "agno", framework)
+
+
 @nox.session(name="tests-adk")
 @nox.parametrize("framework", ["google-adk", "google-adk==2.0.0"], ids=["newest", "oldest"])
 def tests_adk(session: nox.Session, framework: str) -> None:

@@ -107,6 +107,7 @@ PUBLIC: dict[str, list[str]] = {
         "resolve_identity",
     ],
     "zepkit.ag2": ["RunIdentity", "ZepMemoryMiddleware", "zep_memory_plugin", "zep_search_tool"],
+    "zepkit.agno": ["IdentityResolver", "ZepMemory"],
     "zepkit.agent_framework": ["IdentityResolver", "ZepContextProvider", "search_function_tool"],
     "zepkit.autogen": ["ZepChatCompletionContext", "ZepMemory", "search_function_tool"],
     "zepkit.crewai": [
