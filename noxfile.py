@@ -219,6 +219,16 @@ def tests_livekit(session: nox.Session, framework: str) -> None:
     adapter_tests(session, "livekit", framework)
 
 
+@nox.session(name="tests-llama-index")
+@nox.parametrize(
+    "framework", ["llama-index-core", "llama-index-core==0.13.0"], ids=["newest", "oldest"]
+)
+def tests_llama_index(session: nox.Session, framework: str) -> None:
+    """LlamaIndex: ZepMemoryBlock in a Memory and the search tool on a real FunctionAgent driven
+    by a scripted function-calling LLM."""
+    adapter_tests(session, "llama-index", framework)
+
+
 @nox.session(name="tests-pydantic-ai")
 @nox.parametrize(
     "framework", ["pydantic-ai-slim", "pydantic-ai-slim==2.0.0"], ids=["newest", "oldest"]

@@ -141,6 +141,7 @@ PUBLIC: dict[str, list[str]] = {
         "ZepMemoryMixin",
         "search_function_tool",
     ],
+    "zepkit.llama_index": ["IdentityResolver", "ZepMemoryBlock", "search_tool", "zep_memory"],
     "zepkit.pydantic_ai": ["IdentityResolver", "ZepDeps", "ZepMemory"],
 }
 
