@@ -214,6 +214,39 @@ async def test_attach_refuses_what_cannot_work(memory: MemoryLoop, scripted: Any
         ZepMemory("memory")  # type: ignore[arg-type]
 
 
+def test_a_synchronous_agent_runs_with_sync_hooks(scripted: Any, call: Any) -> None:
+    """`attach(agent, sync=True)`: `run()` stores the turn and the reply, every model call of the
+    run carries the block, and the blocking search tool uses the run's user."""
+    memory = MemoryLoop.local(":memory:")
+    try:
+        zep = ZepMemory(memory)
+        first = zep.attach(Agent(model=scripted(script=["Noted."]), telemetry=False), sync=True)
+        first.run(FACT, user_id="alice", session_id="s1")
+        model = scripted(script=[call("search_memory", {"query": "bakery"}), "Lisbon."])
+        agent = zep.attach(Agent(model=model, telemetry=False), sync=True)
+        result = agent.run("Where does Beatrix live?", user_id="alice", session_id="s2")
+        assert result.content == "Lisbon."
+        assert len(model.inputs) == 2
+        assert all(seen.count("<ZEP_CONTEXT>") == 1 for seen in model.inputs)
+        assert "tool: " in model.inputs[1] and "bakery" in model.inputs[1].splitlines()[-1]
+        stored = memory.sync.get_messages("s2")
+        assert [(m.role, m.content) for m in stored] == [
+            ("user", "Where does Beatrix live?"),
+            ("assistant", "Lisbon."),
+        ]
+        with pytest.raises(ValueError, match="already attached"):
+            zep.attach(agent)
+    finally:
+        memory.sync.close()
+
+
+def test_async_hooks_are_refused_by_a_synchronous_run(memory: MemoryLoop, scripted: Any) -> None:
+    """Agno itself refuses `run()` with async hooks, saying to use `arun()`."""
+    agent = agent_with(ZepMemory(memory), scripted(script=["ok"]))
+    with pytest.raises(ValueError, match="arun"):
+        agent.run("Hi.", user_id="alice", session_id="s1")
+
+
 def test_the_adapter_does_not_shadow_agno() -> None:
     """`zepkit.agno` is a subpackage of the `zepkit` namespace: `import agno` still finds Agno."""
     adapter = importlib.import_module("zepkit.agno")

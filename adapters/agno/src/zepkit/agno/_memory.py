@@ -52,18 +52,25 @@ class ZepMemory:
         self.search: SearchTool | None = search_tool_option(memory, search_tool, pinned)
         self.memory = memory
         self.resolver = run_identity(identity)
-        self.tool: Function | None = (
-            search_function(self.search, self.resolver) if self.search is not None else None
-        )
+        self.tool: Function | None = None
+        self.sync_tool: Function | None = None
+        if self.search is not None:
+            self.tool = search_function(self.search, self.resolver)
+            self.sync_tool = search_function(self.search, self.resolver, sync=True)
         self._blocks: OrderedDict[str, str] = OrderedDict()
 
     def __repr__(self) -> str:
         backend = type(self.memory.backend).__name__
         return f"ZepMemory(backend={backend}, search_tool={self.search is not None})"
 
-    def attach(self, agent: Agent) -> Agent:
+    def attach(self, agent: Agent, *, sync: bool = False) -> Agent:
         """Give `agent` this memory: the block goes after its instructions, the hooks go last in
-        its pre- and post-hooks, the search tool joins its tools. Returns the agent."""
+        its pre- and post-hooks, the search tool joins its tools. Returns the agent.
+
+        The hooks are async, for `arun` (Agno refuses async hooks in `run`); with `sync=True`
+        they and the tool are blocking ones for `run` and `print_response`, through the loop's
+        sync facade (they also work under `arun`, but hold its event loop while memory works).
+        """
         if not isinstance(agent, Agent):
             raise TypeError(f"attach() takes an agno Agent, got {type(agent).__name__}")
         if agent.system_message is not None or not agent.build_context:
@@ -71,19 +78,23 @@ class ZepMemory:
                 "the memory block goes into the system message Agno builds; an agent with its own "
                 "system_message or build_context=False has none"
             )
-        if self.before_run in (agent.pre_hooks or []):
+        hooks = agent.pre_hooks or []
+        if self.before_run in hooks or self.before_run_sync in hooks:
             raise ValueError("this ZepMemory is already attached to the agent")
-        if self.tool is not None and callable(agent.tools):
+        tool = self.sync_tool if sync else self.tool
+        if tool is not None and callable(agent.tools):
             raise TypeError(
                 "the agent's tools come from a factory: return ZepMemory.tool from it and "
                 "attach with search_tool=False"
             )
+        before = self.before_run_sync if sync else self.before_run
+        after = self.after_run_sync if sync else self.after_run
         agent.instructions = self.instructions(agent.instructions)
-        agent.pre_hooks = [*(agent.pre_hooks or []), self.before_run]
-        agent.post_hooks = [*(agent.post_hooks or []), self.after_run]
-        if self.tool is not None:
+        agent.pre_hooks = [*hooks, before]
+        agent.post_hooks = [*(agent.post_hooks or []), after]
+        if tool is not None:
             tools = agent.tools if isinstance(agent.tools, list) else []
-            agent.tools = [*tools, self.tool]
+            agent.tools = [*tools, tool]
         return agent
 
     def instructions(self, base: Instructions = None) -> Callable[..., Any]:
@@ -121,8 +132,20 @@ class ZepMemory:
         if identity is None or not text.strip():
             return
         block = await self.memory.begin_turn(identity, text, turn_id=run_context.run_id)
+        self._keep(run_context.run_id, block)
+
+    def before_run_sync(self, run_input: RunInput, run_context: RunContext) -> None:
+        """`before_run` for `run()`: blocking, through the loop's sync facade."""
+        identity = self.resolver.resolve_now(run_context, self.memory.failsoft, STAGE)
+        text = input_text(run_input)
+        if identity is None or not text.strip():
+            return
+        block = self.memory.sync.begin_turn(identity, text, turn_id=run_context.run_id)
+        self._keep(run_context.run_id, block)
+
+    def _keep(self, run_id: str, block: str) -> None:
         if block:
-            self._blocks[run_context.run_id] = block
+            self._blocks[run_id] = block
             while len(self._blocks) > _MAX_PENDING:
                 self._blocks.popitem(last=False)
 
@@ -134,11 +157,22 @@ class ZepMemory:
         )
         if identity is not None:
             await self.memory.capture_reply(
-                identity,
-                output_text(run_output),
-                turn_id=run_context.run_id,
-                name=run_output.agent_name or None,
+                identity, output_text(run_output), **_reply(run_output, run_context)
             )
+
+    def after_run_sync(self, run_output: RunOutput, run_context: RunContext) -> None:
+        """`after_run` for `run()`: blocking, through the loop's sync facade."""
+        self._blocks.pop(run_context.run_id, None)
+        identity = self.resolver.resolve_now(run_context, self.memory.failsoft, STAGE, report=False)
+        if identity is not None:
+            self.memory.sync.capture_reply(
+                identity, output_text(run_output), **_reply(run_output, run_context)
+            )
+
+
+def _reply(run_output: RunOutput, run_context: RunContext) -> dict[str, Any]:
+    """How a run's reply is stored: once per run, under the agent's name."""
+    return {"turn_id": run_context.run_id, "name": run_output.agent_name or None}
 
 
 def input_text(run_input: RunInput) -> str:
