@@ -187,6 +187,20 @@ async def test_a_failed_run_stores_the_turn_but_no_reply(memory: MemoryLoop, scr
     assert [m.role for m in await memory.get_messages("s1")] == ["user"]
 
 
+async def test_a_retried_run_stores_its_turn_once_and_keeps_the_block(
+    memory: MemoryLoop, scripted: Any
+) -> None:
+    zep = ZepMemory(memory)
+    await agent_with(zep, scripted(script=["Noted."])).arun(FACT, user_id="alice", session_id="s0")
+    model = scripted(script=[RuntimeError("overloaded"), "Lisbon."])
+    agent = agent_with(zep, model, retries=1, delay_between_retries=0)
+    result = await agent.arun("Where does Beatrix live?", user_id="alice", session_id="s1")
+    assert result.content == "Lisbon."
+    assert len(model.inputs) == 2
+    assert all(seen.count("<ZEP_CONTEXT>") == 1 for seen in model.inputs)
+    assert [m.role for m in await memory.get_messages("s1")] == ["user", "assistant"]
+
+
 async def test_structured_output_is_stored_as_json(memory: MemoryLoop, scripted: Any) -> None:
     class Answer(BaseModel):
         city: str

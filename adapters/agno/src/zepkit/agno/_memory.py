@@ -28,7 +28,7 @@ from zepkit.core import Identity, MemoryLoop, SearchTool
 from zepkit.core.spi import search_tool_option
 
 Instructions = str | list[str] | Callable[..., Any] | None
-_MAX_PENDING = 1024  # blocks of runs whose system message was not built (e.g. a failed model)
+_MAX_PENDING = 1024  # blocks of runs not finished yet, or failed (they never reach the post-hook)
 
 
 class ZepMemory:
@@ -118,7 +118,8 @@ class ZepMemory:
         return instructions
 
     def _with_block(self, base: Any, run_context: RunContext) -> Any:
-        block = self._blocks.pop(run_context.run_id, "")
+        # kept until the post-hook: a retried attempt (Agent(retries=...)) builds its messages again
+        block = self._blocks.get(run_context.run_id, "")
         if not block:
             return base
         if isinstance(base, list):
