@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llama_index.core.agent.workflow import FunctionAgent
+from llama_index.core.agent.workflow import FunctionAgent, ReActAgent
 from llama_index.core.memory import InsertMethod, Memory
 
 from zepkit.core import ConfigurationError, Identity, MemoryLoop
@@ -73,6 +73,25 @@ async def test_insert_into_the_user_message_keeps_the_history_clean(
     assert "user: <memory>" in seen and "Where does Beatrix live?" in seen
     kept = await conversation.aget_all()
     assert [m.content for m in kept] == ["Where does Beatrix live?", "Lisbon."]
+
+
+async def test_a_react_agent_gets_the_block_and_its_answer_is_stored(
+    memory: MemoryLoop, scripted: Any
+) -> None:
+    """ReActAgent drops the first system message it is given, so it needs a `system_prompt` for
+    the memory's system message to stay; its final step is stored as the answer alone."""
+    await remember_fact(memory, scripted)
+    llm = scripted(script=["Thought: I can answer without using any more tools.\nAnswer: Lisbon."])
+    agent = ReActAgent(llm=llm, tools=[search_tool(memory)], system_prompt="Be helpful.")
+    conversation = zep_memory(memory, user_id="alice", thread_id="s1")
+    await agent.run("Where does Beatrix live?", memory=conversation)
+    (seen,) = llm.inputs
+    assert seen.count("<ZEP_CONTEXT>") == 1 and "Lisbon" in seen
+    stored = await memory.get_messages("s1")
+    assert [(m.role, m.content) for m in stored] == [
+        ("user", "Where does Beatrix live?"),
+        ("assistant", "Lisbon."),
+    ]
 
 
 async def test_a_conversation_is_stored_turn_by_turn(memory: MemoryLoop, scripted: Any) -> None:

@@ -8,10 +8,20 @@ one (tool calls wait in the agent's scratchpad); when it finishes, the final rep
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
+
+# A ReAct agent's final step as it is kept in the history: "Thought: ...\nAnswer: <the reply>".
+_REACT_ANSWER = re.compile(r"\s*Thought:.*?\nAnswer:[ \t]*", re.DOTALL)
+
+
+def reply_text(text: str) -> str:
+    """What the user reads of a final assistant message: a ReAct step's answer, else the text."""
+    found = _REACT_ANSWER.match(text)
+    return (text[found.end() :] if found else text).strip()
 
 
 def message_text(message: ChatMessage) -> str:
@@ -58,7 +68,7 @@ def read_history(messages: Sequence[ChatMessage]) -> Seen | None:
     tail = history[index + 1 :]
     reply = None
     if tail and tail[-1].role == MessageRole.ASSISTANT:
-        reply = message_text(tail[-1]).strip() or None
+        reply = reply_text(message_text(tail[-1])) or None
     return Seen(index, message_text(history[index]), bool(tail), reply)
 
 
