@@ -19,6 +19,8 @@ from pydantic import BaseModel
 from zepkit.agno import ZepMemory
 from zepkit.core import ConfigurationError, Identity, MemoryLoop
 from zepkit.core.spi import SEARCH_PARAMETERS
+from zepkit.local import LocalBackend
+from zepkit.testing import FailingBackend
 
 FACT = "My sister Beatrix moved to Lisbon last spring and opened a bakery."
 
@@ -150,6 +152,19 @@ async def test_on_error_callable_hears_the_missing_identity(scripted: Any) -> No
         await agent_with(ZepMemory(memory), scripted(script=["ok"])).arun("Hi!")
     assert [stage for stage, _ in heard] == ["agno identity"]
     assert isinstance(heard[0][1], ConfigurationError)
+
+
+async def test_on_error_raise_is_caught_by_agnos_hook_runner(scripted: Any) -> None:
+    """Agno runs hooks inside its own error handling: with `on_error="raise"` the memory failure
+    reaches Agno (which logs it) and the run still answers, without a block."""
+    failing = MemoryLoop(FailingBackend(LocalBackend(":memory:")), on_error="raise")
+    async with failing as memory:
+        model = scripted(script=["Still here."])
+        result = await agent_with(ZepMemory(memory), model).arun(
+            "Hi.", user_id="alice", session_id="s1"
+        )
+    assert result.content == "Still here."
+    assert "<ZEP_CONTEXT>" not in model.inputs[0]
 
 
 async def test_identity_from_the_app(memory: MemoryLoop, scripted: Any) -> None:
