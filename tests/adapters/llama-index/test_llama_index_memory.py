@@ -205,6 +205,13 @@ async def test_the_search_tool_without_a_zep_memory_has_no_user(
     assert "Lisbon" not in llm.inputs[1] and "no user" in llm.inputs[1]
 
 
+async def test_a_memory_with_the_block_still_serializes(memory: MemoryLoop) -> None:
+    """The loop is a live connection: a dump of the LlamaIndex `Memory` leaves it out."""
+    conversation = zep_memory(memory, user_id="alice", thread_id="s1")
+    (block,) = conversation.model_dump()["memory_blocks"]
+    assert block["name"] == "zep_memory" and "memory" not in block
+
+
 async def test_misuse_is_refused(memory: MemoryLoop) -> None:
     with pytest.raises(ValueError, match="not both"):
         ZepMemoryBlock(memory, user_id="u", identity=Identity(user_id="u", thread_id="t"))
