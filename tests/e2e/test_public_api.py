@@ -51,9 +51,12 @@ PUBLIC: dict[str, list[str]] = {
         "SearchTool",
         "SyncMemory",
         "ThreadInfo",
+        "TransferCounts",
         "UnsupportedError",
         "UserInfo",
         "ZepkitError",
+        "export_memory",
+        "import_memory",
         "render_context",
     ],
     "zepkit.core.spi": [

@@ -46,6 +46,7 @@ from zepkit.core._models import (
 )
 from zepkit.core._rendering import DEFAULT_TEMPLATE, render_context
 from zepkit.core._search_tool import SearchTool
+from zepkit.core._transfer import TransferCounts, export_memory, import_memory
 from zepkit.core._version import __version__ as __version__
 
 __all__ = [
@@ -85,9 +86,12 @@ __all__ = [
     "SearchTool",
     "SyncMemory",
     "ThreadInfo",
+    "TransferCounts",
     "UnsupportedError",
     "UserInfo",
     "ZepkitError",
+    "export_memory",
+    "import_memory",
     "render_context",
 ]
 

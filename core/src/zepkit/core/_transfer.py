@@ -1,0 +1,318 @@
+"""Export and import of memory as JSON Lines, between any two backends through the core API.
+
+The format (version 1) is one JSON object per line, each with a `type`: a `header` line first,
+then per user a `user` line, and per thread of theirs a `thread` line followed by its `message`
+lines, oldest first. README.md ("Managing memory") documents every field.
+
+An import is idempotent: before it writes to a thread it reads what the thread already holds and
+skips the messages found there in the same order, so a re-run adds nothing and an interrupted
+import, run again, completes it with exactly one copy of every message.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Literal, TextIO, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from zepkit.core._backend import UserProfile
+from zepkit.core._errors import ConflictError
+from zepkit.core._limits import MAX_MESSAGES_PER_CALL, MAX_PAGE_SIZE
+from zepkit.core._loop import MemoryLoop
+from zepkit.core._models import Message, Page, Role, ThreadInfo, UserInfo
+from zepkit.core._validation import check_id, prepare_messages
+
+T = TypeVar("T")
+
+FORMAT = "zepkit-export"
+VERSION = 1
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class HeaderRecord(_Record):
+    type: Literal["header"]
+    format: Literal["zepkit-export"]
+    version: int
+    exported_at: datetime | None = None
+
+
+class UserRecord(_Record):
+    type: Literal["user"]
+    user_id: str
+    first_name: str | None = None
+    last_name: str | None = None
+    email: str | None = None
+    metadata: dict[str, Any] | None = None
+    created_at: datetime | None = None
+
+
+class ThreadRecord(_Record):
+    type: Literal["thread"]
+    thread_id: str
+    user_id: str
+    created_at: datetime | None = None
+
+
+class MessageRecord(_Record):
+    type: Literal["message"]
+    thread_id: str
+    seq: int
+    role: Role
+    content: str
+    name: str | None = None
+    created_at: datetime | None = None
+    metadata: dict[str, Any] | None = None
+
+
+@dataclass
+class TransferCounts:
+    """What an export wrote or an import read: users, threads and messages; `skipped` counts the
+    messages an import found already stored (a re-run, or the part done before an interruption)."""
+
+    users: int = 0
+    threads: int = 0
+    messages: int = 0
+    skipped: int = 0
+
+    def summary(self) -> str:
+        text = f"{self.users} users, {self.threads} threads, {self.messages} messages"
+        return text + (f" ({self.skipped} already there)" if self.skipped else "")
+
+
+Progress = Callable[[TransferCounts], None]
+
+
+def _line(record: dict[str, Any]) -> str:
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def _time(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+async def _pages(fetch: Callable[[str | None], Awaitable[Page[T]]]) -> AsyncIterator[T]:
+    """Every item of a listing, page after page."""
+    cursor: str | None = None
+    while True:
+        page = await fetch(cursor)
+        for item in page.items:
+            yield item
+        if page.next_cursor is None:
+            return
+        cursor = page.next_cursor
+
+
+def _users(memory: MemoryLoop) -> AsyncIterator[UserInfo]:
+    return _pages(lambda cursor: memory.list_users(cursor=cursor, limit=MAX_PAGE_SIZE))
+
+
+def _threads(memory: MemoryLoop, user_id: str) -> AsyncIterator[ThreadInfo]:
+    return _pages(lambda cursor: memory.list_threads(user_id, cursor=cursor, limit=MAX_PAGE_SIZE))
+
+
+def _messages(memory: MemoryLoop, thread_id: str) -> AsyncIterator[Message]:
+    return _pages(
+        lambda cursor: memory.list_messages(thread_id, cursor=cursor, limit=MAX_PAGE_SIZE)
+    )
+
+
+async def export_memory(
+    memory: MemoryLoop,
+    out: TextIO,
+    *,
+    user_ids: Sequence[str] | None = None,
+    progress: Progress | None = None,
+) -> TransferCounts:
+    """Write the memory's users (all, or those in `user_ids`) with their threads and messages
+    to `out` as JSON Lines; the counts written. An unknown user in `user_ids` raises
+    `NotFoundError` before anything is written. Not a snapshot: writes made meanwhile may or
+    may not be in it."""
+    counts = TransferCounts()
+    users: list[UserInfo] = []
+    if user_ids is not None:
+        users = [await memory.get_user(check_id(user_id, "user_id")) for user_id in user_ids]
+    header = {"type": "header", "format": FORMAT, "version": VERSION}
+    out.write(_line({**header, "exported_at": datetime.now(UTC).isoformat()}))
+
+    async def chosen() -> AsyncIterator[UserInfo]:
+        for user in users:
+            yield user
+
+    async for user in chosen() if user_ids is not None else _users(memory):
+        out.write(_line({"type": "user", **user.model_dump(mode="json")}))
+        counts.users += 1
+        async for thread in _threads(memory, user.user_id):
+            out.write(_line({"type": "thread", **thread.model_dump(mode="json")}))
+            counts.threads += 1
+            seq = 0
+            async for message in _messages(memory, thread.thread_id):
+                fields = message.model_dump(mode="json")
+                out.write(
+                    _line({"type": "message", "thread_id": thread.thread_id, "seq": seq, **fields})
+                )
+                seq += 1
+                counts.messages += 1
+                if progress is not None:
+                    progress(counts)
+    return counts
+
+
+_RECORDS: dict[str, type[_Record]] = {
+    "header": HeaderRecord,
+    "user": UserRecord,
+    "thread": ThreadRecord,
+    "message": MessageRecord,
+}
+
+
+def _parse(number: int, text: str) -> _Record:
+    try:
+        raw = json.loads(text)
+    except ValueError as exc:
+        raise ValueError(f"line {number}: not JSON ({exc})") from None
+    kind = raw.get("type") if isinstance(raw, dict) else None
+    model = _RECORDS.get(kind) if isinstance(kind, str) else None
+    if model is None:
+        known = ", ".join(_RECORDS)
+        raise ValueError(f"line {number}: unknown record type {kind!r} (known: {known})")
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(map(str, error['loc']))}: {error['msg']}" for error in exc.errors()
+        )
+        raise ValueError(f"line {number}: invalid {kind} record ({problems})") from None
+
+
+def _import_key(thread_id: str, position: int, batch: Sequence[Message]) -> str:
+    """The same batch of the same import gets the same key, so a backend drops a repeat."""
+    body = json.dumps(
+        [thread_id, position, [[m.role, m.content, _time(m.created_at)] for m in batch]],
+        ensure_ascii=False,
+    )
+    return "import-" + hashlib.sha256(body.encode("utf-8")).hexdigest()[:32]
+
+
+class _ThreadImport:
+    """One thread being imported: what the target already held, and messages waiting to go."""
+
+    def __init__(self, record: ThreadRecord, stored: list[Message]) -> None:
+        self.record = record
+        self.stored = stored
+        self.position = 0  # messages of the target thread accounted for so far
+        self.next_seq = 0
+        self.pending: list[Message] = []
+
+    def take(self, number: int, message: Message) -> int:
+        """Account for one message (split like any write); how many of its parts were there."""
+        found = 0
+        for part in prepare_messages([message]):
+            if self.position < len(self.stored):
+                held = self.stored[self.position]
+                if (held.role, held.content) != (part.role, part.content):
+                    raise ConflictError(
+                        f"line {number}: thread {self.record.thread_id!r} already holds other "
+                        f"messages (at position {self.position}); import into a new or empty "
+                        "thread, or delete it first"
+                    )
+                found += 1
+            else:
+                self.pending.append(part)
+            self.position += 1
+        return found
+
+    async def flush(self, memory: MemoryLoop, *, all_of_it: bool) -> None:
+        while len(self.pending) >= MAX_MESSAGES_PER_CALL or (all_of_it and self.pending):
+            batch = self.pending[:MAX_MESSAGES_PER_CALL]
+            first = self.position - len(self.pending)
+            await memory.backend.add_messages(
+                self.record.thread_id,
+                batch,
+                user_id=self.record.user_id,
+                idempotency_key=_import_key(self.record.thread_id, first, batch),
+            )
+            del self.pending[: len(batch)]
+
+
+async def import_memory(
+    memory: MemoryLoop, lines: Iterable[str], *, progress: Progress | None = None
+) -> TransferCounts:
+    """Read an export (an iterable of its lines, such as an open file) into the memory: users are
+    ensured (their profile fields set), threads created for them, and messages written in order
+    with their roles, names, times and metadata. Idempotent (see the module's docstring). Bad
+    input raises `ValueError` naming the line; a thread that already holds other messages raises
+    `ConflictError`. The counts read."""
+    counts = TransferCounts()
+    users: set[str] = set()
+    threads: dict[str, _ThreadImport] = {}
+    header = False
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        record = _parse(number, text)
+        if not header:
+            if not isinstance(record, HeaderRecord):
+                raise ValueError(f"line {number}: not a zepkit export (no header line first)")
+            if record.version > VERSION:
+                raise ValueError(
+                    f"line {number}: export format version {record.version} is newer than the "
+                    f"{VERSION} this zepkit reads; upgrade zepkit"
+                )
+            header = True
+        elif isinstance(record, UserRecord):
+            check_id(record.user_id, "user_id")
+            profile = UserProfile(
+                record.user_id, record.first_name, record.last_name, record.email, record.metadata
+            )
+            await memory.backend.ensure_user(profile)
+            users.add(record.user_id)
+            counts.users += 1
+        elif isinstance(record, ThreadRecord):
+            check_id(record.thread_id, "thread_id")
+            if record.user_id not in users:
+                raise ValueError(
+                    f"line {number}: thread {record.thread_id!r} comes before the record of its "
+                    f"user {record.user_id!r}"
+                )
+            for earlier in threads.values():  # one thread at a time: write what waits
+                await earlier.flush(memory, all_of_it=True)
+            await memory.backend.ensure_thread(record.thread_id, record.user_id)
+            stored = [message async for message in _messages(memory, record.thread_id)]
+            threads[record.thread_id] = _ThreadImport(record, stored)
+            counts.threads += 1
+        elif isinstance(record, MessageRecord):
+            thread = threads.get(record.thread_id)
+            if thread is None:
+                raise ValueError(
+                    f"line {number}: message of thread {record.thread_id!r} comes before that "
+                    "thread's record"
+                )
+            if record.seq != thread.next_seq:
+                raise ValueError(
+                    f"line {number}: message seq {record.seq} of thread {record.thread_id!r} "
+                    f"where {thread.next_seq} was expected (messages must come in order)"
+                )
+            thread.next_seq += 1
+            message = Message(
+                record.role, record.content, record.name, record.created_at, record.metadata
+            )
+            counts.skipped += thread.take(number, message)
+            counts.messages += 1
+            await thread.flush(memory, all_of_it=False)
+            if progress is not None:
+                progress(counts)
+        else:
+            raise ValueError(f"line {number}: a second header line")
+    if not header:
+        raise ValueError("not a zepkit export: the file is empty")
+    for thread in threads.values():
+        await thread.flush(memory, all_of_it=True)
+    return counts
