@@ -27,7 +27,8 @@ START = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
 
 
 async def _seed(memory: MemoryLoop) -> None:
-    """Two users; one thread long enough for several write batches; every message field used."""
+    """Two users; one thread long enough for several write batches; every message field used;
+    two data items."""
     await memory.ensure_user(
         "ana", first_name="Ana", last_name="Lima", email="ana@example.com", metadata={"plan": "pro"}
     )
@@ -54,6 +55,14 @@ async def _seed(memory: MemoryLoop) -> None:
         ],
     )
     await memory.add_messages("bo-1", [Message("user", "Bo here.", created_at=START)])
+    await memory.add_data(
+        "Ana prefers email over phone.",
+        type="text",
+        user_id="ana",
+        created_at=START,
+        metadata={"source": "crm"},
+    )
+    await memory.add_data('{"plan": "pro", "seats": 3}', type="json", user_id="ana")
 
 
 def _records(text: str) -> list[dict[str, Any]]:

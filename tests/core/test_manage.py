@@ -83,6 +83,8 @@ def test_the_sync_twins_list_and_delete(tmp_path: Path) -> None:
     assert rest.next_cursor is None
     page = sync.list_messages("ana-0", limit=4)
     assert [m.content for m in page.items] == [f"line {n}" for n in range(4)]
+    sync.add_data("Ana likes tea.", type="text", user_id="ana")
+    assert [e.content for e in sync.list_data("ana").items] == ["Ana likes tea."]
     sync.delete_user("ana", vacuum=True)
     assert [u.user_id for u in sync.list_users().items] == ["bo"]
     with pytest.raises(NotFoundError):

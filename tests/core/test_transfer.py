@@ -48,8 +48,16 @@ async def test_round_trip_keeps_every_record(
     exported = await export_text(source)
     lines = [json.loads(line) for line in exported.splitlines()]
     assert lines[0]["type"] == "header" and lines[0]["version"] == 1
-    assert [r["type"] for r in lines[1:4]] == ["user", "thread", "message"]
-    assert lines[3] == {
+    assert [r["type"] for r in lines[1:6]] == ["user", "data", "data", "thread", "message"]
+    assert lines[2] == {
+        "type": "data",
+        "user_id": "ana",
+        "data_type": "text",
+        "content": "Ana prefers email over phone.",
+        "created_at": "2024-03-01T09:00:00Z",
+        "metadata": {"source": "crm"},
+    }
+    assert lines[5] == {
         "type": "message",
         "thread_id": "ana-long",
         "seq": 0,
@@ -62,7 +70,7 @@ async def test_round_trip_keeps_every_record(
 
     async with MemoryLoop.local(tmp_path / "target.db", on_error="raise") as target:
         counts = await import_memory(target, io.StringIO(exported))
-        assert counts == TransferCounts(users=2, threads=3, messages=70, skipped=0)
+        assert counts == TransferCounts(users=2, threads=3, messages=70, data=2)
         assert records(await export_text(target)) == records(exported)
         ana = await target.get_user("ana")
         assert (ana.email, ana.metadata) == ("ana@example.com", {"plan": "pro"})
@@ -75,7 +83,7 @@ async def test_a_second_import_adds_nothing(
     async with MemoryLoop.local(tmp_path / "target.db", on_error="raise") as target:
         await import_memory(target, io.StringIO(exported))
         again = await import_memory(target, io.StringIO(exported))
-        assert again == TransferCounts(users=2, threads=3, messages=70, skipped=70)
+        assert again == TransferCounts(users=2, threads=3, messages=70, data=2, skipped=72)
         assert records(await export_text(target)) == records(exported)
 
 
@@ -110,7 +118,7 @@ async def test_an_interrupted_import_run_again_gives_one_copy(
         halfway = (await target.list_messages("ana-long", limit=100)).items
         assert len(halfway) == (60 if stored else 30)  # one or two batches of 30 got in
         counts = await import_memory(target, io.StringIO(exported))
-        assert counts.skipped == len(halfway)
+        assert counts.skipped == len(halfway) + 2  # the data items got in before the messages
         assert records(await export_text(target)) == records(exported)
 
 
@@ -153,6 +161,24 @@ THREAD = '{"type":"thread","thread_id":"t","user_id":"u"}'
         ([HEADER, '{"type":"edge"}'], "line 2: unknown record type 'edge'"),
         ([HEADER, '{"type":"user"}'], "line 2: invalid user record \\(user_id: Field required"),
         ([HEADER, THREAD], "line 2: thread 't' comes before the record of its user 'u'"),
+        (
+            [HEADER, '{"type":"data","user_id":"u","data_type":"text","content":"x"}'],
+            "line 2: data comes before the record of its user 'u'",
+        ),
+        (
+            [HEADER, USER, json.dumps({"type": "data", "user_id": "u", "data_type": "pdf"})],
+            "line 3: invalid data record \\(data_type:",
+        ),
+        (
+            [
+                HEADER,
+                USER,
+                json.dumps(
+                    {"type": "data", "user_id": "u", "data_type": "text", "content": "x" * 10_001}
+                ),
+            ],
+            "line 3: data of 10,001 characters; an item holds at most 10,000",
+        ),
         (
             [
                 HEADER,

@@ -47,21 +47,21 @@ def test_export_then_import_then_again(
     out, target, back = tmp_path / "memory.jsonl", tmp_path / "target.db", tmp_path / "back.jsonl"
     exported = zepkit("export", "--db", str(source), "--out", str(out))
     assert exported.returncode == 0, exported.stderr
-    assert exported.stdout == f"exported 2 users, 3 threads, 70 messages to {out}\n"
+    assert exported.stdout == f"exported 2 users, 3 threads, 70 messages, 2 data items to {out}\n"
     assert not (tmp_path / "memory.jsonl.partial").exists()
 
     imported = zepkit("import", "--db", str(target), str(out))
     assert imported.returncode == 0, imported.stderr
-    assert imported.stdout == f"imported 2 users, 3 threads, 70 messages from {out}\n"
+    assert imported.stdout == f"imported 2 users, 3 threads, 70 messages, 2 data items from {out}\n"
     again = zepkit("import", "--db", str(target), str(out))
     assert again.stdout == (
-        f"imported 2 users, 3 threads, 70 messages (70 already there) from {out}\n"
+        f"imported 2 users, 3 threads, 70 messages, 2 data items (72 already there) from {out}\n"
     )
     assert zepkit("export", "--db", str(target), "--out", str(back)).returncode == 0
     assert records(back.read_text(encoding="utf-8")) == records(out.read_text(encoding="utf-8"))
 
     one = zepkit("export", "--db", str(source), "--user", "bo", "--out", str(out))
-    assert one.stdout.startswith("exported 1 users, 1 threads, 1 messages")
+    assert one.stdout.startswith("exported 1 users, 1 threads, 1 messages, 0 data items")
 
 
 def test_progress_goes_to_stderr(

@@ -153,6 +153,11 @@ class Prefixed:
     ) -> Page[Message]:
         return await self.inner.list_messages(self.prefix + thread_id, cursor=cursor, limit=limit)
 
+    async def list_data(
+        self, user_id: str, *, cursor: str | None = None, limit: int = 50
+    ) -> Page[Episode]:
+        return await self.inner.list_data(self.prefix + user_id, cursor=cursor, limit=limit)
+
     async def aclose(self) -> None:
         await self.inner.aclose()
 

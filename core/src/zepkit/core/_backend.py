@@ -170,6 +170,14 @@ class Backend(Protocol):
         thread."""
         ...
 
+    async def list_data(
+        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[Episode]:
+        """The items added to the user's graph with `add_data` (not thread messages), oldest
+        first, each with its type (`source`), time and metadata; `NotFoundError` for an unknown
+        user. A page may hold fewer than `limit` where the store pages over messages too."""
+        ...
+
     async def aclose(self) -> None:
         """Release what the backend opened. Safe to call twice."""
         ...

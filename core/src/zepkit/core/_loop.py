@@ -747,6 +747,18 @@ class MemoryLoop:
         work = self.backend.list_messages(thread_id, cursor=cursor, limit=limit)
         return await within(self.deadline, work, "list_messages")
 
+    async def list_data(
+        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[Episode]:
+        """One page of what was added to the user's graph with `add_data`, oldest first, as
+        episodes with their type (`source`), time and metadata (strict: an unknown user raises
+        `NotFoundError`). On Zep a page may hold fewer than `limit`: Zep pages over the user's
+        messages too."""
+        check_id(user_id, "user_id")
+        check_page(limit, cursor)
+        work = self.backend.list_data(user_id, cursor=cursor, limit=limit)
+        return await within(self.deadline, work, "list_data")
+
     def _forget_thread(self, thread_id: str) -> None:
         """A later turn on this id provisions the thread again and starts with no block."""
         self._provisioned.forget_where(lambda key: key[0] == "thread" and key[2] == thread_id)
@@ -1019,6 +1031,11 @@ class SyncMemory:
         self, thread_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
     ) -> Page[Message]:
         return self.run(self._loop.list_messages(thread_id, cursor=cursor, limit=limit))
+
+    def list_data(
+        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[Episode]:
+        return self.run(self._loop.list_data(user_id, cursor=cursor, limit=limit))
 
     def begin_turn(
         self,

@@ -1,18 +1,20 @@
 """Export and import of memory as JSON Lines, between any two backends through the core API.
 
 The format (version 1) is one JSON object per line, each with a `type`: a `header` line first,
-then per user a `user` line, and per thread of theirs a `thread` line followed by its `message`
-lines, oldest first. README.md ("Managing memory") documents every field.
+then per user a `user` line, a `data` line per item added to their graph, and per thread of
+theirs a `thread` line followed by its `message` lines, oldest first. README.md ("Managing
+memory") documents every field.
 
 An import is idempotent: before it writes to a thread it reads what the thread already holds and
-skips the messages found there in the same order, so a re-run adds nothing and an interrupted
-import, run again, completes it with exactly one copy of every message.
+skips the messages found there in the same order (and the data items found there), so a re-run
+adds nothing and an interrupted import, run again, completes it with exactly one copy of each.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -22,9 +24,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from zepkit.core._backend import UserProfile
 from zepkit.core._errors import ConflictError
-from zepkit.core._limits import MAX_MESSAGES_PER_CALL, MAX_PAGE_SIZE
+from zepkit.core._limits import MAX_DATA_CHARS, MAX_MESSAGES_PER_CALL, MAX_PAGE_SIZE
 from zepkit.core._loop import MemoryLoop
-from zepkit.core._models import Message, Page, Role, ThreadInfo, UserInfo
+from zepkit.core._models import DataType, Episode, Message, Page, Role, ThreadInfo, UserInfo
 from zepkit.core._validation import check_id, prepare_messages
 
 T = TypeVar("T")
@@ -61,6 +63,15 @@ class ThreadRecord(_Record):
     created_at: datetime | None = None
 
 
+class DataRecord(_Record):
+    type: Literal["data"]
+    user_id: str
+    data_type: DataType
+    content: str
+    created_at: datetime | None = None
+    metadata: dict[str, Any] | None = None
+
+
 class MessageRecord(_Record):
     type: Literal["message"]
     thread_id: str
@@ -74,16 +85,21 @@ class MessageRecord(_Record):
 
 @dataclass
 class TransferCounts:
-    """What an export wrote or an import read: users, threads and messages; `skipped` counts the
-    messages an import found already stored (a re-run, or the part done before an interruption)."""
+    """What an export wrote or an import read: users, threads, messages and data items;
+    `skipped` counts the messages and data items an import found already stored (a re-run, or
+    the part done before an interruption)."""
 
     users: int = 0
     threads: int = 0
     messages: int = 0
+    data: int = 0
     skipped: int = 0
 
     def summary(self) -> str:
-        text = f"{self.users} users, {self.threads} threads, {self.messages} messages"
+        text = (
+            f"{self.users} users, {self.threads} threads, {self.messages} messages, "
+            f"{self.data} data items"
+        )
         return text + (f" ({self.skipped} already there)" if self.skipped else "")
 
 
@@ -118,6 +134,10 @@ def _threads(memory: MemoryLoop, user_id: str) -> AsyncIterator[ThreadInfo]:
     return _pages(lambda cursor: memory.list_threads(user_id, cursor=cursor, limit=MAX_PAGE_SIZE))
 
 
+def _data(memory: MemoryLoop, user_id: str) -> AsyncIterator[Episode]:
+    return _pages(lambda cursor: memory.list_data(user_id, cursor=cursor, limit=MAX_PAGE_SIZE))
+
+
 def _messages(memory: MemoryLoop, thread_id: str) -> AsyncIterator[Message]:
     return _pages(
         lambda cursor: memory.list_messages(thread_id, cursor=cursor, limit=MAX_PAGE_SIZE)
@@ -149,6 +169,12 @@ async def export_memory(
     async for user in chosen() if user_ids is not None else _users(memory):
         out.write(_line({"type": "user", **user.model_dump(mode="json")}))
         counts.users += 1
+        async for item in _data(memory, user.user_id):
+            fields: dict[str, Any] = {"type": "data", "user_id": user.user_id}
+            fields |= {"data_type": item.source, "content": item.content}
+            fields |= item.model_dump(mode="json", include={"created_at", "metadata"})
+            out.write(_line(fields))
+            counts.data += 1
         async for thread in _threads(memory, user.user_id):
             out.write(_line({"type": "thread", **thread.model_dump(mode="json")}))
             counts.threads += 1
@@ -169,6 +195,7 @@ _RECORDS: dict[str, type[_Record]] = {
     "header": HeaderRecord,
     "user": UserRecord,
     "thread": ThreadRecord,
+    "data": DataRecord,
     "message": MessageRecord,
 }
 
@@ -242,77 +269,141 @@ class _ThreadImport:
             del self.pending[: len(batch)]
 
 
+class _Importer:
+    """The state of one import: the users and threads seen so far and what the target held."""
+
+    def __init__(self, memory: MemoryLoop) -> None:
+        self.memory = memory
+        self.counts = TransferCounts()
+        self.users: dict[str, Counter[tuple[str, str, datetime | None]] | None] = {}
+        self.threads: dict[str, _ThreadImport] = {}
+
+    async def user(self, record: UserRecord) -> None:
+        check_id(record.user_id, "user_id")
+        profile = UserProfile(
+            record.user_id, record.first_name, record.last_name, record.email, record.metadata
+        )
+        await self.memory.backend.ensure_user(profile)
+        self.users.setdefault(record.user_id, None)
+        self.counts.users += 1
+
+    def _owner(self, number: int, what: str, user_id: str) -> None:
+        if user_id not in self.users:
+            raise ValueError(
+                f"line {number}: {what} comes before the record of its user {user_id!r}"
+            )
+
+    async def data(self, number: int, record: DataRecord) -> None:
+        self._owner(number, "data", record.user_id)
+        if len(record.content) > MAX_DATA_CHARS:
+            raise ValueError(
+                f"line {number}: data of {len(record.content):,} characters; an item holds at "
+                f"most {MAX_DATA_CHARS:,}"
+            )
+        held = self.users[record.user_id]
+        if held is None:  # what the target holds already, read once per user
+            held = Counter(
+                [
+                    (item.source, item.content, _utc(item.created_at))
+                    async for item in _data(self.memory, record.user_id)
+                ]
+            )
+            self.users[record.user_id] = held
+        key = (record.data_type, record.content, _utc(record.created_at))
+        self.counts.data += 1
+        if held[key] > 0:
+            held[key] -= 1
+            self.counts.skipped += 1
+            return
+        await self.memory.backend.add_data(
+            record.content,
+            type=record.data_type,
+            user_id=record.user_id,
+            created_at=record.created_at,
+            metadata=record.metadata,
+        )
+
+    async def thread(self, number: int, record: ThreadRecord) -> None:
+        check_id(record.thread_id, "thread_id")
+        self._owner(number, f"thread {record.thread_id!r}", record.user_id)
+        await self.flush()  # one thread at a time: write what waits
+        await self.memory.backend.ensure_thread(record.thread_id, record.user_id)
+        stored = [message async for message in _messages(self.memory, record.thread_id)]
+        self.threads[record.thread_id] = _ThreadImport(record, stored)
+        self.counts.threads += 1
+
+    async def message(self, number: int, record: MessageRecord) -> None:
+        thread = self.threads.get(record.thread_id)
+        if thread is None:
+            raise ValueError(
+                f"line {number}: message of thread {record.thread_id!r} comes before that "
+                "thread's record"
+            )
+        if record.seq != thread.next_seq:
+            raise ValueError(
+                f"line {number}: message seq {record.seq} of thread {record.thread_id!r} "
+                f"where {thread.next_seq} was expected (messages must come in order)"
+            )
+        thread.next_seq += 1
+        message = Message(
+            record.role, record.content, record.name, record.created_at, record.metadata
+        )
+        self.counts.skipped += thread.take(number, message)
+        self.counts.messages += 1
+        await thread.flush(self.memory, all_of_it=False)
+
+    async def flush(self) -> None:
+        for thread in self.threads.values():
+            await thread.flush(self.memory, all_of_it=True)
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    """Times compared as instants (a naive one taken as UTC, as the backends store it)."""
+    if value is None:
+        return None
+    return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC)
+
+
+def _check_header(number: int, record: _Record) -> None:
+    if not isinstance(record, HeaderRecord):
+        raise ValueError(f"line {number}: not a zepkit export (no header line first)")
+    if record.version > VERSION:
+        raise ValueError(
+            f"line {number}: export format version {record.version} is newer than the "
+            f"{VERSION} this zepkit reads; upgrade zepkit"
+        )
+
+
 async def import_memory(
     memory: MemoryLoop, lines: Iterable[str], *, progress: Progress | None = None
 ) -> TransferCounts:
     """Read an export (an iterable of its lines, such as an open file) into the memory: users are
-    ensured (their profile fields set), threads created for them, and messages written in order
-    with their roles, names, times and metadata. Idempotent (see the module's docstring). Bad
-    input raises `ValueError` naming the line; a thread that already holds other messages raises
-    `ConflictError`. The counts read."""
-    counts = TransferCounts()
-    users: set[str] = set()
-    threads: dict[str, _ThreadImport] = {}
+    ensured (their profile fields set), their data added, threads created for them, and messages
+    written in order with their roles, names, times and metadata. Idempotent (see the module's
+    docstring). Bad input raises `ValueError` naming the line; a thread that already holds other
+    messages raises `ConflictError`. The counts read."""
+    importer = _Importer(memory)
     header = False
     for number, text in enumerate(lines, start=1):
         if not text.strip():
             continue
         record = _parse(number, text)
         if not header:
-            if not isinstance(record, HeaderRecord):
-                raise ValueError(f"line {number}: not a zepkit export (no header line first)")
-            if record.version > VERSION:
-                raise ValueError(
-                    f"line {number}: export format version {record.version} is newer than the "
-                    f"{VERSION} this zepkit reads; upgrade zepkit"
-                )
+            _check_header(number, record)
             header = True
         elif isinstance(record, UserRecord):
-            check_id(record.user_id, "user_id")
-            profile = UserProfile(
-                record.user_id, record.first_name, record.last_name, record.email, record.metadata
-            )
-            await memory.backend.ensure_user(profile)
-            users.add(record.user_id)
-            counts.users += 1
+            await importer.user(record)
+        elif isinstance(record, DataRecord):
+            await importer.data(number, record)
         elif isinstance(record, ThreadRecord):
-            check_id(record.thread_id, "thread_id")
-            if record.user_id not in users:
-                raise ValueError(
-                    f"line {number}: thread {record.thread_id!r} comes before the record of its "
-                    f"user {record.user_id!r}"
-                )
-            for earlier in threads.values():  # one thread at a time: write what waits
-                await earlier.flush(memory, all_of_it=True)
-            await memory.backend.ensure_thread(record.thread_id, record.user_id)
-            stored = [message async for message in _messages(memory, record.thread_id)]
-            threads[record.thread_id] = _ThreadImport(record, stored)
-            counts.threads += 1
+            await importer.thread(number, record)
         elif isinstance(record, MessageRecord):
-            thread = threads.get(record.thread_id)
-            if thread is None:
-                raise ValueError(
-                    f"line {number}: message of thread {record.thread_id!r} comes before that "
-                    "thread's record"
-                )
-            if record.seq != thread.next_seq:
-                raise ValueError(
-                    f"line {number}: message seq {record.seq} of thread {record.thread_id!r} "
-                    f"where {thread.next_seq} was expected (messages must come in order)"
-                )
-            thread.next_seq += 1
-            message = Message(
-                record.role, record.content, record.name, record.created_at, record.metadata
-            )
-            counts.skipped += thread.take(number, message)
-            counts.messages += 1
-            await thread.flush(memory, all_of_it=False)
-            if progress is not None:
-                progress(counts)
+            await importer.message(number, record)
         else:
             raise ValueError(f"line {number}: a second header line")
+        if progress is not None and isinstance(record, MessageRecord | DataRecord):
+            progress(importer.counts)
     if not header:
         raise ValueError("not a zepkit export: the file is empty")
-    for thread in threads.values():
-        await thread.flush(memory, all_of_it=True)
-    return counts
+    await importer.flush()
+    return importer.counts

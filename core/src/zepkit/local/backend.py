@@ -194,6 +194,13 @@ class LocalBackend:
         check_page(limit, cursor)
         return await self._run(self._engine.list_messages, thread_id, cursor, limit)
 
+    async def list_data(
+        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[Episode]:
+        """See `Backend.list_data`."""
+        check_page(limit, cursor)
+        return await self._run(self._engine.list_data, user_id, cursor, limit)
+
     async def embed_missing(
         self, *, batch_size: int = 256, progress: Callable[[int], None] | None = None
     ) -> int:

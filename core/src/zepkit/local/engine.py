@@ -297,6 +297,10 @@ class Engine:
         with read_transaction(self._conn) as conn:
             return listing.list_messages(conn, thread_id, cursor, limit)
 
+    def list_data(self, user_id: str, cursor: str | None, limit: int) -> Page[Episode]:
+        with read_transaction(self._conn) as conn:
+            return listing.list_data(conn, user_id, cursor, limit)
+
 
 def _recent_terms(contents: Sequence[str]) -> list[str]:
     """Query terms from messages given newest first, so the latest words win the term cap."""

@@ -10,9 +10,10 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from zepkit.core._models import Message, Page, ThreadInfo, UserInfo
+from zepkit.core._models import Episode, Message, Page, ThreadInfo, UserInfo
 from zepkit.local import provision
 from zepkit.local.codec import decode_metadata, decode_time
+from zepkit.local.ids import graph_range
 
 T = TypeVar("T")
 
@@ -94,4 +95,28 @@ def list_messages(
         rows,
         limit,
         lambda row: Message(row[1], row[2], row[3], decode_time(row[4]), decode_metadata(row[5])),
+    )
+
+
+def list_data(
+    conn: sqlite3.Connection, user_id: str, cursor: str | None, limit: int
+) -> Page[Episode]:
+    """The user's data items (episodes of their graph that belong to no thread)."""
+    low, high = graph_range(provision.user_graph(conn, user_id))
+    rows = conn.execute(
+        "SELECT id, uuid, content, source, name, created_at, metadata FROM episodes "
+        "WHERE id BETWEEN ? AND ? AND thread IS NULL AND id > ? ORDER BY id LIMIT ?",
+        (low, high, _after(cursor), limit + 1),
+    ).fetchall()
+    return _page(
+        rows,
+        limit,
+        lambda row: Episode(
+            uuid=row[1],
+            content=row[2],
+            source=row[3],
+            name=row[4],
+            created_at=decode_time(row[5]),
+            metadata=decode_metadata(row[6]),
+        ),
     )

@@ -391,6 +391,28 @@ class BackendContract:
         with pytest.raises(NotFoundError):
             await backend.list_messages("missing")
 
+    async def test_list_data_pages_the_users_data_only(self, backend: Backend) -> None:
+        await _user_thread(backend, "alice", "t1")
+        await backend.ensure_user(UserProfile("bob"))
+        await backend.add_messages("t1", [Message("user", "A message is not data.")])
+        when = datetime(2022, 6, 1, 8, 0, tzinfo=UTC)
+        await backend.add_data(
+            "First note.", type="text", user_id="alice", created_at=when, metadata={"src": "crm"}
+        )
+        await backend.add_messages("t1", [Message("user", "Another message.")])
+        await backend.add_data("Second note.", type="text", user_id="alice")
+        await backend.add_data('{"plan": "pro"}', type="json", user_id="alice")
+        await backend.add_data("Bob's note.", type="text", user_id="bob")
+        items = await self._all(functools.partial(backend.list_data, "alice"))
+        assert [(e.content, e.source) for e in items] == [
+            ("First note.", "text"),
+            ("Second note.", "text"),
+            ('{"plan": "pro"}', "json"),
+        ]
+        assert (items[0].created_at, items[0].metadata) == (when, {"src": "crm"})
+        with pytest.raises(NotFoundError):
+            await backend.list_data("nobody")
+
     @pytest.mark.parametrize("limit", [0, -1, MAX_PAGE_SIZE + 1])
     async def test_bad_page_sizes_are_refused(self, backend: Backend, limit: int) -> None:
         await _user_thread(backend, "alice", "t1")
@@ -400,6 +422,8 @@ class BackendContract:
             await backend.list_threads("alice", limit=limit)
         with pytest.raises(ValueError, match="limit"):
             await backend.list_messages("t1", limit=limit)
+        with pytest.raises(ValueError, match="limit"):
+            await backend.list_data("alice", limit=limit)
         with pytest.raises(ValueError, match="cursor"):
             await backend.list_users(cursor="")
 

@@ -36,6 +36,7 @@ ALL_OPERATIONS = frozenset(
         "list_users",
         "list_threads",
         "list_messages",
+        "list_data",
     }
 )
 
@@ -165,6 +166,12 @@ class FailingBackend:
     ) -> Page[Message]:
         await self._gate("list_messages")
         return await self.inner.list_messages(thread_id, cursor=cursor, limit=limit)
+
+    async def list_data(
+        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[Episode]:
+        await self._gate("list_data")
+        return await self.inner.list_data(user_id, cursor=cursor, limit=limit)
 
     async def aclose(self) -> None:
         await self.inner.aclose()

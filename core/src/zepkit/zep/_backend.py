@@ -45,7 +45,13 @@ from zepkit.core._models import (
     UserInfo,
 )
 from zepkit.core._validation import check_page
-from zepkit.zep._convert import from_iso, from_zep_message, to_add_message, to_iso
+from zepkit.zep._convert import (
+    data_episode,
+    from_iso,
+    from_zep_message,
+    to_add_message,
+    to_iso,
+)
 from zepkit.zep._errors import zep_errors
 from zepkit.zep._idmap import IdMap, InMemoryIdMap
 from zepkit.zep._keys import derive_key, episode_key, messages_key
@@ -597,6 +603,25 @@ class ZepBackend:
             )
         messages = [m for m in map(from_zep_message, pager.items or ()) if m is not None]
         return Page[Message](items=messages, next_cursor=pager.response.next_cursor or None)
+
+    async def list_data(
+        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[Episode]:
+        """The episodes of the user's graph that came from no thread, oldest first. Zep lists
+        message episodes too; those are skipped, so a page may hold fewer than `limit`."""
+        check_page(limit, cursor)
+        graph = (await self._user(user_id)).graph_uuid
+        with zep_errors("graph.episode.list", user_id=user_id):
+            pager = await self._episode_api.list(
+                graph,
+                page_size=limit,
+                cursor=cursor,
+                order_by="created_at",
+                order="asc",
+                request_options=self._options,
+            )
+        items = [data_episode(episode) for episode in pager.items or () if not episode.thread_uuid]
+        return Page[Episode](items=items, next_cursor=pager.response.next_cursor or None)
 
     async def _all_threads(self, user_uuid: str) -> AsyncIterator[Thread]:
         with zep_errors("thread.list"):

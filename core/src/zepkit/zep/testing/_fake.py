@@ -209,6 +209,7 @@ class FakeZep(httpx.AsyncBaseTransport):
             ("POST", re.compile(r"/graphs"), self._create_graph),
             ("GET", re.compile(r"/graphs/(?P<uid>[^/]+)"), self._get_graph),
             ("POST", re.compile(r"/graphs/(?P<uid>[^/]+)/episodes"), self._add_episode),
+            ("POST", re.compile(r"/graphs/(?P<uid>[^/]+)/episodes/list"), self._list_episodes),
             ("POST", re.compile(r"/graphs/(?P<uid>[^/]+)/context"), self._graph_context),
             (
                 "POST",
@@ -560,6 +561,9 @@ class FakeZep(httpx.AsyncBaseTransport):
         )
         task = {"uuid": _new_id(), "type": "graph.episode.add", "status": "succeeded"}
         return 202, {"episode": episode, "task": task}
+
+    def _list_episodes(self, request: RecordedRequest, uid: str) -> tuple[int, Any]:
+        return 200, _paged(request, self.episodes[self._graph_uuid(uid)])
 
     def _graph_context(self, request: RecordedRequest, uid: str) -> tuple[int, Any]:
         graph_uuid = self._graph_uuid(uid)
