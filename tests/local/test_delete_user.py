@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from zepkit.core._backend import SearchRequest, UserProfile
-from zepkit.core._errors import NotFoundError
+from zepkit.core._errors import BackendUnavailableError, NotFoundError
 from zepkit.core._models import Message
 from zepkit.local import LocalBackend
 
@@ -130,3 +130,21 @@ async def test_the_user_comes_back_empty_and_ids_are_not_reused(db_path: Path) -
     with sqlite3.connect(db_path) as conn:
         graphs = conn.execute("SELECT id FROM graphs ORDER BY id").fetchall()
     assert len(graphs) == 2  # the deleted user's graph id stays taken by a nameless row
+
+
+async def test_vacuum_while_another_connection_reads_says_so(db_path: Path) -> None:
+    backend = LocalBackend(db_path, retriever="lexical")
+    try:
+        await _fill(backend, "gone", GONE)
+        reader = sqlite3.connect(db_path)
+        reader.execute("BEGIN")
+        reader.execute("SELECT count(*) FROM users").fetchone()  # holds a snapshot of the log
+        with pytest.raises(BackendUnavailableError, match="another connection is reading"):
+            await backend.delete_user("gone", vacuum=True)
+        with pytest.raises(NotFoundError):  # the delete itself was done
+            await backend.get_user("gone")
+        reader.close()
+        await backend.vacuum()
+        assert not [w for w in GONE if w.lower().encode() in _file_bytes(db_path).lower()]
+    finally:
+        await backend.aclose()

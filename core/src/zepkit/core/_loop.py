@@ -682,10 +682,12 @@ class MemoryLoop:
             identity = payload.get("identity") or {}
             return item.target in threads or identity.get("user_id") == user_id
 
-        delete = self.backend.delete_user(user_id, vacuum=vacuum)
+        def delete() -> Awaitable[None]:
+            return self.backend.delete_user(user_id, vacuum=vacuum)
+
         try:
             if self._spool is None:
-                await delete
+                await delete()
             else:
                 await self._spool.discard(theirs, delete)
         finally:

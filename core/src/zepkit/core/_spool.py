@@ -68,12 +68,14 @@ class Spool:
     def _lock(self) -> asyncio.Lock:
         return self._locks.setdefault(asyncio.get_running_loop(), asyncio.Lock())
 
-    async def discard(self, match: Callable[[OutboxItem], bool], then: Awaitable[T]) -> T:
-        """Drop the kept writes `match` picks, then await `then`, with no replay pass of this
+    async def discard(
+        self, match: Callable[[OutboxItem], bool], then: Callable[[], Awaitable[T]]
+    ) -> T:
+        """Drop the kept writes `match` picks, then run `then`, with no replay pass of this
         event loop in between (one under way finishes first): what is dropped stays dropped."""
         async with self._lock():
             await asyncio.to_thread(self.outbox.discard, match)
-            return await then
+            return await then()
 
     async def replay(self) -> int:
         """One pass over the waiting writes, oldest first; how many were delivered."""

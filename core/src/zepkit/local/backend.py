@@ -169,6 +169,12 @@ class LocalBackend:
         full-text indexes; `vacuum` then rewrites the file (time and space grow with its size)."""
         await self._run(self._engine.delete_user, user_id, vacuum)
 
+    async def vacuum(self) -> None:
+        """Rewrite the file without its free pages and empty its write-ahead log, so nothing
+        deleted stays on disk. `BackendUnavailableError` while another connection reads the file
+        (run it again then); time and space grow with the file's size."""
+        await self._run(self._engine.vacuum)
+
     async def get_user(self, user_id: str) -> UserInfo:
         """See `Backend.get_user`."""
         return await self._run(self._engine.get_user, user_id)

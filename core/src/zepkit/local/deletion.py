@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from zepkit.core._errors import NotFoundError
+from zepkit.core._errors import BackendUnavailableError, NotFoundError
 from zepkit.local.ids import graph_range
 from zepkit.local.provision import ThreadRef
 from zepkit.local.stats import count_terms, message_sentences
@@ -80,6 +80,12 @@ def delete_user(conn: sqlite3.Connection, user_id: str) -> int:
 
 def vacuum(conn: sqlite3.Connection) -> None:
     """Rewrite the file without free pages and empty the write-ahead log, so deleted content
-    leaves no trace on disk (outside any transaction)."""
+    leaves no trace on disk (outside any transaction). `BackendUnavailableError` when another
+    connection's read keeps the log from being emptied."""
     conn.execute("VACUUM")
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    if busy:
+        raise BackendUnavailableError(
+            "the file was rewritten, but its write-ahead log still holds old pages: another "
+            "connection is reading it; vacuum again when no other process has the file open"
+        )

@@ -279,7 +279,11 @@ class Engine:
         if self._dense is not None:
             self._dense.index.forget(graph)
         if vacuum:
-            deletion.vacuum(self._conn)
+            self.vacuum()
+
+    def vacuum(self) -> None:
+        """See `LocalBackend.vacuum`."""
+        deletion.vacuum(self._conn)
 
     def get_user(self, user_id: str) -> UserInfo:
         with read_transaction(self._conn) as conn:
