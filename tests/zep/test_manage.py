@@ -40,6 +40,8 @@ async def test_delete_user_on_the_wire_and_in_the_id_map(
     zep, id_map = mapped
     await _seed(zep)
     await zep.delete_thread("alice-2")  # leaves an epoch row for alice-2 behind
+    await zep.delete_thread("bob-2")
+    assert await id_map.get("thread_epoch", "alice-2") == "1"
     alice = next(u for u in fake.users.values() if u["user_id"] == "alice")
     fake.requests.clear()
 
@@ -57,6 +59,9 @@ async def test_delete_user_on_the_wire_and_in_the_id_map(
     for kind in ("thread", "thread_owner"):
         assert await id_map.get(kind, "alice-1") is None
         assert await id_map.get(kind, "bob-1") is not None
+    for kind in ("thread_epoch", "thread_gone"):
+        assert await id_map.get(kind, "alice-2") is None
+        assert await id_map.get(kind, "bob-2") is not None  # Bob keeps his
     assert alice["uuid"] not in {u.uuid for u in zep._users.values()}
     with pytest.raises(NotFoundError):
         await zep.get_messages("alice-1")
@@ -66,9 +71,8 @@ async def test_delete_user_on_the_wire_and_in_the_id_map(
         with sqlite3.connect(id_map.path) as conn:
             rows = conn.execute("SELECT kind, app_id FROM zep_ids").fetchall()
         conn.close()
-        # alice-2's epoch row stays only because its thread was already gone from Zep
-        assert sorted(r for r in rows if r[1].startswith("alice")) == [("thread_epoch", "alice-2")]
-        assert sorted(r[1] for r in rows if r[0] == "thread") == ["bob-1", "bob-2"]
+        assert [r for r in rows if r[1].startswith("alice")] == []
+        assert sorted(r[1] for r in rows if r[0] == "thread") == ["bob-1"]
 
 
 async def test_delete_user_deleted_elsewhere_is_not_found_and_forgotten(
@@ -123,3 +127,19 @@ async def test_list_messages_follows_zeps_cursor(fake: FakeZep, zep: ZepBackend)
     queries = [r.query for r in fake.calls("GET", "/threads/*/messages")]
     assert queries[1]["cursor"] == first.next_cursor
     assert queries[0]["order"] == "asc" and queries[0]["order_by"] == "created_at"
+
+
+async def test_a_thread_id_taken_over_by_another_user_is_not_forgotten_with_the_first(
+    mapped: tuple[ZepBackend, IdMap],
+) -> None:
+    zep, id_map = mapped
+    for user_id in ("alice", "bob"):
+        await zep.ensure_user(UserProfile(user_id))
+    await zep.ensure_thread("t", "alice")
+    await zep.delete_thread("t")
+    await zep.ensure_thread("t", "bob")  # the id now names Bob's thread
+    await zep.delete_user("alice")
+    assert await id_map.get("thread_owner", "t") == "bob"
+    assert await id_map.get("thread_epoch", "t") == "1"
+    await zep.add_messages("t", [Message("user", "still Bob's")])
+    assert [m.content for m in await zep.get_messages("t")] == ["still Bob's"]

@@ -63,6 +63,7 @@ T = TypeVar("T")
 THREAD = "thread"
 THREAD_OWNER = "thread_owner"
 THREAD_EPOCH = "thread_epoch"
+THREAD_GONE = "thread_gone"  # a deleted thread's last owner, so delete_user finds its epoch
 GRAPH = "graph"
 
 _CACHE_SIZE = 10_000
@@ -276,6 +277,7 @@ class ZepBackend:
                 raise BackendError(f"Zep thread.create (thread_id={thread_id!r}): no uuid returned")
             await self.id_map.set(THREAD_OWNER, thread_id, user_id)
             await self.id_map.set(THREAD, thread_id, thread.uuid_)
+            await self.id_map.delete(THREAD_GONE, thread_id)
             _remember(self._thread_ids, thread.uuid_, thread_id)
             return True
 
@@ -435,6 +437,9 @@ class ZepBackend:
         # answer that named the deleted thread.
         epoch = int(await self.id_map.get(THREAD_EPOCH, thread_id) or "0") + 1
         await self.id_map.set(THREAD_EPOCH, thread_id, str(epoch))
+        owner = await self.id_map.get(THREAD_OWNER, thread_id)
+        if owner is not None:
+            await self.id_map.set(THREAD_GONE, thread_id, owner)
         await self.id_map.delete(THREAD, thread_id)
         await self.id_map.delete(THREAD_OWNER, thread_id)
         self._thread_ids.pop(thread_uuid, None)
@@ -534,8 +539,14 @@ class ZepBackend:
                 if thread_id is None:
                     thread_id = await self.id_map.find(THREAD, thread_uuid)
                 if thread_id is not None:
-                    for kind in (THREAD, THREAD_OWNER, THREAD_EPOCH):
-                        await self.id_map.delete(kind, thread_id)
+                    await self._forget_ids(thread_id)
+            # threads of theirs deleted earlier left an epoch: those ids go too
+            while (gone := await self.id_map.find(THREAD_GONE, user_id)) is not None:
+                await self._forget_ids(gone)
+
+    async def _forget_ids(self, thread_id: str) -> None:
+        for kind in (THREAD, THREAD_OWNER, THREAD_EPOCH, THREAD_GONE):
+            await self.id_map.delete(kind, thread_id)
 
     async def get_user(self, user_id: str) -> UserInfo:
         """The Zep user whose `user_id` is the app's id."""
