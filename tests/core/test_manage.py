@@ -85,6 +85,7 @@ def test_the_sync_twins_list_and_delete(tmp_path: Path) -> None:
     assert [m.content for m in page.items] == [f"line {n}" for n in range(4)]
     sync.add_data("Ana likes tea.", type="text", user_id="ana")
     assert [e.content for e in sync.list_data("ana").items] == ["Ana likes tea."]
+    assert any("tea" in fact.fact for fact in sync.list_facts("ana").items)
     sync.delete_user("ana", vacuum=True)
     assert [u.user_id for u in sync.list_users().items] == ["bo"]
     with pytest.raises(NotFoundError):

@@ -18,6 +18,7 @@ from zepkit.core._backend import Capabilities, SearchRequest, UserProfile
 from zepkit.core._models import (
     DataType,
     Episode,
+    Fact,
     Message,
     Page,
     SearchResults,
@@ -157,6 +158,11 @@ class Prefixed:
         self, user_id: str, *, cursor: str | None = None, limit: int = 50
     ) -> Page[Episode]:
         return await self.inner.list_data(self.prefix + user_id, cursor=cursor, limit=limit)
+
+    async def list_facts(
+        self, user_id: str, *, cursor: str | None = None, limit: int = 50
+    ) -> Page[Fact]:
+        return await self.inner.list_facts(self.prefix + user_id, cursor=cursor, limit=limit)
 
     async def aclose(self) -> None:
         await self.inner.aclose()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ async def test_local_to_zep_and_back(tmp_path: Path, transfer_seed: Seed, record
         exported = await _export(local)
     async with _zep(fake, tmp_path) as zep:
         counts = await import_memory(zep, io.StringIO(exported))
-        assert counts == TransferCounts(users=2, threads=3, messages=70, data=2)
+        assert replace(counts, facts=0) == TransferCounts(users=2, threads=3, messages=70, data=2)
         from_zep = await _export(zep)
         assert records(from_zep) == records(exported)
         again = await import_memory(zep, io.StringIO(exported))
@@ -63,5 +64,5 @@ async def test_zep_to_local(tmp_path: Path, transfer_seed: Seed, records: Record
         exported = await _export(zep)
     async with MemoryLoop.local(tmp_path / "target.db", on_error="raise") as local:
         counts = await import_memory(local, io.StringIO(exported))
-        assert counts == TransferCounts(users=2, threads=3, messages=70, data=2)
+        assert replace(counts, facts=0) == TransferCounts(users=2, threads=3, messages=70, data=2)
         assert records(await _export(local)) == records(exported)

@@ -18,6 +18,7 @@ from zepkit.core._limits import DEFAULT_PAGE_SIZE
 from zepkit.core._models import (
     DataType,
     Episode,
+    Fact,
     Message,
     Page,
     Reranker,
@@ -176,6 +177,13 @@ class Backend(Protocol):
         """The items added to the user's graph with `add_data` (not thread messages), oldest
         first, each with its type (`source`), time and metadata; `NotFoundError` for an unknown
         user. A page may hold fewer than `limit` where the store pages over messages too."""
+        ...
+
+    async def list_facts(
+        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[Fact]:
+        """The facts the store derived for the user, oldest first, each with the span of time it
+        held (read-only: another store derives its own); `NotFoundError` for an unknown user."""
         ...
 
     async def aclose(self) -> None:

@@ -37,6 +37,7 @@ from zepkit.core._models import (
     DATA_TYPES,
     DataType,
     Episode,
+    Fact,
     Identity,
     Message,
     Page,
@@ -761,6 +762,16 @@ class MemoryLoop:
         work = self.backend.list_data(user_id, cursor=cursor, limit=limit)
         return await within(self.deadline, work, "list_data")
 
+    async def list_facts(
+        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[Fact]:
+        """One page of the facts the backend derived for the user, oldest first, ended ones
+        included (strict: an unknown user raises `NotFoundError`)."""
+        check_id(user_id, "user_id")
+        check_page(limit, cursor)
+        work = self.backend.list_facts(user_id, cursor=cursor, limit=limit)
+        return await within(self.deadline, work, "list_facts")
+
     def _forget_thread(self, thread_id: str) -> None:
         """A later turn on this id provisions the thread again and starts with no block."""
         self._provisioned.forget_where(lambda key: key[0] == "thread" and key[2] == thread_id)
@@ -1038,6 +1049,11 @@ class SyncMemory:
         self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
     ) -> Page[Episode]:
         return self.run(self._loop.list_data(user_id, cursor=cursor, limit=limit))
+
+    def list_facts(
+        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[Fact]:
+        return self.run(self._loop.list_facts(user_id, cursor=cursor, limit=limit))
 
     def begin_turn(
         self,

@@ -1,8 +1,9 @@
 """Export and import of memory as JSON Lines, between any two backends through the core API.
 
 The format (version 1) is one JSON object per line, each with a `type`: a `header` line first,
-then per user a `user` line, a `data` line per item added to their graph, and per thread of
-theirs a `thread` line followed by its `message` lines, oldest first. README.md ("Managing
+then per user a `user` line, a `data` line per item added to their graph, a `fact` line per fact
+derived for them (to read; an import skips them), and per thread of theirs a `thread` line
+followed by its `message` lines, oldest first. README.md ("Managing
 memory") documents every field.
 
 An import is idempotent: before it writes to a thread it reads what the thread already holds and
@@ -26,7 +27,16 @@ from zepkit.core._backend import UserProfile
 from zepkit.core._errors import ConflictError
 from zepkit.core._limits import MAX_DATA_CHARS, MAX_MESSAGES_PER_CALL, MAX_PAGE_SIZE
 from zepkit.core._loop import MemoryLoop
-from zepkit.core._models import DataType, Episode, Message, Page, Role, ThreadInfo, UserInfo
+from zepkit.core._models import (
+    DataType,
+    Episode,
+    Fact,
+    Message,
+    Page,
+    Role,
+    ThreadInfo,
+    UserInfo,
+)
 from zepkit.core._validation import check_id, prepare_messages
 
 T = TypeVar("T")
@@ -72,6 +82,15 @@ class DataRecord(_Record):
     metadata: dict[str, Any] | None = None
 
 
+class FactRecord(_Record):
+    """A fact a backend derived: exported to be read, never imported (the target derives its
+    own from the messages and data)."""
+
+    type: Literal["fact"]
+    user_id: str
+    fact: str
+
+
 class MessageRecord(_Record):
     type: Literal["message"]
     thread_id: str
@@ -85,20 +104,21 @@ class MessageRecord(_Record):
 
 @dataclass
 class TransferCounts:
-    """What an export wrote or an import read: users, threads, messages and data items;
-    `skipped` counts the messages and data items an import found already stored (a re-run, or
-    the part done before an interruption)."""
+    """What an export wrote or an import read: users, threads, messages, data items and facts
+    (an import reads facts but never writes them); `skipped` counts the messages and data items
+    an import found already stored (a re-run, or the part done before an interruption)."""
 
     users: int = 0
     threads: int = 0
     messages: int = 0
     data: int = 0
+    facts: int = 0
     skipped: int = 0
 
     def summary(self) -> str:
         text = (
             f"{self.users} users, {self.threads} threads, {self.messages} messages, "
-            f"{self.data} data items"
+            f"{self.data} data items, {self.facts} facts"
         )
         return text + (f" ({self.skipped} already there)" if self.skipped else "")
 
@@ -138,6 +158,10 @@ def _data(memory: MemoryLoop, user_id: str) -> AsyncIterator[Episode]:
     return _pages(lambda cursor: memory.list_data(user_id, cursor=cursor, limit=MAX_PAGE_SIZE))
 
 
+def _facts(memory: MemoryLoop, user_id: str) -> AsyncIterator[Fact]:
+    return _pages(lambda cursor: memory.list_facts(user_id, cursor=cursor, limit=MAX_PAGE_SIZE))
+
+
 def _messages(memory: MemoryLoop, thread_id: str) -> AsyncIterator[Message]:
     return _pages(
         lambda cursor: memory.list_messages(thread_id, cursor=cursor, limit=MAX_PAGE_SIZE)
@@ -175,6 +199,11 @@ async def export_memory(
             fields |= item.model_dump(mode="json", include={"created_at", "metadata"})
             out.write(_line(fields))
             counts.data += 1
+        async for fact in _facts(memory, user.user_id):
+            fields = {"type": "fact", "user_id": user.user_id}
+            fields |= fact.model_dump(mode="json", exclude={"score"})
+            out.write(_line(fields))
+            counts.facts += 1
         async for thread in _threads(memory, user.user_id):
             out.write(_line({"type": "thread", **thread.model_dump(mode="json")}))
             counts.threads += 1
@@ -196,6 +225,7 @@ _RECORDS: dict[str, type[_Record]] = {
     "user": UserRecord,
     "thread": ThreadRecord,
     "data": DataRecord,
+    "fact": FactRecord,
     "message": MessageRecord,
 }
 
@@ -399,6 +429,8 @@ async def import_memory(
             await importer.thread(number, record)
         elif isinstance(record, MessageRecord):
             await importer.message(number, record)
+        elif isinstance(record, FactRecord):
+            importer.counts.facts += 1  # informational: the target derives its own
         else:
             raise ValueError(f"line {number}: a second header line")
         if progress is not None and isinstance(record, MessageRecord | DataRecord):

@@ -24,6 +24,7 @@ from zepkit.core._limits import DEFAULT_PAGE_SIZE
 from zepkit.core._models import (
     DataType,
     Episode,
+    Fact,
     Message,
     Page,
     SearchResults,
@@ -206,6 +207,13 @@ class LocalBackend:
         """See `Backend.list_data`."""
         check_page(limit, cursor)
         return await self._run(self._engine.list_data, user_id, cursor, limit)
+
+    async def list_facts(
+        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[Fact]:
+        """See `Backend.list_facts`: the statements extracted for the user, ended ones too."""
+        check_page(limit, cursor)
+        return await self._run(self._engine.list_facts, user_id, cursor, limit)
 
     async def embed_missing(
         self, *, batch_size: int = 256, progress: Callable[[int], None] | None = None

@@ -17,6 +17,7 @@ from zepkit.core._models import (
     DATA_TYPES,
     DataType,
     Episode,
+    Fact,
     Message,
     Page,
     SearchResults,
@@ -304,6 +305,10 @@ class Engine:
     def list_data(self, user_id: str, cursor: str | None, limit: int) -> Page[Episode]:
         with read_transaction(self._conn) as conn:
             return listing.list_data(conn, user_id, cursor, limit)
+
+    def list_facts(self, user_id: str, cursor: str | None, limit: int) -> Page[Fact]:
+        with read_transaction(self._conn) as conn:
+            return listing.list_facts(conn, user_id, cursor, limit)
 
 
 def _recent_terms(contents: Sequence[str]) -> list[str]:

@@ -10,7 +10,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from zepkit.core._models import Episode, Message, Page, ThreadInfo, UserInfo
+from zepkit.core._models import Episode, Fact, Message, Page, ThreadInfo, UserInfo
 from zepkit.local import provision
 from zepkit.local.codec import decode_metadata, decode_time
 from zepkit.local.ids import graph_range
@@ -118,5 +118,29 @@ def list_data(
             name=row[4],
             created_at=decode_time(row[5]),
             metadata=decode_metadata(row[6]),
+        ),
+    )
+
+
+def list_facts(
+    conn: sqlite3.Connection, user_id: str, cursor: str | None, limit: int
+) -> Page[Fact]:
+    """The statements of the user's graph, as facts with their validity."""
+    low, high = graph_range(provision.user_graph(conn, user_id))
+    rows = conn.execute(
+        "SELECT id, uuid, text, speaker, created_at, valid_at, invalid_at FROM statements "
+        "WHERE id BETWEEN ? AND ? AND id > ? ORDER BY id LIMIT ?",
+        (low, high, _after(cursor), limit + 1),
+    ).fetchall()
+    return _page(
+        rows,
+        limit,
+        lambda row: Fact(
+            uuid=row[1],
+            fact=row[2],
+            source_node_name=row[3],
+            created_at=decode_time(row[4]),
+            valid_at=decode_time(row[5]),
+            invalid_at=decode_time(row[6]) if row[6] else None,
         ),
     )

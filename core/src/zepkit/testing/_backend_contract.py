@@ -413,6 +413,18 @@ class BackendContract:
         with pytest.raises(NotFoundError):
             await backend.list_data("nobody")
 
+    async def test_list_facts_pages_what_was_learned_of_the_user(self, backend: Backend) -> None:
+        await self._seed_search(backend)
+        await _user_thread(backend, "bob", "tb")
+        await backend.add_messages("tb", [Message("user", "I adopted a cat named Nimbus.")])
+        facts = await self._all(functools.partial(backend.list_facts, "alice"))
+        assert any("Comet" in fact.fact for fact in facts)
+        assert any("Halifax" in fact.fact for fact in facts)
+        assert not any("Nimbus" in fact.fact for fact in facts)
+        assert all(fact.uuid and fact.created_at is not None for fact in facts)
+        with pytest.raises(NotFoundError):
+            await backend.list_facts("nobody")
+
     @pytest.mark.parametrize("limit", [0, -1, MAX_PAGE_SIZE + 1])
     async def test_bad_page_sizes_are_refused(self, backend: Backend, limit: int) -> None:
         await _user_thread(backend, "alice", "t1")
@@ -424,6 +436,8 @@ class BackendContract:
             await backend.list_messages("t1", limit=limit)
         with pytest.raises(ValueError, match="limit"):
             await backend.list_data("alice", limit=limit)
+        with pytest.raises(ValueError, match="limit"):
+            await backend.list_facts("alice", limit=limit)
         with pytest.raises(ValueError, match="cursor"):
             await backend.list_users(cursor="")
 

@@ -13,6 +13,7 @@ from zepkit.core._limits import DEFAULT_PAGE_SIZE
 from zepkit.core._models import (
     DataType,
     Episode,
+    Fact,
     Message,
     Page,
     SearchResults,
@@ -37,6 +38,7 @@ ALL_OPERATIONS = frozenset(
         "list_threads",
         "list_messages",
         "list_data",
+        "list_facts",
     }
 )
 
@@ -172,6 +174,12 @@ class FailingBackend:
     ) -> Page[Episode]:
         await self._gate("list_data")
         return await self.inner.list_data(user_id, cursor=cursor, limit=limit)
+
+    async def list_facts(
+        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[Fact]:
+        await self._gate("list_facts")
+        return await self.inner.list_facts(user_id, cursor=cursor, limit=limit)
 
     async def aclose(self) -> None:
         await self.inner.aclose()

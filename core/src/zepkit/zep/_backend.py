@@ -38,6 +38,7 @@ from zepkit.core._limits import DEFAULT_PAGE_SIZE, MAX_RETRY_AFTER, MAX_SEARCH_L
 from zepkit.core._models import (
     DataType,
     Episode,
+    Fact,
     Message,
     Page,
     SearchResults,
@@ -50,6 +51,7 @@ from zepkit.zep._convert import (
     from_iso,
     from_zep_message,
     to_add_message,
+    to_fact,
     to_iso,
 )
 from zepkit.zep._errors import zep_errors
@@ -633,6 +635,24 @@ class ZepBackend:
             )
         items = [data_episode(episode) for episode in pager.items or () if not episode.thread_uuid]
         return Page[Episode](items=items, next_cursor=pager.response.next_cursor or None)
+
+    async def list_facts(
+        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[Fact]:
+        """The edges of the user's graph, oldest first (Zep's `graph.edge.list`)."""
+        check_page(limit, cursor)
+        graph = (await self._user(user_id)).graph_uuid
+        with zep_errors("graph.edge.list", user_id=user_id):
+            pager = await self._graph_api.edge.list(
+                graph,
+                page_size=limit,
+                cursor=cursor,
+                order_by="created_at",
+                order="asc",
+                request_options=self._options,
+            )
+        facts = [fact for fact in map(to_fact, pager.items or ()) if fact is not None]
+        return Page[Fact](items=facts, next_cursor=pager.response.next_cursor or None)
 
     async def _all_threads(self, user_uuid: str) -> AsyncIterator[Thread]:
         with zep_errors("thread.list"):

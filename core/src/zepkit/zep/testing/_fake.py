@@ -210,6 +210,7 @@ class FakeZep(httpx.AsyncBaseTransport):
             ("GET", re.compile(r"/graphs/(?P<uid>[^/]+)"), self._get_graph),
             ("POST", re.compile(r"/graphs/(?P<uid>[^/]+)/episodes"), self._add_episode),
             ("POST", re.compile(r"/graphs/(?P<uid>[^/]+)/episodes/list"), self._list_episodes),
+            ("POST", re.compile(r"/graphs/(?P<uid>[^/]+)/edges/list"), self._list_edges),
             ("POST", re.compile(r"/graphs/(?P<uid>[^/]+)/context"), self._graph_context),
             (
                 "POST",
@@ -564,6 +565,12 @@ class FakeZep(httpx.AsyncBaseTransport):
 
     def _list_episodes(self, request: RecordedRequest, uid: str) -> tuple[int, Any]:
         return 200, _paged(request, self.episodes[self._graph_uuid(uid)])
+
+    def _list_edges(self, request: RecordedRequest, uid: str) -> tuple[int, Any]:
+        size = int(request.query.get("page_size", "50"))
+        if not 1 <= size <= 100:
+            raise _HttpError(400, "invalid_request", "page_size must be 1 to 100")
+        return 200, _paged(request, self._candidates(self._graph_uuid(uid), "edges"))
 
     def _graph_context(self, request: RecordedRequest, uid: str) -> tuple[int, Any]:
         graph_uuid = self._graph_uuid(uid)
