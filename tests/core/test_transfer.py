@@ -140,6 +140,8 @@ async def test_export_of_chosen_users(source: MemoryLoop, records: Records) -> N
     ]
     with pytest.raises(NotFoundError):
         await export_text(source, user_ids=["nobody"])
+    with pytest.raises(TypeError, match="list of ids"):
+        await export_text(source, user_ids="bo")
 
 
 async def test_import_refuses_a_thread_holding_other_messages(

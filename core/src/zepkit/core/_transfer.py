@@ -175,12 +175,14 @@ async def export_memory(
     user_ids: Sequence[str] | None = None,
     progress: Progress | None = None,
 ) -> TransferCounts:
-    """Write the memory's users (all, or those in `user_ids`) with their threads and messages
-    to `out` as JSON Lines; the counts written. An unknown user in `user_ids` raises
-    `NotFoundError` before anything is written. Not a snapshot: writes made meanwhile may or
-    may not be in it."""
+    """Write the memory's users (all, or those in `user_ids`) with their data, facts, threads
+    and messages to `out` as JSON Lines; the counts written. An unknown user in `user_ids`
+    raises `NotFoundError` before anything is written. Not a snapshot: writes made meanwhile
+    may or may not be in it."""
     counts = TransferCounts()
     users: list[UserInfo] = []
+    if isinstance(user_ids, str):
+        raise TypeError("user_ids must be a list of ids, not one string")
     if user_ids is not None:
         users = [await memory.get_user(check_id(user_id, "user_id")) for user_id in user_ids]
     header = {"type": "header", "format": FORMAT, "version": VERSION}
