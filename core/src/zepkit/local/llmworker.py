@@ -29,6 +29,9 @@ LEASE_MARGIN = 60.0
 """A claim outlives the model's timeout by this much before another worker may take it."""
 
 
+IN_FLIGHT_POLL = 0.05
+
+
 class Database(Protocol):
     """Runs one piece of work on the worker's connection and returns its result."""
 
@@ -108,11 +111,15 @@ class ExtractionWorker:
         return self._db(functools.partial(self._failed, batch, error, seconds))
 
     def drain(self, *, force: bool = True) -> ExtractionRun:
-        """Handle batches until none is due; what was done."""
+        """Handle batches until none is due and none is in flight (another worker's batch is
+        waited for, or taken over when its lease runs out); what was done here."""
         run = ExtractionRun()
-        while self.run_once(force=force, run=run):
-            pass
-        return run
+        while True:
+            if self.run_once(force=force, run=run):
+                continue
+            if not self._db(_in_flight):
+                return run
+            time.sleep(IN_FLIGHT_POLL)
 
     def _claim_batch(self, force: bool, conn: sqlite3.Connection) -> jobs.Batch | None:
         llm = self.llm
@@ -228,6 +235,13 @@ def release(conn: sqlite3.Connection, claim: str) -> None:
 
 def _release(claim: str, conn: sqlite3.Connection) -> None:
     release(conn, claim)
+
+
+def _in_flight(conn: sqlite3.Connection) -> bool:
+    return (
+        conn.execute("SELECT 1 FROM llm_jobs WHERE state = 'claimed' LIMIT 1").fetchone()
+        is not None
+    )
 
 
 def _expired(conn: sqlite3.Connection, at: float) -> bool:
