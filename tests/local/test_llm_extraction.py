@@ -479,3 +479,28 @@ def test_answers_are_checked_before_anything_is_stored() -> None:
     ):
         with pytest.raises(LLMError):
             parse_output(bad, 2)
+
+
+async def test_model_facts_about_the_user_are_weighed_like_the_rules_weigh_them(
+    db_path: Path,
+) -> None:
+    model = ScriptedModel(
+        answer(
+            fact("Maya is allergic to peanuts", 1),
+            fact("Maya likes jazz", 2),
+            fact("Lisbon has trams", 2, about_user=False, entities=("Lisbon",)),
+        )
+    )
+    async with LocalBackend(db_path, llm=model.extractor(), llm_worker=False) as backend:
+        await _setup(backend, "maya", "old", "new")
+        await backend.add_messages(
+            "old",
+            [Message("user", "Peanuts make me ill."), Message("user", "Jazz is nice in Lisbon.")],
+        )
+        await backend.extract_pending()
+        await backend.add_messages("new", [Message("user", "Plan my Saturday.")])
+        block = await backend.get_context("new")
+    assert block is not None
+    profile = block.split("<USER_PROFILE>")[1].split("</USER_PROFILE>")[0]
+    assert profile.index("allergic to peanuts") < profile.index("likes jazz")
+    assert "trams" not in profile

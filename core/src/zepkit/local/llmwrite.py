@@ -18,12 +18,14 @@ from zepkit.local.ids import next_id
 from zepkit.local.ingest import write_mentions
 from zepkit.local.jobs import Batch, BatchMessage
 from zepkit.local.llm import ModelFact, ModelOutput
+from zepkit.local.profile import salience
 from zepkit.local.text import fact_key, normalise_name
 
 ORIGIN = "llm"
 """`statements.origin` of the facts a model wrote."""
-PROFILE_SALIENCE = 2.0
-"""A model fact about the user joins their profile with this salience (a rule's starts at 1)."""
+PROFILE_BONUS = 0.5
+"""A model fact about the user joins their profile weighed like the rules weigh a statement
+(`profile.salience`: a health fact before a taste), plus this for being stated cleanly."""
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,7 @@ def store(conn: sqlite3.Connection, batch: Batch, output: ModelOutput) -> Stored
                 text,
                 valid_at,
                 stamp,
-                PROFILE_SALIENCE if fact.about_user else None,
+                salience(text) + PROFILE_BONUS if fact.about_user else None,
                 ORIGIN,
             )
         )
