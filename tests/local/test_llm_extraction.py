@@ -504,3 +504,24 @@ async def test_model_facts_about_the_user_are_weighed_like_the_rules_weigh_them(
     profile = block.split("<USER_PROFILE>")[1].split("</USER_PROFILE>")[0]
     assert profile.index("allergic to peanuts") < profile.index("likes jazz")
     assert "trams" not in profile
+
+
+async def test_a_thread_deleted_while_the_model_answers_stores_nothing(db_path: Path) -> None:
+    model = ScriptedModel(answer(fact("Maya keeps bees")))
+    llm = model.extractor()
+    async with LocalBackend(db_path, llm=llm, llm_worker=False) as backend:
+        await _setup(backend)
+        await backend.add_messages("maya-1", [Message("user", "I keep bees.")])
+    conn = open_connection(db_path)
+    try:
+        worker = ExtractionWorker(llm, OwnConnection(conn))
+        batch = worker.claim(force=True)
+        assert batch is not None
+        output = llm.extract(prompt_of(batch))
+        async with LocalBackend(db_path, llm=False) as backend:
+            await backend.delete_thread("maya-1")
+        assert worker.commit(batch, output) is None
+    finally:
+        conn.close()
+    assert _rows(db_path, "SELECT count(*) FROM statements") == [(0,)]
+    assert _rows(db_path, "SELECT user IS NOT NULL, thread FROM llm_usage") == [(1, None)]

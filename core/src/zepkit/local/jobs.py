@@ -218,10 +218,12 @@ def record_usage(
     seconds: float | None,
     error: str | None,
 ) -> None:
-    """One row per call, answered or not, for `zepkit stats`."""
+    """One row per call, answered or not, for `zepkit stats` (without its thread or user when
+    they were deleted while the model answered)."""
     conn.execute(
         "INSERT INTO llm_usage (user, thread, at, model, messages, user_turns, prompt_tokens, "
-        "completion_tokens, ok, seconds, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "completion_tokens, ok, seconds, error) VALUES ((SELECT id FROM users WHERE id = ?), "
+        "(SELECT id FROM threads WHERE id = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             batch.user,
             batch.thread,
