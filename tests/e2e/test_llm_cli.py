@@ -5,9 +5,12 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
+import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -125,3 +128,53 @@ def test_the_worker_without_a_model_says_what_to_set(tmp_path: Path) -> None:
     result = zepkit("worker", "--db", str(db), "--once", env=env)
     assert result.returncode == 2
     assert "ZEPKIT_LLM_BASE_URL" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_running_worker_extracts_new_turns_and_stops_on_ctrl_c(
+    tmp_path: Path, model: str
+) -> None:
+    db = tmp_path / "memory.db"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ZEPKIT_LLM_")}
+    env |= {"ZEPKIT_LLM_BASE_URL": model, "ZEPKIT_LLM_MODEL": "m"}
+    asyncio.run(LocalBackend(db, llm=False).aclose())
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "zepkit.core._cli", "worker", "--db", str(db)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+
+        async def app() -> None:  # five user turns make a batch; this app only queues them
+            from zepkit.local.llm import LLMExtractor
+
+            llm = LLMExtractor(model, "m")
+            async with LocalBackend(db, llm=llm, llm_worker=False) as backend:
+                await backend.ensure_user(UserProfile("maya", first_name="Maya"))
+                await backend.ensure_thread("t", "maya")
+                for n in range(5):
+                    await backend.add_messages("t", [Message("user", f"Turn {n} about bees.")])
+
+        asyncio.run(app())
+        deadline = time.monotonic() + 60
+        while _extracted(db) == 0 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(_Model.calls) == 1
+        worker.send_signal(signal.SIGINT)
+        _, stderr = worker.communicate(timeout=60)
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+    assert worker.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    assert _extracted(db) == 1
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT count(*) FROM llm_jobs").fetchone() == (0,)
+
+
+def _extracted(db: Path) -> int:
+    """How many facts a model wrote into the file so far."""
+    with sqlite3.connect(db) as conn:
+        row = conn.execute("SELECT count(*) FROM statements WHERE origin = 'llm'").fetchone()
+    return int(row[0])
