@@ -19,5 +19,10 @@ def _private_state_dir(
 
 @pytest.fixture(autouse=True)
 def _no_llm_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("ZEPKIT_LLM_BASE_URL", "ZEPKIT_LLM_MODEL", "ZEPKIT_LLM_API_KEY"):
+    for name in (
+        "ZEPKIT_LLM_BASE_URL",
+        "ZEPKIT_LLM_MODEL",
+        "ZEPKIT_LLM_API_KEY",
+        "ZEPKIT_LLM_TIMEOUT",
+    ):
         monkeypatch.delenv(name, raising=False)

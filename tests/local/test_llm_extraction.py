@@ -446,6 +446,10 @@ def test_configuration_from_the_environment() -> None:
         "http://localhost:11434/v1/chat/completions",
         "qwen2.5:3b",
     )
+    slow = {"ZEPKIT_LLM_BASE_URL": "http://h", "ZEPKIT_LLM_MODEL": "m", "ZEPKIT_LLM_TIMEOUT": "300"}
+    assert getattr(LLMExtractor.from_env(slow), "timeout", None) == 300.0
+    with pytest.raises(ConfigurationError, match="ZEPKIT_LLM_TIMEOUT"):
+        LLMExtractor.from_env(slow | {"ZEPKIT_LLM_TIMEOUT": "soon"})
     with pytest.raises(ConfigurationError, match="ZEPKIT_LLM_MODEL"):
         LLMExtractor.from_env({"ZEPKIT_LLM_BASE_URL": "http://localhost:8000/v1"})
     with pytest.raises(ConfigurationError, match="http"):

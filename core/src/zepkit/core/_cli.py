@@ -135,7 +135,8 @@ async def run_embed(db_path: str, batch_size: int) -> int:
 
 async def run_worker(db_path: str, once: bool, retry_dead: bool) -> int:
     """Run LLM extraction for a database apart from the app: until Ctrl-C, or with `once` over
-    what waits now. The model comes from `ZEPKIT_LLM_BASE_URL` / `_MODEL` / `_API_KEY`."""
+    what waits now. The model comes from `ZEPKIT_LLM_BASE_URL` / `_MODEL` / `_API_KEY` /
+    `_TIMEOUT`."""
     from zepkit.local import LocalBackend
     from zepkit.local.llm import ENV_BASE_URL, ENV_MODEL, LLMExtractor
 
@@ -304,7 +305,7 @@ def build_parser() -> argparse.ArgumentParser:
     worker = commands.add_parser(
         "worker",
         help="run LLM memory extraction for a database in its own process "
-        "(reads ZEPKIT_LLM_BASE_URL, ZEPKIT_LLM_MODEL, ZEPKIT_LLM_API_KEY)",
+        "(reads ZEPKIT_LLM_BASE_URL, ZEPKIT_LLM_MODEL, ZEPKIT_LLM_API_KEY, ZEPKIT_LLM_TIMEOUT)",
     )
     worker.add_argument(
         "--db", metavar="PATH", required=True, type=_existing_db, help="the database file"

@@ -22,6 +22,7 @@ from zepkit.core._errors import ConfigurationError
 ENV_BASE_URL = "ZEPKIT_LLM_BASE_URL"
 ENV_MODEL = "ZEPKIT_LLM_MODEL"
 ENV_API_KEY = "ZEPKIT_LLM_API_KEY"
+ENV_TIMEOUT = "ZEPKIT_LLM_TIMEOUT"
 
 MAX_FACT_CHARS = 400
 MAX_SUMMARY_CHARS = 600
@@ -200,8 +201,9 @@ class LLMExtractor:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> LLMExtractor | None:
-        """The extractor `ZEPKIT_LLM_BASE_URL`, `ZEPKIT_LLM_MODEL` and `ZEPKIT_LLM_API_KEY` set
-        up, or None when the base URL is unset (extraction stays off)."""
+        """The extractor `ZEPKIT_LLM_BASE_URL`, `ZEPKIT_LLM_MODEL`, `ZEPKIT_LLM_API_KEY` and
+        `ZEPKIT_LLM_TIMEOUT` (seconds per call) set up, or None when the base URL is unset
+        (extraction stays off)."""
         env = os.environ if environ is None else environ
         base_url = env.get(ENV_BASE_URL, "").strip()
         if not base_url:
@@ -209,7 +211,12 @@ class LLMExtractor:
         model = env.get(ENV_MODEL, "").strip()
         if not model:
             raise ConfigurationError(f"{ENV_BASE_URL} is set but {ENV_MODEL} is not")
-        return cls(base_url, model, api_key=env.get(ENV_API_KEY) or None)
+        timeout = env.get(ENV_TIMEOUT, "").strip() or "60"
+        try:
+            seconds = float(timeout)
+        except ValueError:
+            raise ConfigurationError(f"{ENV_TIMEOUT} must be seconds, not {timeout!r}") from None
+        return cls(base_url, model, api_key=env.get(ENV_API_KEY) or None, timeout=seconds)
 
     def retry_delay(self, attempts: int) -> float:
         """Seconds to wait before the next call after `attempts` failed ones (at most an hour)."""
