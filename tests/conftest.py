@@ -1,5 +1,6 @@
-"""Every test keeps zepkit's own files (the default Zep Cloud outbox) in its own folder; the
-memory that export and import tests move between backends."""
+"""Every test keeps zepkit's own files (the default Zep Cloud outbox) in its own folder, and no
+test reaches a language model a developer configured in their environment; the memory that
+export and import tests move between backends."""
 
 from __future__ import annotations
 
@@ -90,3 +91,14 @@ def transfer_seed() -> Callable[[MemoryLoop], Awaitable[None]]:
 def records() -> Callable[[str], list[dict[str, Any]]]:
     """An export's records, to compare two exports record by record."""
     return _records
+
+
+@pytest.fixture(autouse=True)
+def _no_llm_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in (
+        "ZEPKIT_LLM_BASE_URL",
+        "ZEPKIT_LLM_MODEL",
+        "ZEPKIT_LLM_API_KEY",
+        "ZEPKIT_LLM_TIMEOUT",
+    ):
+        monkeypatch.delenv(name, raising=False)

@@ -82,8 +82,10 @@ PUBLIC: dict[str, list[str]] = {
     "zepkit.local": [
         "Embedder",
         "ExtractedStatement",
+        "ExtractionRun",
         "Extractor",
         "HttpEmbedder",
+        "LLMExtractor",
         "LocalBackend",
         "MiniLMEmbedder",
         "RetrieverMode",

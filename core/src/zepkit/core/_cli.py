@@ -1,11 +1,13 @@
-"""The `zepkit` command: a demo of the memory loop, a look into a local memory database, export
-and import of memory, and the outbox of writes kept while memory was unavailable."""
+"""The `zepkit` command: a demo of the memory loop, a look into a local memory database, its LLM
+extraction worker and what it cost, export and import of memory, and the outbox of writes kept
+while memory was unavailable."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import importlib
 import json
 import logging
@@ -131,6 +133,43 @@ async def run_embed(db_path: str, batch_size: int) -> int:
         finally:
             progress.done()
     print(f"embedded {made} episodes")
+    return 0
+
+
+async def run_worker(db_path: str, once: bool, retry_dead: bool) -> int:
+    """Run LLM extraction for a database apart from the app: until Ctrl-C, or with `once` over
+    what waits now. The model comes from `ZEPKIT_LLM_BASE_URL` / `_MODEL` / `_API_KEY` /
+    `_TIMEOUT`."""
+    from zepkit.local import LocalBackend
+    from zepkit.local.llm import ENV_BASE_URL, ENV_MODEL, LLMExtractor
+
+    llm = LLMExtractor.from_env()
+    if llm is None:
+        raise ZepkitError(f"set {ENV_BASE_URL} and {ENV_MODEL} to the model to extract with")
+    async with LocalBackend(db_path, llm=llm, llm_worker=not once) as backend:
+        if retry_dead:
+            print(f"{await backend.retry_dead_extraction()} dead jobs queued again")
+        if once:
+            print(json.dumps(dataclasses.asdict(await backend.extract_pending())))
+            return 0
+        print(
+            f"zepkit worker: extracting from {db_path} with {llm.model} at {llm.url}; Ctrl-C stops",
+            file=sys.stderr,
+        )
+        await asyncio.Event().wait()  # the worker runs on its own thread until Ctrl-C
+        return 0
+
+
+def run_stats(db_path: str) -> int:
+    """Print what LLM extraction did and cost in a database, as JSON."""
+    from zepkit.core._sqlite import open_connection
+    from zepkit.local.llmstats import extraction_stats
+
+    conn = open_connection(db_path, read_only=True)
+    try:
+        print(json.dumps(extraction_stats(conn), indent=2))
+    finally:
+        conn.close()
     return 0
 
 
@@ -330,6 +369,28 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="episodes embedded and written per step (default: 256)",
     )
+    worker = commands.add_parser(
+        "worker",
+        help="run LLM memory extraction for a database in its own process "
+        "(reads ZEPKIT_LLM_BASE_URL, ZEPKIT_LLM_MODEL, ZEPKIT_LLM_API_KEY, ZEPKIT_LLM_TIMEOUT)",
+    )
+    worker.add_argument(
+        "--db", metavar="PATH", required=True, type=_existing_db, help="the database file"
+    )
+    worker.add_argument(
+        "--once", action="store_true", help="extract what waits now, print what was done, stop"
+    )
+    worker.add_argument(
+        "--retry-dead",
+        action="store_true",
+        help="first queue again the messages set aside after repeated failures",
+    )
+    stats = commands.add_parser(
+        "stats", help="what LLM extraction did and cost in a database: calls, tokens, queue (JSON)"
+    )
+    stats.add_argument(
+        "--db", metavar="PATH", required=True, type=_existing_db, help="the database file"
+    )
     for name, (_, install, summary) in DELEGATED.items():
         commands.add_parser(name, help=f"{summary} (needs {install})", add_help=False)
     outbox = commands.add_parser(
@@ -432,6 +493,10 @@ def _run(args: argparse.Namespace) -> int:
             return run_import(args.db, args.zep, args.id_map, args.file)
         if args.command == "embed":
             return asyncio.run(run_embed(args.db, args.batch_size))
+        if args.command == "worker":
+            return asyncio.run(run_worker(args.db, args.once, args.retry_dead))
+        if args.command == "stats":
+            return run_stats(args.db)
         if args.command == "outbox":
             if args.action == "status":
                 return run_outbox_status(args.outbox)

@@ -16,8 +16,9 @@ _STATEMENTS = f"SELECT id FROM statements WHERE episode IN ({_EPISODES})"
 
 def delete_thread(conn: sqlite3.Connection, thread: ThreadRef) -> None:
     """Remove the thread and everything its messages left behind, so none of it is recalled."""
-    # Episodes, statements, mentions, term counts, and entities nothing else mentions; the FTS
-    # rows follow through the delete triggers.
+    # Episodes, statements (the model's too), mentions, term counts, and entities nothing else
+    # mentions; the FTS rows follow through the delete triggers, the thread's LLM jobs through
+    # their foreign keys, and its LLM usage rows keep their counts without the thread.
     key = (thread.id,)
     texts = [
         text
@@ -32,6 +33,10 @@ def delete_thread(conn: sqlite3.Connection, thread: ThreadRef) -> None:
             f"SELECT DISTINCT entity FROM mentions WHERE statement IN ({_STATEMENTS})", key
         )
     ]
+    # A model's summaries may tell what this thread said: they go, and are written afresh from
+    # what remains the next time the model sees the user (until then the rules' summaries show).
+    conn.executemany("UPDATE entities SET summary = NULL WHERE id = ?", [(e,) for e in touched])
+    conn.execute("UPDATE users SET summary = NULL WHERE id = ?", (thread.user,))
     reopen(conn, _STATEMENTS, key)
     conn.execute(f"DELETE FROM mentions WHERE statement IN ({_STATEMENTS})", key)
     conn.execute(f"DELETE FROM statements WHERE episode IN ({_EPISODES})", key)

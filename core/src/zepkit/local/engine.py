@@ -6,11 +6,11 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from zepkit.core._backend import Capabilities, SearchRequest, UserProfile
 from zepkit.core._errors import ConfigurationError, ConflictError, UnsupportedError
@@ -25,7 +25,7 @@ from zepkit.core._models import (
     ThreadInfo,
     UserInfo,
 )
-from zepkit.local import backfill, deletion, listing, provision, writekeys
+from zepkit.local import backfill, deletion, jobs, listing, provision, writekeys
 from zepkit.local.codec import decode_metadata, decode_time, encode_time, now
 from zepkit.local.connection import read_transaction, write_transaction
 from zepkit.local.dense import Dense
@@ -37,6 +37,7 @@ from zepkit.local.retrieval import thread_statements
 from zepkit.local.search import TurnMatches, context_block, match_block_turns, search_scope
 from zepkit.local.text import MAX_QUERY_TERMS, query_terms
 
+T = TypeVar("T")
 _RERANKERS = frozenset({"rrf", "mmr"})
 CAPABILITIES = Capabilities(
     rerankers={
@@ -63,8 +64,10 @@ class Engine:
         *,
         mode: str = "lexical",
         dense: Dense | None = None,
+        llm_jobs: bool = False,
     ) -> None:
         self._conn = conn
+        self._llm_jobs = llm_jobs
         self._extractor = extractor
         self._dense = dense
         self._lexical = mode != "dense"
@@ -113,6 +116,10 @@ class Engine:
             self._dense.store(conn, [rows[n][0] for n in picked], vectors[picked])
         self._stored([rows[n][0] for n in picked], vectors[picked])
         return [episode for episode, _ in rows], len(picked)
+
+    def run(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `work` on this engine's connection (the LLM extraction worker's reads and writes)."""
+        return work(self._conn)
 
     def close(self) -> None:
         """Close the connection (a WAL checkpoint runs when the last connection closes)."""
@@ -169,6 +176,8 @@ class Engine:
                     user_name=thread.user_name,
                     drafts=drafts,
                 )
+                if self._llm_jobs:  # queued with the messages: a crash loses neither
+                    jobs.enqueue(conn, thread.id, episodes)
                 if return_context and pending is not None and self._lexical:
                     ahead = self._match_ahead(conn, thread)
                 if pending is not None:
