@@ -1,6 +1,7 @@
 """Context-block benchmark: does the block of a new conversation carry what the user told us?
 
 Usage: python benchmarks/context.py [--data PATH] [--retriever lexical,hybrid] [--show-failures]
+       [--extractor URL MODEL]
 
 Data: a file in the format of `context-dev.json` (see its README), read where it lies; default
 `../shared/data/context/context-dev.json` relative to the repository. Every case is loaded into
@@ -8,6 +9,11 @@ one store through `MemoryLoop` (the user and the other user with their own threa
 named with the first name); then, per case, `begin_turn` runs for the user on a new thread with
 the question. A case passes when every `must` string is in the block (case-insensitive); a leak
 is a `must_not` string in it. Prints one JSON document per run; asserts nothing.
+
+`--extractor URL MODEL` adds LLM extraction by that OpenAI-compatible endpoint (API key from
+`ZEPKIT_LLM_API_KEY`): after loading, every waiting message is extracted before the questions,
+and the run reports the calls and tokens it took. Without it, extraction stays off whatever the
+environment says.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from zepkit.core import ConfigurationError, Identity, MemoryLoop, Message
-from zepkit.local import LocalBackend
+from zepkit.local import LLMExtractor, LocalBackend
 from zepkit.local.dense import MODES, RetrieverMode
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,10 +64,23 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def run(cases: list[dict[str, Any]], retriever: RetrieverMode) -> dict[str, Any]:
+def extractor(option: Sequence[str] | None) -> LLMExtractor | None:
+    """The `--extractor URL MODEL` endpoint, or None."""
+    if not option:
+        return None
+    url, model = option
+    return LLMExtractor(url, model, api_key=os.environ.get("ZEPKIT_LLM_API_KEY") or None)
+
+
+async def run(
+    cases: list[dict[str, Any]], retriever: RetrieverMode, llm: LLMExtractor | None = None
+) -> dict[str, Any]:
     """Load every case into one fresh file, then ask each question; the figures."""
+    extraction: dict[str, Any] | None = None
     with tempfile.TemporaryDirectory() as folder:
-        backend = LocalBackend(Path(folder) / "context.sqlite", retriever=retriever)
+        backend = LocalBackend(
+            Path(folder) / "context.sqlite", retriever=retriever, llm=llm or False, llm_worker=False
+        )
         async with MemoryLoop(backend, on_error="raise") as memory:
             for case in cases:
                 user = case["user"]
@@ -71,6 +90,9 @@ async def run(cases: list[dict[str, Any]], retriever: RetrieverMode) -> dict[str
                     await load_user(
                         memory, other["user_id"], other.get("first_name"), other["sessions"]
                     )
+            if llm is not None:
+                await backend.extract_pending()
+                extraction = await backend.extraction_stats()
             passed, leaks, lengths, latencies = 0, 0, [], []
             failures = []
             for case in cases:
@@ -104,6 +126,7 @@ async def run(cases: list[dict[str, Any]], retriever: RetrieverMode) -> dict[str
             "p95": round(percentile(latencies, 0.95), 2),
         },
         "failures": failures,
+        **({"extraction": extraction} if extraction is not None else {}),
     }
 
 
@@ -114,7 +137,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--show-failures", action="store_true", help="print the block of every failed case"
     )
+    parser.add_argument(
+        "--extractor",
+        nargs=2,
+        metavar=("URL", "MODEL"),
+        help="extract with this OpenAI-compatible endpoint and model (off by default)",
+    )
     args = parser.parse_args(argv)
+    llm = extractor(args.extractor)
     path = args.data.resolve()
     if not path.is_file():
         print(f"context data not found at {path}; pass --data PATH. Nothing to measure.")
@@ -126,7 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"unknown retriever {name!r}; one of {', '.join(MODES)}")
         mode: RetrieverMode = name.strip()  # type: ignore[assignment]
         try:
-            result = asyncio.run(run(cases, mode))
+            result = asyncio.run(run(cases, mode, llm))
         except ConfigurationError as exc:
             print(f"skipping retriever {mode!r}: {exc}", file=sys.stderr)
             results.append({"retriever": mode, "skipped": str(exc)})

@@ -3,7 +3,7 @@ evidence turns?
 
 Usage: python benchmarks/locomo.py [--data PATH] [--retriever lexical,dense,hybrid]
                                    [--reranker rrf|mmr|none] [--limit-conversations N]
-                                   [--no-blocks]
+                                   [--no-blocks] [--extractor URL MODEL]
 
 Data: LoCoMo's JSON (Maharana et al., ACL 2024; CC BY-NC 4.0), read where it lies and never
 copied; default `../shared/data/locomo/locomo-dev.json` relative to the repository. Each
@@ -17,6 +17,10 @@ one of its sentences (three words or more) word for word. Figures are also given
 per held-out pair of conversations (every split of the file into three and two), so a constant
 tuned on some conversations can be judged on the others. Prints one JSON document per run;
 asserts nothing.
+
+`--extractor URL MODEL` adds LLM extraction by that OpenAI-compatible endpoint (API key from
+`ZEPKIT_LLM_API_KEY`): every message is extracted after ingestion, and the calls and tokens it
+took are reported first. Without it, extraction stays off whatever the environment says.
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from zepkit.core import ConfigurationError, Identity, MemoryLoop, Message, Reranker
-from zepkit.local import LocalBackend, hybrid
+from zepkit.local import LLMExtractor, LocalBackend, hybrid
 from zepkit.local.dense import MODES, RetrieverMode
 from zepkit.local.text import sentences
 
@@ -285,17 +289,24 @@ async def run(
     retriever: RetrieverMode,
     rerankers: list[Reranker | None],
     with_blocks: bool = True,
+    llm: LLMExtractor | None = None,
 ) -> list[dict[str, Any]]:
-    """Ingest everything into a fresh file, then ask every question per reranker; the metrics."""
+    """Ingest everything into a fresh file, then ask every question per reranker; the metrics.
+    With `llm`, every message is extracted by the model after ingestion, before the questions."""
     results = []
     with tempfile.TemporaryDirectory() as folder:
-        backend = LocalBackend(Path(folder) / "locomo.sqlite", retriever=retriever)
+        backend = LocalBackend(
+            Path(folder) / "locomo.sqlite", retriever=retriever, llm=llm or False, llm_worker=False
+        )
         async with MemoryLoop(backend, on_error="raise") as memory:
             started = time.perf_counter()
             messages = 0
             for conversation in conversations:
                 messages += await ingest(memory, conversation)
             ingest_rate = messages / (time.perf_counter() - started)
+            if llm is not None:
+                await backend.extract_pending()
+                results.append({"extraction": await backend.extraction_stats()})
             for reranker in rerankers:
                 rows, latencies = await ask(memory, conversations, reranker)
                 results.append(
@@ -355,7 +366,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--reranker", default="rrf,none", help="comma list of rrf, mmr, none")
     parser.add_argument("--limit-conversations", type=int, default=None)
     parser.add_argument("--no-blocks", action="store_true", help="skip block recall")
+    parser.add_argument(
+        "--extractor",
+        nargs=2,
+        metavar=("URL", "MODEL"),
+        help="extract with this OpenAI-compatible endpoint and model (key: ZEPKIT_LLM_API_KEY)",
+    )
     args = parser.parse_args(argv)
+    llm = (
+        LLMExtractor(
+            args.extractor[0],
+            args.extractor[1],
+            api_key=os.environ.get("ZEPKIT_LLM_API_KEY") or None,
+        )
+        if args.extractor
+        else None
+    )
     path = args.data.resolve()
     if not path.is_file():
         print(f"LoCoMo data not found at {path}; pass --data PATH. Nothing to measure.")
@@ -373,7 +399,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         mode: RetrieverMode = retriever.strip()  # type: ignore[assignment]
         try:
             results.extend(
-                asyncio.run(run(conversations, mode, rerankers, with_blocks=not args.no_blocks))
+                asyncio.run(
+                    run(conversations, mode, rerankers, with_blocks=not args.no_blocks, llm=llm)
+                )
             )
         except ConfigurationError as exc:
             print(f"skipping retriever {mode!r}: {exc}", file=sys.stderr)

@@ -102,5 +102,45 @@ async def test_a_version_1_file_upgrades_and_keeps_its_data(db_path: Path) -> No
     finally:
         await upgraded.aclose()
     with sqlite3.connect(db_path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
         assert conn.execute("SELECT count(*) FROM episode_vectors").fetchone() == (0,)
+
+
+async def test_a_version_4_file_gains_llm_extraction_and_keeps_its_statements(
+    db_path: Path,
+) -> None:
+    # A file as the release before LLM extraction wrote it: steps 1 to 4, the rules' statements.
+    with sqlite3.connect(db_path) as conn:
+        for step in schema.MIGRATIONS[:4]:
+            for statement in step:
+                conn.execute(statement) if isinstance(statement, str) else statement(conn)
+        conn.execute("PRAGMA user_version = 4")
+        stamp = "2024-01-01T00:00:00+00:00"
+        conn.execute("INSERT INTO graphs VALUES (1, 'user', 'u', 1, ?)", (stamp,))
+        conn.execute(
+            "INSERT INTO users (id, user_id, graph, created_at) VALUES (1, 'u', 1, ?)", (stamp,)
+        )
+        conn.execute("INSERT INTO threads VALUES (1, 't', 1, ?)", (stamp,))
+        said = "I keep bees in Oslo."
+        conn.execute("INSERT INTO messages VALUES (1, 1, 'user', NULL, ?, ?, NULL)", (said, stamp))
+        row = graph_range(1)[0] + 1
+        conn.execute(
+            "INSERT INTO episodes VALUES (?, 'e-1', 1, 1, 1, 'message', 'user', NULL, ?, ?, NULL)",
+            (row, said, stamp),
+        )
+        conn.execute(
+            "INSERT INTO statements (id, uuid, graph, episode, text, speaker, valid_at, "
+            "created_at) VALUES (?, 's-1', 1, ?, ?, 'user', ?, ?)",
+            (row, row, f"user: {said}", stamp, stamp),
+        )
+
+    async with LocalBackend(db_path, retriever="lexical", llm=False) as upgraded:
+        facts = await upgraded.search(SearchRequest("bees", user_id="u"))
+        assert [f.fact for f in facts.edges] == [f"user: {said}"]
+        await upgraded.delete_thread("t")  # the new tables' keys let a thread go
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 5
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(statements)")}
+        assert "origin" in columns
+        assert conn.execute("SELECT count(*) FROM llm_jobs").fetchone() == (0,)
+        assert conn.execute("SELECT count(*) FROM llm_usage").fetchone() == (0,)

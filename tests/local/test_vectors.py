@@ -106,6 +106,15 @@ async def test_float32_vectors_of_an_older_file_are_upgraded(db_path: Path) -> N
             unit = vectors.normalised(embedder.embed([content]))[0]
             raw = struct.pack(f"{len(unit)}f", *unit)
             conn.execute("UPDATE episode_vectors SET vector = ? WHERE episode = ?", (raw, episode))
+        for undo in (  # and without what schema 5 added
+            "DROP TABLE llm_usage",
+            "DROP TABLE llm_jobs",
+            "DROP INDEX statements_llm",
+            "ALTER TABLE statements DROP COLUMN origin",
+            "ALTER TABLE entities DROP COLUMN summary",
+            "ALTER TABLE users DROP COLUMN summary",
+        ):
+            conn.execute(undo)
         conn.execute("PRAGMA user_version = 3")
 
     again = LocalBackend(db_path, retriever="dense", embedder=WordEmbedder())

@@ -146,3 +146,46 @@ async def test_a_retried_create_answers_with_the_same_thread(http: httpx.AsyncCl
     again = await http.post("threads", json={"user_uuid": user["uuid"]}, headers=headers)
     assert first.status_code == again.status_code == 201
     assert first.json()["uuid"] == again.json()["uuid"]
+
+
+@pytest.mark.parametrize(
+    ("path", "query", "param"),
+    [
+        ("users/list", "page_size=0", "page_size"),
+        ("users/list", "page_size=1001", "page_size"),
+        ("users/list", "order_by=user_id", "order_by"),
+        ("users/list", "order=sideways", "order"),
+        ("users/list", "cursor=abc", "cursor"),
+    ],
+)
+async def test_bad_listing_options_are_a_400(
+    http: httpx.AsyncClient, path: str, query: str, param: str
+) -> None:
+    _error(await http.post(f"{path}?{query}", json={}), 400, param)
+
+
+async def test_listings_page_in_creation_order_both_ways(http: httpx.AsyncClient) -> None:
+    for name in ("ana", "ben", "cy"):
+        assert (await http.post("users", json={"user_id": name})).status_code == 201
+    first = (await http.post("users/list?page_size=2")).json()  # no body: an empty filter
+    assert [u["user_id"] for u in first["items"]] == ["ana", "ben"] and first["total_size"] == 3
+    rest = (await http.post(f"users/list?page_size=2&cursor={first['next_cursor']}")).json()
+    assert [u["user_id"] for u in rest["items"]] == ["cy"] and rest["next_cursor"] is None
+    newest = (await http.post("users/list?order=desc", json={"search": "N"})).json()
+    assert [u["user_id"] for u in newest["items"]] == ["ben", "ana"]
+
+
+async def test_a_shared_graph_is_not_listed_and_a_deleted_user_is_gone(
+    http: httpx.AsyncClient, thread_uuid: str
+) -> None:
+    graph = (await http.post("graphs", json={"name": "docs"})).json()
+    _error(await http.post(f"graphs/{graph['uuid']}/edges/list", json={}), 400, "graph_uuid")
+    thread = (await http.get(f"threads/{thread_uuid}")).json()
+    user_uuid = thread["user_uuid"]
+    listed = (await http.get(f"threads?user_uuid={user_uuid}")).json()
+    assert [t["uuid"] for t in listed["items"]] == [thread_uuid]
+    assert (await http.delete(f"users/{user_uuid}")).status_code == 202
+    _error(await http.get(f"users/{user_uuid}"), 404)
+    _error(await http.get(f"threads/{thread_uuid}"), 404)
+    assert (await http.get("threads")).json()["items"] == []
+    _error(await http.delete(f"users/{user_uuid}"), 404)

@@ -1,6 +1,7 @@
 """The real zep-cloud 3.x SDK (what `/api/v2` serves) against the server: users, threads with
 the app's ids (409 on duplicates), messages with return_context, context, messages list, graph
-search per scope, graph add, deletes; and the data it writes is the v4 dialect's data too."""
+search per scope, graph add, thread and user deletes; and the data it writes is the v4
+dialect's data too."""
 
 from __future__ import annotations
 
@@ -84,6 +85,25 @@ async def test_delete_thread(zep: AsyncZep) -> None:
     await zep.thread.delete("chat one")
     with pytest.raises(NotFoundError):
         await zep.thread.get("chat one")
+
+
+async def test_delete_user_takes_their_memory_and_leaves_others(zep: AsyncZep) -> None:
+    await _alice(zep)
+    said = Message(role="user", content="My locker code is 5521.")
+    await zep.thread.add_messages("chat one", messages=[said])
+    await zep.user.add(user_id="bob")
+    await zep.thread.create(thread_id="bob chat", user_id="bob")
+    await zep.thread.add_messages("bob chat", messages=[Message(role="user", content="I row.")])
+    await zep.user.delete("alice")
+    with pytest.raises(NotFoundError):
+        await zep.user.get("alice")
+    with pytest.raises(NotFoundError):
+        await zep.thread.get("chat one")
+    await zep.user.add(user_id="alice")  # the id is free again, and the memory is gone
+    found = await zep.graph.search(query="locker code", user_id="alice", scope="edges")
+    assert not found.edges
+    history = await zep.thread.get("bob chat")
+    assert [m.content for m in history.messages or []] == ["I row."]
 
 
 async def test_bad_input_is_a_400_naming_the_field(zep: AsyncZep) -> None:

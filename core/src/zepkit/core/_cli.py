@@ -1,11 +1,13 @@
 """The `zepkit` command: a demo of the memory loop, a look into a local memory database (on the
-terminal or in a local web page), and the outbox of writes kept while memory was unavailable."""
+terminal or in a local web page), its LLM extraction worker and what it cost, export and import
+of memory, and the outbox of writes kept while memory was unavailable."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import importlib
 import json
 import logging
@@ -14,8 +16,8 @@ import signal
 import sys
 import textwrap
 import threading
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, TextIO
 
 from zepkit.core._errors import NotFoundError, ZepkitError
 from zepkit.core._limits import MAX_QUERY_CHARS, MAX_SEARCH_LIMIT
@@ -23,6 +25,7 @@ from zepkit.core._loop import MemoryLoop
 from zepkit.core._models import SCOPES, Identity
 from zepkit.core._progress import Progress
 from zepkit.core._search_tool import format_results
+from zepkit.core._transfer import TransferCounts, export_memory, import_memory
 from zepkit.core._version import __version__
 
 if TYPE_CHECKING:
@@ -139,6 +142,43 @@ async def run_embed(db_path: str, batch_size: int) -> int:
     return 0
 
 
+async def run_worker(db_path: str, once: bool, retry_dead: bool) -> int:
+    """Run LLM extraction for a database apart from the app: until Ctrl-C, or with `once` over
+    what waits now. The model comes from `ZEPKIT_LLM_BASE_URL` / `_MODEL` / `_API_KEY` /
+    `_TIMEOUT`."""
+    from zepkit.local import LocalBackend
+    from zepkit.local.llm import ENV_BASE_URL, ENV_MODEL, LLMExtractor
+
+    llm = LLMExtractor.from_env()
+    if llm is None:
+        raise ZepkitError(f"set {ENV_BASE_URL} and {ENV_MODEL} to the model to extract with")
+    async with LocalBackend(db_path, llm=llm, llm_worker=not once) as backend:
+        if retry_dead:
+            print(f"{await backend.retry_dead_extraction()} dead jobs queued again")
+        if once:
+            print(json.dumps(dataclasses.asdict(await backend.extract_pending())))
+            return 0
+        print(
+            f"zepkit worker: extracting from {db_path} with {llm.model} at {llm.url}; Ctrl-C stops",
+            file=sys.stderr,
+        )
+        await asyncio.Event().wait()  # the worker runs on its own thread until Ctrl-C
+        return 0
+
+
+def run_stats(db_path: str) -> int:
+    """Print what LLM extraction did and cost in a database, as JSON."""
+    from zepkit.core._sqlite import open_connection
+    from zepkit.local.llmstats import extraction_stats
+
+    conn = open_connection(db_path, read_only=True)
+    try:
+        print(json.dumps(extraction_stats(conn), indent=2))
+    finally:
+        conn.close()
+    return 0
+
+
 def run_outbox_status(outbox_path: str) -> int:
     """Print what waits in an outbox, as JSON."""
     from zepkit.core._outbox import Outbox
@@ -184,7 +224,8 @@ def inspector_server(
     from zepkit.local.inspect import Inspector
 
     check_loopback(host)  # before the file is opened: a refused address changes nothing
-    backend = LocalBackend(db_path, read_only=not allow_delete)
+    # The page never runs LLM extraction: that is the app's (or `zepkit worker`'s) job.
+    backend = LocalBackend(db_path, read_only=not allow_delete, llm=False)
     # With deletion on, the loop is the one apps open (`MemoryLoop.local`), outbox included,
     # so a deleted thread's waiting writes are not replayed into the file later.
     outbox = db_path + ".outbox" if allow_delete else None
@@ -229,6 +270,70 @@ def _stop_on_sigterm(server: InspectorServer) -> Callable[[], None]:
         signal.signal(signal.SIGTERM, previous)
 
     return restore
+
+
+def _memory(db: str | None, zep: bool, id_map: str | None, *, read_only: bool) -> MemoryLoop:
+    """A strict loop on the local database file or on Zep Cloud (reads ZEP_API_KEY)."""
+    if zep:
+        from zepkit.zep import SqliteIdMap
+
+        ids = SqliteIdMap(id_map) if id_map else None
+        return MemoryLoop.zep(id_map=ids, outbox=None, on_error="raise")
+    from zepkit.local import LocalBackend
+
+    assert db is not None
+    return MemoryLoop(LocalBackend(db, read_only=read_only), on_error="raise")
+
+
+async def _export(
+    db: str | None, zep: bool, id_map: str | None, users: list[str] | None, out: TextIO
+) -> TransferCounts:
+    progress = Progress("exporting", unit="messages")
+    async with _memory(db, zep, id_map, read_only=True) as memory:
+        try:
+            return await export_memory(
+                memory, out, user_ids=users, progress=lambda done: progress.update(done.messages)
+            )
+        finally:
+            progress.done()
+
+
+def run_export(
+    db: str | None, zep: bool, id_map: str | None, users: list[str] | None, out: str
+) -> int:
+    """Write the memory (or the given users) to a JSON Lines file, made whole or not at all."""
+    partial = out + ".partial"
+    try:
+        with open(partial, "w", encoding="utf-8") as stream:
+            counts = asyncio.run(_export(db, zep, id_map, users, stream))
+        os.replace(partial, out)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(partial)
+    print(f"exported {counts.summary()} to {out}")
+    return 0
+
+
+async def _import(
+    db: str | None, zep: bool, id_map: str | None, lines: Iterable[str]
+) -> TransferCounts:
+    progress = Progress("importing", unit="messages")
+    async with _memory(db, zep, id_map, read_only=False) as memory:
+        try:
+            return await import_memory(
+                memory, lines, progress=lambda done: progress.update(done.messages)
+            )
+        finally:
+            progress.done()
+
+
+def run_import(db: str | None, zep: bool, id_map: str | None, source: str) -> int:
+    """Read an export into the memory; a re-run (or a run after an interruption) adds nothing
+    that is already there."""
+    with open(source, encoding="utf-8") as lines:
+        counts = asyncio.run(_import(db, zep, id_map, lines))
+    print(f"imported {counts.summary()} from {source}")
+    return 0
 
 
 def _existing_db(path: str) -> str:
@@ -353,6 +458,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="let the page delete threads (each after a typed confirmation); "
         "without it the file is opened read-only",
     )
+    worker = commands.add_parser(
+        "worker",
+        help="run LLM memory extraction for a database in its own process "
+        "(reads ZEPKIT_LLM_BASE_URL, ZEPKIT_LLM_MODEL, ZEPKIT_LLM_API_KEY, ZEPKIT_LLM_TIMEOUT)",
+    )
+    worker.add_argument(
+        "--db", metavar="PATH", required=True, type=_existing_db, help="the database file"
+    )
+    worker.add_argument(
+        "--once", action="store_true", help="extract what waits now, print what was done, stop"
+    )
+    worker.add_argument(
+        "--retry-dead",
+        action="store_true",
+        help="first queue again the messages set aside after repeated failures",
+    )
+    stats = commands.add_parser(
+        "stats", help="what LLM extraction did and cost in a database: calls, tokens, queue (JSON)"
+    )
+    stats.add_argument(
+        "--db", metavar="PATH", required=True, type=_existing_db, help="the database file"
+    )
     for name, (_, install, summary) in DELEGATED.items():
         commands.add_parser(name, help=f"{summary} (needs {install})", add_help=False)
     outbox = commands.add_parser(
@@ -376,7 +503,43 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument(
         "--failed", action="store_true", help="also retry writes set aside as refused"
     )
+    export = commands.add_parser(
+        "export", help="write users, threads and messages to a JSON Lines file"
+    )
+    _memory_options(export, existing=True)
+    export.add_argument(
+        "--user",
+        action="append",
+        metavar="ID",
+        help="only this user (repeat for more; default: every user)",
+    )
+    export.add_argument("--out", required=True, metavar="FILE", help="the file to write")
+    importer = commands.add_parser(
+        "import", help="read an export into a memory (a re-run adds nothing twice)"
+    )
+    _memory_options(importer, existing=False)
+    importer.add_argument("file", type=_existing_file, help="a file written by zepkit export")
     return parser
+
+
+def _existing_file(path: str) -> str:
+    if not os.path.isfile(path):
+        raise argparse.ArgumentTypeError(f"no file at {path}")
+    return path
+
+
+def _memory_options(command: argparse.ArgumentParser, *, existing: bool) -> None:
+    target = command.add_mutually_exclusive_group(required=True)
+    target.add_argument(
+        "--db",
+        metavar="PATH",
+        type=_existing_db if existing else str,
+        help="the local memory database" + ("" if existing else " (created when missing)"),
+    )
+    target.add_argument("--zep", action="store_true", help="Zep Cloud (reads ZEP_API_KEY)")
+    command.add_argument(
+        "--id-map", metavar="PATH", help="with --zep: the SqliteIdMap file of the app"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -413,10 +576,18 @@ def _run(args: argparse.Namespace) -> int:
             return asyncio.run(run_demo(args.db))
         if args.command == "search":
             return asyncio.run(run_search(args.db, args.user, args.query, args.scope, args.limit))
+        if args.command == "export":
+            return run_export(args.db, args.zep, args.id_map, args.user, args.out)
+        if args.command == "import":
+            return run_import(args.db, args.zep, args.id_map, args.file)
         if args.command == "embed":
             return asyncio.run(run_embed(args.db, args.batch_size))
         if args.command == "ui":
             return run_ui(args.db, args.host, args.port, args.allow_delete)
+        if args.command == "worker":
+            return asyncio.run(run_worker(args.db, args.once, args.retry_dead))
+        if args.command == "stats":
+            return run_stats(args.db)
         if args.command == "outbox":
             if args.action == "status":
                 return run_outbox_status(args.outbox)

@@ -29,7 +29,9 @@ _LOOKALIKES = str.maketrans(
 
 _STRUCTURE = re.compile(r"[^\S\n]*</?[A-Za-z_][\w.:-]*>[^\S\n]*")
 
-LAYOUT_TAGS = frozenset({"ZEP_CONTEXT", "USER_PROFILE", "FACTS", "ENTITIES", "EPISODES"})
+LAYOUT_TAGS = frozenset(
+    {"ZEP_CONTEXT", "USER_SUMMARY", "USER_PROFILE", "FACTS", "ENTITIES", "EPISODES"}
+)
 """The tags of the default template and of Zep's context layout."""
 
 ROLE_LABELS = frozenset(

@@ -134,13 +134,20 @@ def compose_context(
     episodes: Sequence[Episode] = (),
     *,
     profile: Sequence[Fact] = (),
+    user_summary: str | None = None,
 ) -> str | None:
     """The FACTS / ENTITIES layout Zep's context blocks use, for backends and adapters that build
-    their own block; before it USER_PROFILE (what the user said about themselves, current first)
-    and after it EPISODES (raw matching content), when given."""
-    if not facts and not entities and not episodes and not profile:
+    their own block; before it USER_SUMMARY (a written summary of the user) and USER_PROFILE
+    (what the user said about themselves, current first), after it EPISODES (raw matching
+    content), when given."""
+    if not facts and not entities and not episodes and not profile and not user_summary:
         return None
     parts: list[str] = []
+    if user_summary:
+        parts.append(
+            "# A summary of the user\n<USER_SUMMARY>\n"
+            f"  - {_one_line(user_summary)}\n</USER_SUMMARY>"
+        )
     if profile:
         parts.append(
             "# What the user has told us about themselves, current first\n"

@@ -5,13 +5,17 @@ from zepkit.local.connection import check_fts5
 from zepkit.local.dense import RetrieverMode
 from zepkit.local.embedders import Embedder, HttpEmbedder
 from zepkit.local.extraction import ExtractedStatement, Extractor, RuleExtractor
+from zepkit.local.llm import LLMExtractor
+from zepkit.local.llmworker import ExtractionRun
 from zepkit.local.minilm import MiniLMEmbedder
 
 __all__ = [
     "Embedder",
     "ExtractedStatement",
+    "ExtractionRun",
     "Extractor",
     "HttpEmbedder",
+    "LLMExtractor",
     "LocalBackend",
     "MiniLMEmbedder",
     "RetrieverMode",

@@ -16,19 +16,33 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from zepkit.core._backend import Capabilities, SearchRequest, UserProfile
-from zepkit.core._errors import BackendError, BackendUnavailableError
-from zepkit.core._models import DataType, Episode, Message, SearchResults
+from zepkit.core._errors import BackendError, BackendUnavailableError, ConfigurationError
+from zepkit.core._limits import DEFAULT_PAGE_SIZE
+from zepkit.core._models import (
+    DataType,
+    Episode,
+    Fact,
+    Message,
+    Page,
+    SearchResults,
+    ThreadInfo,
+    UserInfo,
+)
 from zepkit.core._sqlite import open_connection
-from zepkit.local import writekeys
-from zepkit.local.connection import check_fts5
+from zepkit.core._validation import check_page
+from zepkit.local import jobs, writekeys
+from zepkit.local.connection import check_fts5, write_transaction
 from zepkit.local.dense import RetrieverMode, resolve
 from zepkit.local.embedders import Embedder
 from zepkit.local.engine import CAPABILITIES, Engine
 from zepkit.local.extraction import Extractor, RuleExtractor
 from zepkit.local.files import check_file
+from zepkit.local.llm import LLMExtractor
+from zepkit.local.llmstats import extraction_stats
+from zepkit.local.llmworker import ExtractionRun, ExtractionWorker, release
 from zepkit.local.schema import migrate
 
 T = TypeVar("T")
@@ -47,6 +61,8 @@ class LocalBackend:
         embedder: Embedder | None = None,
         read_only: bool = False,
         verify: bool = True,
+        llm: LLMExtractor | Literal[False] | None = None,
+        llm_worker: bool = True,
     ) -> None:
         # A missing file is created; `extractor` defaults to the rule-based one. `retriever`:
         # "lexical" (FTS5 BM25), "dense" (vectors), "hybrid" (both, fused) or "auto" (hybrid when
@@ -54,6 +70,13 @@ class LocalBackend:
         # defaults to the local all-MiniLM-L6-v2 model; it loads on first use. `read_only` opens
         # an existing zepkit file without ever writing it; `verify` runs SQLite's quick integrity
         # check at open (linear in the file size: turn it off for very large files).
+        # `llm` adds extraction by a language model, off the turn's path (see `LLMExtractor`);
+        # None reads `ZEPKIT_LLM_*` from the environment, False keeps it off. `llm_worker=False`
+        # only queues the jobs, for a `zepkit worker` process to run.
+        if llm is None and not read_only:
+            llm = LLMExtractor.from_env()
+        if llm and read_only:
+            raise ConfigurationError("a read-only backend cannot run LLM extraction")
         mode, dense = resolve(retriever, embedder)
         check_fts5()
         check = functools.partial(check_file, path=path, writable=not read_only, verify=verify)
@@ -71,7 +94,9 @@ class LocalBackend:
         except BaseException:
             conn.close()
             raise
-        self._engine = Engine(conn, extractor or RuleExtractor(), mode=mode, dense=dense)
+        self._engine = Engine(
+            conn, extractor or RuleExtractor(), mode=mode, dense=dense, llm_jobs=bool(llm)
+        )
         self.retriever = mode
         """The retriever in use after "auto" is resolved: "lexical", "dense" or "hybrid"."""
         self._capabilities = replace(CAPABILITIES, dense_vectors=dense is not None)
@@ -79,6 +104,9 @@ class LocalBackend:
         if dense is not None:  # counting reads every episode: on the worker, not the caller
             self._worker.submit(_tell_unembedded, self._engine, path)
         self._closed = False
+        self._extraction = ExtractionWorker(llm, self._db) if llm else None
+        if self._extraction is not None and llm_worker:
+            self._extraction.start()
 
     @property
     def capabilities(self) -> Capabilities:
@@ -107,7 +135,7 @@ class LocalBackend:
         idempotency_key: str | None = None,
     ) -> str | None:
         """See `Backend.add_messages`; committed when it returns, context read after the write."""
-        return await self._run(
+        context = await self._run(
             self._engine.add_messages,
             thread_id,
             messages,
@@ -115,6 +143,9 @@ class LocalBackend:
             user_id,
             idempotency_key,
         )
+        if self._extraction is not None:
+            self._extraction.wake()
+        return context
 
     async def get_context(self, thread_id: str) -> str | None:
         """See `Backend.get_context`."""
@@ -154,6 +185,56 @@ class LocalBackend:
         """See `Backend.delete_thread`; the memory derived from its messages goes too."""
         await self._run(self._engine.delete_thread, thread_id)
 
+    async def delete_user(self, user_id: str, *, vacuum: bool = False) -> None:
+        """See `Backend.delete_user`: one transaction removes the user's rows and merges the
+        full-text indexes; `vacuum` then rewrites the file (time and space grow with its size)."""
+        await self._run(self._engine.delete_user, user_id, vacuum)
+
+    async def vacuum(self) -> None:
+        """Rewrite the file without its free pages and empty its write-ahead log, so nothing
+        deleted stays on disk. `BackendUnavailableError` while another connection reads the file
+        (run it again then); time and space grow with the file's size."""
+        await self._run(self._engine.vacuum)
+
+    async def get_user(self, user_id: str) -> UserInfo:
+        """See `Backend.get_user`."""
+        return await self._run(self._engine.get_user, user_id)
+
+    async def list_users(
+        self, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[UserInfo]:
+        """See `Backend.list_users`."""
+        check_page(limit, cursor)
+        return await self._run(self._engine.list_users, cursor, limit)
+
+    async def list_threads(
+        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[ThreadInfo]:
+        """See `Backend.list_threads`."""
+        check_page(limit, cursor)
+        return await self._run(self._engine.list_threads, user_id, cursor, limit)
+
+    async def list_messages(
+        self, thread_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[Message]:
+        """See `Backend.list_messages`."""
+        check_page(limit, cursor)
+        return await self._run(self._engine.list_messages, thread_id, cursor, limit)
+
+    async def list_data(
+        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[Episode]:
+        """See `Backend.list_data`."""
+        check_page(limit, cursor)
+        return await self._run(self._engine.list_data, user_id, cursor, limit)
+
+    async def list_facts(
+        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[Fact]:
+        """See `Backend.list_facts`: the statements extracted for the user, ended ones too."""
+        check_page(limit, cursor)
+        return await self._run(self._engine.list_facts, user_id, cursor, limit)
+
     async def embed_missing(
         self, *, batch_size: int = 256, progress: Callable[[int], None] | None = None
     ) -> int:
@@ -189,12 +270,38 @@ class LocalBackend:
         """Run `query` on the worker in one read snapshot (for `zepkit.local.inspect`)."""
         return await self._run(self._engine.read, query)
 
+    async def extract_pending(self) -> ExtractionRun:
+        """Run LLM extraction now over every waiting message (not waiting for a thread to fill a
+        batch or go idle; retries keep their backoff); what it did. For scripts, benchmarks and
+        tests: the background worker does this by itself. ConfigurationError without `llm`."""
+        if self._extraction is None:
+            raise ConfigurationError("LLM extraction is off: pass llm= or set ZEPKIT_LLM_BASE_URL")
+        if self._closed:
+            raise BackendError("the local backend is closed")
+        return await asyncio.to_thread(self._extraction.drain)
+
+    async def extraction_stats(self) -> dict[str, Any]:
+        """What LLM extraction did and cost in this database, as `zepkit stats` prints it."""
+        return await self._run(self._engine.run, extraction_stats)
+
+    async def retry_dead_extraction(self) -> int:
+        """Put messages whose LLM extraction was set aside after repeated failures back in the
+        queue; how many."""
+        return await self._run(self._engine.run, _retry_dead)
+
     async def aclose(self) -> None:
-        """Finish queued calls, close the connection and stop the worker. Safe to call twice."""
+        """Finish queued calls, close the connection and stop the workers. Safe to call twice.
+
+        A model call still under way is not waited for: its messages go back to the queue."""
         if self._closed:
             return
         self._closed = True
+        claim = self._extraction.stop() if self._extraction is not None else None
         try:
+            if claim is not None:
+                await asyncio.get_running_loop().run_in_executor(
+                    self._worker, self._engine.run, functools.partial(release, claim=claim)
+                )
             await asyncio.get_running_loop().run_in_executor(self._worker, self._engine.close)
         finally:
             self._worker.shutdown(wait=False)
@@ -209,6 +316,12 @@ class LocalBackend:
         traceback: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+    def _db(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run the extraction worker's database work on this backend's SQLite thread."""
+        if self._closed:
+            raise BackendError("the local backend is closed")
+        return self._worker.submit(self._engine.run, work).result()
 
     async def _run(self, call: Callable[..., T], *args: Any) -> T:
         """Run one engine call on the worker thread, translating SQLite errors."""
@@ -239,3 +352,8 @@ def _tell_unembedded(engine: Engine, path: str | os.PathLike[str]) -> None:
             missing,
             os.fspath(path),
         )
+
+
+def _retry_dead(conn: sqlite3.Connection) -> int:
+    with write_transaction(conn):
+        return jobs.retry_dead(conn)

@@ -14,8 +14,18 @@ from typing import Any, TypeVar
 
 from zepkit.core._backend import Capabilities, SearchRequest, UserProfile
 from zepkit.core._errors import ConfigurationError, ConflictError, UnsupportedError
-from zepkit.core._models import DATA_TYPES, DataType, Episode, Message, SearchResults
-from zepkit.local import backfill, deletion, provision, writekeys
+from zepkit.core._models import (
+    DATA_TYPES,
+    DataType,
+    Episode,
+    Fact,
+    Message,
+    Page,
+    SearchResults,
+    ThreadInfo,
+    UserInfo,
+)
+from zepkit.local import backfill, deletion, jobs, listing, provision, writekeys
 from zepkit.local.codec import decode_metadata, decode_time, encode_time, now
 from zepkit.local.connection import read_transaction, write_transaction
 from zepkit.local.dense import Dense
@@ -54,8 +64,10 @@ class Engine:
         *,
         mode: str = "lexical",
         dense: Dense | None = None,
+        llm_jobs: bool = False,
     ) -> None:
         self._conn = conn
+        self._llm_jobs = llm_jobs
         self._extractor = extractor
         self._dense = dense
         self._lexical = mode != "dense"
@@ -104,6 +116,10 @@ class Engine:
             self._dense.store(conn, [rows[n][0] for n in picked], vectors[picked])
         self._stored([rows[n][0] for n in picked], vectors[picked])
         return [episode for episode, _ in rows], len(picked)
+
+    def run(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `work` on this engine's connection (the LLM extraction worker's reads and writes)."""
+        return work(self._conn)
 
     def close(self) -> None:
         """Close the connection (a WAL checkpoint runs when the last connection closes)."""
@@ -160,6 +176,8 @@ class Engine:
                     user_name=thread.user_name,
                     drafts=drafts,
                 )
+                if self._llm_jobs:  # queued with the messages: a crash loses neither
+                    jobs.enqueue(conn, thread.id, episodes)
                 if return_context and pending is not None and self._lexical:
                     ahead = self._match_ahead(conn, thread)
                 if pending is not None:
@@ -315,6 +333,44 @@ class Engine:
             deletion.delete_thread(conn, thread)
         if self._dense is not None:
             self._dense.index.stale(thread.graph)
+
+    def delete_user(self, user_id: str, vacuum: bool) -> None:
+        """Delete the user with all their threads and their graph; with `vacuum`, also rewrite
+        the file so no deleted byte stays in free pages or the write-ahead log."""
+        with write_transaction(self._conn) as conn:
+            graph = deletion.delete_user(conn, user_id)
+        if self._dense is not None:
+            self._dense.index.forget(graph)
+        if vacuum:
+            self.vacuum()
+
+    def vacuum(self) -> None:
+        """See `LocalBackend.vacuum`."""
+        deletion.vacuum(self._conn)
+
+    def get_user(self, user_id: str) -> UserInfo:
+        with read_transaction(self._conn) as conn:
+            return listing.get_user(conn, user_id)
+
+    def list_users(self, cursor: str | None, limit: int) -> Page[UserInfo]:
+        with read_transaction(self._conn) as conn:
+            return listing.list_users(conn, cursor, limit)
+
+    def list_threads(self, user_id: str, cursor: str | None, limit: int) -> Page[ThreadInfo]:
+        with read_transaction(self._conn) as conn:
+            return listing.list_threads(conn, user_id, cursor, limit)
+
+    def list_messages(self, thread_id: str, cursor: str | None, limit: int) -> Page[Message]:
+        with read_transaction(self._conn) as conn:
+            return listing.list_messages(conn, thread_id, cursor, limit)
+
+    def list_data(self, user_id: str, cursor: str | None, limit: int) -> Page[Episode]:
+        with read_transaction(self._conn) as conn:
+            return listing.list_data(conn, user_id, cursor, limit)
+
+    def list_facts(self, user_id: str, cursor: str | None, limit: int) -> Page[Fact]:
+        with read_transaction(self._conn) as conn:
+            return listing.list_facts(conn, user_id, cursor, limit)
 
 
 def _recent(conn: sqlite3.Connection, thread: int) -> list[tuple[int, str]]:

@@ -85,7 +85,7 @@ def write_episodes(
         "profile, topics) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         rows,
     )
-    _write_mentions(conn, graph, named, stamp)
+    write_mentions(conn, graph, named, stamp)
     _write_known_mentions(conn, graph, maybe)
     counted = [
         text
@@ -100,7 +100,7 @@ def write_episodes(
     return episodes
 
 
-def _write_mentions(
+def write_mentions(
     conn: sqlite3.Connection, graph: int, named: Iterable[tuple[int, tuple[str, ...]]], stamp: str
 ) -> None:
     """Link statements to their entities, creating the entities this graph has not seen."""

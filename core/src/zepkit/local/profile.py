@@ -152,6 +152,12 @@ class SelfStatement:
     ends_mentions: bool = False
 
 
+def salience(sentence: str) -> float:
+    """How much a statement about the user weighs in their profile, by the kinds of subject it
+    touches, in whatever person it is written (a model writes "Maya is allergic to peanuts")."""
+    return BASE_SALIENCE + sum(weight for _, weight, rule in _KINDS if rule.search(sentence))
+
+
 def self_statement(sentence: str) -> SelfStatement | None:
     """The profile reading of a sentence its speaker says about themselves, else None.
 

@@ -40,6 +40,8 @@ class StatementHit(NamedTuple):
     invalid_at: str | None
     episode: int
     score: float
+    origin: str | None = None
+    """'llm' for a fact a language model wrote; None for the rules' statements."""
 
     @property
     def recency(self) -> float:
@@ -69,6 +71,8 @@ class EntityRow(NamedTuple):
     name: str
     created_at: str
     score: float = 0.0
+    summary: str | None = None
+    """The summary a language model wrote, when it did."""
 
 
 def _ranked(table: str) -> str:
@@ -155,7 +159,7 @@ def mentioned_entities(
 
 def load_entities(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, EntityRow]:
     """Entity rows by id."""
-    sql = "SELECT id, uuid, name, created_at FROM entities WHERE id IN ({marks})"
+    sql = "SELECT id, uuid, name, created_at, 0.0, summary FROM entities WHERE id IN ({marks})"
     return {row[0]: EntityRow(*row) for row in _rows_for(conn, sql, ids)}
 
 
@@ -172,7 +176,9 @@ def profile_statements(
     """The graph's profile statements a block weighs: the latest `limit` and the `limit` most
     salient, newest first (both read through partial indexes: a few rows however long the
     user's history)."""
-    columns = "id, uuid, text, speaker, valid_at, created_at, invalid_at, episode, 0.0, profile"
+    columns = (
+        "id, uuid, text, speaker, valid_at, created_at, invalid_at, episode, 0.0, origin, profile"
+    )
     where = "FROM statements WHERE graph = ? AND profile IS NOT NULL"
     latest = conn.execute(
         f"SELECT {columns} {where} ORDER BY id DESC LIMIT ?", (graph, limit)
@@ -185,6 +191,13 @@ def profile_statements(
         ProfileRow(StatementHit(*row[:-1]), row[-1])
         for row in sorted(rows.values(), key=lambda row: -row[0])
     ]
+
+
+def user_summary(conn: sqlite3.Connection, graph: int) -> str | None:
+    """The summary a language model wrote of the graph's user (None for a shared graph, or
+    when no model has written one)."""
+    row = conn.execute("SELECT summary FROM users WHERE graph = ?", (graph,)).fetchone()
+    return None if row is None else row[0]
 
 
 def entity_summary(
@@ -264,9 +277,8 @@ def statements_of_episodes(
 ) -> dict[int, list[StatementHit]]:
     """Each episode's statement rows, in statement order, as hits with score 0."""
     sql = (
-        "SELECT id, uuid, text, speaker, valid_at, created_at, invalid_at, episode, 0.0 "
-        "FROM statements "
-        "WHERE episode IN ({marks}) ORDER BY id"
+        "SELECT id, uuid, text, speaker, valid_at, created_at, invalid_at, episode, 0.0, origin "
+        "FROM statements WHERE episode IN ({marks}) ORDER BY id"
     )
     found: dict[int, list[StatementHit]] = {}
     for row in _rows_for(conn, sql, episodes):

@@ -167,7 +167,48 @@ def _int8_vectors(conn: sqlite3.Connection) -> None:
 
 _V4: tuple[Step, ...] = (_int8_vectors,)
 
-MIGRATIONS: Sequence[Sequence[Step]] = (_V1, _V2, _V3, _V4)
+_V5 = (
+    # Extraction by a language model (`zepkit.local.llm`), off the turn's path. `origin` is
+    # 'llm' for a statement the model wrote (NULL: the rules'); entities and users get the
+    # model's summaries. A job per message waits in `llm_jobs`, written with the message, and
+    # goes with it (or its thread); `llm_usage` keeps the tokens of every call.
+    "ALTER TABLE statements ADD COLUMN origin TEXT",
+    "CREATE INDEX statements_llm ON statements (graph, id) WHERE origin IS NOT NULL",
+    "ALTER TABLE entities ADD COLUMN summary TEXT",
+    "ALTER TABLE users ADD COLUMN summary TEXT",
+    """CREATE TABLE llm_jobs (
+        message INTEGER PRIMARY KEY REFERENCES messages (id) ON DELETE CASCADE,
+        thread INTEGER NOT NULL REFERENCES threads (id) ON DELETE CASCADE,
+        user_turn INTEGER NOT NULL,
+        state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'claimed', 'dead')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        created_at REAL NOT NULL,
+        due_at REAL NOT NULL,
+        claim TEXT,
+        claimed_until REAL,
+        error TEXT
+    )""",
+    "CREATE INDEX llm_jobs_thread ON llm_jobs (thread, state)",
+    "CREATE INDEX llm_jobs_claim ON llm_jobs (claim) WHERE claim IS NOT NULL",
+    """CREATE TABLE llm_usage (
+        id INTEGER PRIMARY KEY,
+        user INTEGER REFERENCES users (id) ON DELETE CASCADE,
+        thread INTEGER REFERENCES threads (id) ON DELETE SET NULL,
+        at TEXT NOT NULL,
+        model TEXT NOT NULL,
+        messages INTEGER NOT NULL,
+        user_turns INTEGER NOT NULL,
+        prompt_tokens INTEGER,
+        completion_tokens INTEGER,
+        ok INTEGER NOT NULL,
+        seconds REAL,
+        error TEXT
+    )""",
+    "CREATE INDEX llm_usage_user ON llm_usage (user)",
+    "CREATE INDEX llm_usage_thread ON llm_usage (thread) WHERE thread IS NOT NULL",
+)
+
+MIGRATIONS: Sequence[Sequence[Step]] = (_V1, _V2, _V3, _V4, _V5)
 """Step i takes the schema from version i to i + 1; append steps, never edit a shipped one."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -31,6 +31,7 @@ from zepkit.local.retrieval import (
     search_statements,
     statements_of_episodes,
     unprefixed,
+    user_summary,
 )
 from zepkit.local.text import fact_key, stem, stems
 
@@ -226,9 +227,10 @@ class GraphSearch:
         summaries: dict[int, str] = {}
 
         def summary(entity: int) -> str:
-            """The entity's summary, read once."""
+            """The entity's summary (the model's when it wrote one), read once."""
             if entity not in summaries:
-                summaries[entity] = entity_summary(self._conn, entity)
+                written = rows[entity].summary
+                summaries[entity] = written or entity_summary(self._conn, entity)
             return summaries[entity]
 
         if reranker == "mmr":
@@ -255,7 +257,10 @@ def context_block(
     terms).
 
     Facts are the statements of the best turns (episode ranking credits a turn's neighbours and
-    thread, which finds answers a sentence alone misses), one entry per turn.
+    thread, which finds answers a sentence alone misses), one entry per turn. Where a language
+    model has read a turn, its facts stand for the turn instead of the rules' sentences (in FACTS
+    and USER_PROFILE), its entity summaries replace the rules' and its summary of the user leads
+    the block; turns it has not read (yet) show the rules' statements as before.
     """
     search = GraphSearch(conn, graph, terms, retrieval, ahead)
     said = {fact_key(text) for text in exclude.values()}
@@ -277,7 +282,8 @@ def context_block(
         entry.append(hit)
         scores.setdefault(hit.episode, relevance[hit.id])
     found = [hit for said_together in turns.values() for hit in said_together]
-    if not found and not profile:
+    written = user_summary(conn, graph)
+    if not found and not profile and not written:
         return None
     in_block = {
         fact_key(unprefixed(hit.text, hit.speaker))
@@ -287,13 +293,15 @@ def context_block(
     for key in mention_ranking(conn, [hit.id for hit, _ in profile] + [h.id for h in found]):
         if len(named) == CONTEXT_ENTITIES:
             break
-        summary = entity_summary(conn, key, exclude=exclude, shown=in_block)
+        row = load_entities(conn, [key])[key]
+        summary = row.summary or entity_summary(conn, key, exclude=exclude, shown=in_block)
         if summary:  # an entity whose statements the block already shows adds nothing
-            named.append(_entity(load_entities(conn, [key])[key], summary, None))
+            named.append(_entity(row, summary, None))
     return compose_context(
         [_turn_fact(said, scores[turn]) for turn, said in turns.items()],
         named,
         profile=[_fact(hit, score) for hit, score in profile],
+        user_summary=written,
     )
 
 
@@ -310,6 +318,8 @@ def fact_relevance(
     scores: dict[int, float] = {}
     rows: dict[int, StatementHit] = {}
     for turn, hits in statements_of_episodes(conn, best_turns).items():
+        if any(hit.origin is not None for hit in hits):
+            hits = [hit for hit in hits if hit.origin is not None]  # the model's facts win
         for hit in hits:
             if hit.id not in exclude:
                 shared = len(wanted & stems(hit.text)) / len(wanted) if wanted else 0.0
@@ -328,10 +338,15 @@ def pick_profile(
 ) -> list[tuple[StatementHit, float]]:
     """The user's profile statements worth a block: current ones first, each ranked by how
     salient, recent and relevant to the query it is; at most `PROFILE_FACTS`."""
+    candidates = profile_statements(conn, graph)
+    # A turn a model has read speaks through its facts: the rules' reading of it steps aside.
+    read = {row.hit.episode for row in candidates if row.hit.origin is not None}
     rows = [
         row
-        for row in profile_statements(conn, graph)
-        if row.hit.id not in exclude and fact_key(row.hit.text) not in said
+        for row in candidates
+        if row.hit.id not in exclude
+        and fact_key(row.hit.text) not in said
+        and (row.hit.origin is not None or row.hit.episode not in read)
     ]
     if not rows:
         return []

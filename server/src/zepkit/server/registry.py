@@ -81,6 +81,14 @@ class GraphRow:
 
 
 @dataclass(frozen=True)
+class Listing:
+    """One page of a listing and how many rows the whole listing has."""
+
+    rows: list[Any]
+    total: int
+
+
+@dataclass(frozen=True)
 class GraphTarget:
     """Where a graph UUID points: a user's graph (by backend user id) or a shared graph."""
 
@@ -142,7 +150,24 @@ class Registry:
         return self._user_where("user_id", user_id)
 
     def delete_user(self, user_uuid: str) -> None:
+        """Forget the user and its threads (the backend has deleted their memory)."""
+        self._db.execute("DELETE FROM threads WHERE user_uuid = ?", (user_uuid,))
         self._db.execute("DELETE FROM users WHERE uuid = ?", (user_uuid,))
+
+    def users(self, *, start: int, size: int, newest_first: bool, search: str | None) -> Listing:
+        """A page of users in creation order; `search`: a part of their `user_id`."""
+        where, args = (
+            ("WHERE instr(lower(user_id), lower(?)) > 0", [search]) if search else ("", [])
+        )
+        (total,) = self._db.execute(f"SELECT count(*) FROM users {where}", args).fetchone()
+        order = "DESC" if newest_first else "ASC"
+        rows = self._db.execute(
+            f"SELECT uuid FROM users {where} ORDER BY created_at {order}, rowid {order} "
+            "LIMIT ? OFFSET ?",
+            [*args, size, start],
+        ).fetchall()
+        found = [self.user(user_uuid) for (user_uuid,) in rows]
+        return Listing([row for row in found if row is not None], total)
 
     # -- threads ------------------------------------------------------------------------------
 
@@ -174,6 +199,20 @@ class Registry:
 
     def delete_thread(self, thread_uuid: str) -> None:
         self._db.execute("DELETE FROM threads WHERE uuid = ?", (thread_uuid,))
+
+    def threads(
+        self, *, user_uuid: str | None, start: int, size: int, newest_first: bool
+    ) -> Listing:
+        """A page of threads (of one user, or all) in creation order."""
+        where, args = ("WHERE user_uuid = ?", [user_uuid]) if user_uuid else ("", [])
+        (total,) = self._db.execute(f"SELECT count(*) FROM threads {where}", args).fetchone()
+        order = "DESC" if newest_first else "ASC"
+        rows = self._db.execute(
+            f"SELECT uuid, thread_id, user_uuid, created_at FROM threads {where} "
+            f"ORDER BY created_at {order}, rowid {order} LIMIT ? OFFSET ?",
+            [*args, size, start],
+        ).fetchall()
+        return Listing([ThreadRow(*row) for row in rows], total)
 
     # -- graphs -------------------------------------------------------------------------------
 

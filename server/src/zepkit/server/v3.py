@@ -175,6 +175,14 @@ async def get_user(project: Project, request: Request) -> Answer:
     return 200, _user_json(_user(project, request.path_params["id"]))
 
 
+async def delete_user(project: Project, request: Request) -> Answer:
+    """The user and all their memory (threads, messages, data, what was learned)."""
+    user = _user(project, request.path_params["id"])
+    await project.backend.delete_user(user.user_id)
+    project.registry.delete_user(user.uuid)
+    return 200, {"message": "user deleted"}
+
+
 async def create_thread(project: Project, request: Request) -> Answer:
     body = await parse(request, CreateThread)
     owner = _user(project, body.user_id)
@@ -413,6 +421,7 @@ async def search(project: Project, request: Request) -> Answer:
 ROUTES: list[Endpoint] = [
     Endpoint("/users", "POST", add_user, "Add a user", AddUser, status=201),
     Endpoint("/users/{id}", "GET", get_user, "Get a user by user_id"),
+    Endpoint("/users/{id}", "DELETE", delete_user, "Delete a user and their memory"),
     Endpoint("/threads", "POST", create_thread, "Create a thread", CreateThread, status=201),
     Endpoint("/threads/{id}", "DELETE", delete_thread, "Delete a thread"),
     Endpoint("/threads/{id}/messages", "POST", add_messages, "Add messages", AddMessages),

@@ -9,6 +9,7 @@ from typing import Any
 
 from starlette.requests import Request
 
+from zepkit.core import MAX_PAGE_SIZE as MAX_PAGE_SIZE_OF_BACKENDS
 from zepkit.core.spi import SearchRequest, UserProfile
 from zepkit.server.endpoints import Answer, Endpoint
 from zepkit.server.errors import ApiError, bad_request, not_found
@@ -22,6 +23,8 @@ from zepkit.server.wire import (
     CreateUser,
     GraphContext,
     GraphSearch,
+    ListFiltered,
+    ListUsers,
     LookupUser,
     edge_json,
     episode_json,
@@ -32,6 +35,9 @@ from zepkit.server.wire import (
 
 DEFAULT_PAGE_SIZE = 10
 MAX_PAGE_SIZE = 50
+MAX_LIST_PAGE_SIZE = 1000
+"""Listings (users, threads) take pages this large; graph listings take the engine's 100."""
+MAX_GRAPH_PAGE_SIZE = MAX_PAGE_SIZE_OF_BACKENDS
 _SCOPES = {
     "edges": "edges",
     "nodes": "nodes",
@@ -125,6 +131,26 @@ def _page_size(request: Request) -> int:
     return size
 
 
+def _listing(request: Request, largest: int) -> tuple[int, int, bool]:
+    """A listing's (start, page size, newest first) from `page_size`, `cursor`, `order_by`
+    (creation time only) and `order`."""
+    raw = request.query_params.get("page_size") or str(DEFAULT_PAGE_SIZE)
+    if not raw.isdigit() or not 1 <= int(raw) <= largest:
+        raise bad_request(f"page_size must be 1 to {largest}", param="page_size")
+    order_by = request.query_params.get("order_by") or "created_at"
+    if order_by != "created_at":
+        raise bad_request("listings are ordered by created_at only", param="order_by")
+    order = request.query_params.get("order") or "asc"
+    if order not in ("asc", "desc"):
+        raise bad_request("order must be asc or desc", param="order")
+    return _cursor(request), int(raw), order == "desc"
+
+
+def _page(items: list[dict[str, Any]], start: int, size: int, total: int) -> dict[str, Any]:
+    more = start + size < total
+    return {"items": items, "next_cursor": str(start + size) if more else None, "total_size": total}
+
+
 def _cursor(request: Request) -> int:
     raw = request.query_params.get("cursor") or "0"
     if not raw.isdigit():
@@ -166,6 +192,24 @@ async def get_user(project: Project, request: Request) -> Answer:
     return 200, user_json(_user(project, request.path_params["uuid"]))
 
 
+async def list_users(project: Project, request: Request) -> Answer:
+    body = await parse(request, ListUsers, optional=True)
+    start, size, newest_first = _listing(request, MAX_LIST_PAGE_SIZE)
+    found = project.registry.users(
+        start=start, size=size, newest_first=newest_first, search=body.search or None
+    )
+    return 200, _page([user_json(user) for user in found.rows], start, size, found.total)
+
+
+async def delete_user(project: Project, request: Request) -> Answer:
+    """Everything of the user goes (threads, messages, data, what was learned): Zep answers
+    with a task, done here before the answer."""
+    user = _user(project, request.path_params["uuid"])
+    await project.backend.delete_user(user.user_id)
+    project.registry.delete_user(user.uuid)
+    return 202, {"task": _task("user.delete")}
+
+
 # -- threads and messages ---------------------------------------------------------------------
 
 
@@ -182,6 +226,20 @@ async def create_thread(project: Project, request: Request) -> Answer:
     if created is None:  # the same create, answered a moment ago
         created = _thread(project, thread_uuid)
     return 201, _thread_json(created, owner)
+
+
+async def list_threads(project: Project, request: Request) -> Answer:
+    owner_uuid = request.query_params.get("user_uuid") or None
+    owner = _user(project, owner_uuid) if owner_uuid else None
+    start, size, newest_first = _listing(request, MAX_LIST_PAGE_SIZE)
+    found = project.registry.threads(
+        user_uuid=owner_uuid, start=start, size=size, newest_first=newest_first
+    )
+    items = [
+        _thread_json(thread, owner or project.registry.user(thread.user_uuid))
+        for thread in found.rows
+    ]
+    return 200, _page(items, start, size, found.total)
 
 
 async def get_thread(project: Project, request: Request) -> Answer:
@@ -308,6 +366,42 @@ async def add_episode(project: Project, request: Request) -> Answer:
     return 202, {"episode": shown, "task": _task("graph.episode.add")}
 
 
+async def _user_graph_page(project: Project, request: Request) -> tuple[str, str, str | None, int]:
+    """(graph UUID, its user's backend id, cursor, page size) of a user-graph listing: the
+    backend lists a user's data items and facts, oldest first, with its own cursors."""
+    graph_uuid = request.path_params["uuid"]
+    target = _target(project, graph_uuid)
+    body = await parse(request, ListFiltered, optional=True)
+    if body.filters:
+        raise bad_request("filters are not supported by this server", param="filters")
+    if target.user_id is None:
+        raise bad_request("this server lists the graphs of users only", param="graph_uuid")
+    raw = request.query_params.get("page_size") or str(DEFAULT_PAGE_SIZE)
+    if not raw.isdigit() or not 1 <= int(raw) <= MAX_GRAPH_PAGE_SIZE:
+        raise bad_request(f"page_size must be 1 to {MAX_GRAPH_PAGE_SIZE}", param="page_size")
+    if (request.query_params.get("order_by") or "created_at") != "created_at":
+        raise bad_request("listings are ordered by created_at only", param="order_by")
+    if (request.query_params.get("order") or "asc") != "asc":
+        raise bad_request("graph listings are oldest first only (order asc)", param="order")
+    return graph_uuid, target.user_id, request.query_params.get("cursor") or None, int(raw)
+
+
+async def list_episodes(project: Project, request: Request) -> Answer:
+    """The user's data items (message episodes are listed per thread, as messages)."""
+    graph_uuid, user_id, cursor, size = await _user_graph_page(project, request)
+    page = await project.backend.list_data(user_id, cursor=cursor, limit=size)
+    items = [episode_json(episode, graph_uuid) for episode in page.items]
+    return 200, {"items": items, "next_cursor": page.next_cursor}
+
+
+async def list_edges(project: Project, request: Request) -> Answer:
+    """The facts learned of the user, with their spans of validity."""
+    graph_uuid, user_id, cursor, size = await _user_graph_page(project, request)
+    page = await project.backend.list_facts(user_id, cursor=cursor, limit=size)
+    items = [edge_json(fact, graph_uuid) for fact in page.items]
+    return 200, {"items": items, "next_cursor": page.next_cursor}
+
+
 async def graph_context(project: Project, request: Request) -> Answer:
     graph_uuid = request.path_params["uuid"]
     target = _target(project, graph_uuid)
@@ -381,11 +475,15 @@ async def search(project: Project, request: Request) -> Answer:
 
 
 PAGE = ("page_size", "cursor")
+LISTING = (*PAGE, "order_by", "order")
 ROUTES: list[Endpoint] = [
     Endpoint("/users", "POST", create_user, "Create a user", CreateUser, status=201),
     Endpoint("/users/lookup", "POST", lookup_user, "Find a user by user_id", LookupUser),
+    Endpoint("/users/list", "POST", list_users, "List users", ListUsers, query=LISTING),
     Endpoint("/users/{uuid}", "GET", get_user, "Get a user"),
+    Endpoint("/users/{uuid}", "DELETE", delete_user, "Delete a user and their memory", status=202),
     Endpoint("/threads", "POST", create_thread, "Create a thread", CreateThread, status=201),
+    Endpoint("/threads", "GET", list_threads, "List threads", query=(*LISTING, "user_uuid")),
     Endpoint("/threads/{uuid}", "GET", get_thread, "Get a thread"),
     Endpoint("/threads/{uuid}", "DELETE", delete_thread, "Delete a thread"),
     Endpoint(
@@ -403,6 +501,22 @@ ROUTES: list[Endpoint] = [
     Endpoint("/graphs/{uuid}", "GET", get_graph, "Get a shared graph"),
     Endpoint(
         "/graphs/{uuid}/episodes", "POST", add_episode, "Add an episode", AddEpisode, status=202
+    ),
+    Endpoint(
+        "/graphs/{uuid}/episodes/list",
+        "POST",
+        list_episodes,
+        "List a user graph's data episodes",
+        ListFiltered,
+        query=LISTING,
+    ),
+    Endpoint(
+        "/graphs/{uuid}/edges/list",
+        "POST",
+        list_edges,
+        "List a user graph's facts",
+        ListFiltered,
+        query=LISTING,
     ),
     Endpoint("/graphs/{uuid}/context", "POST", graph_context, "A graph's context", GraphContext),
     Endpoint(

@@ -105,6 +105,14 @@ class AddEpisode(Body):
     source_description: str | None = None
 
 
+class ListUsers(Body):
+    search: str | None = None
+
+
+class ListFiltered(Body):
+    filters: dict[str, Any] | None = None
+
+
 class GraphContext(Body):
     query: Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS)]
     filters: dict[str, Any] | None = None
@@ -126,11 +134,12 @@ class GraphSearch(Body):
 B = TypeVar("B", bound=Body)
 
 
-async def parse(request: Request, model: type[B]) -> B:
-    """The request's JSON body as `model`; a 400 naming the first bad field otherwise."""
+async def parse(request: Request, model: type[B], *, optional: bool = False) -> B:
+    """The request's JSON body as `model`; a 400 naming the first bad field otherwise.
+    `optional`: a request without a body reads as an empty object (a listing's filters)."""
     raw = await request.body()
     try:
-        data = json.loads(raw) if raw.strip() else None
+        data = json.loads(raw) if raw.strip() else ({} if optional else None)
     except ValueError:
         raise bad_request("the body is not valid JSON") from None
     if not isinstance(data, dict):
