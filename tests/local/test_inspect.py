@@ -35,21 +35,12 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-async def test_users_threads_facts_and_entities_of_a_file(db_path: Path) -> None:
+async def test_facts_and_entities_of_a_file(db_path: Path) -> None:
     async with LocalBackend(db_path) as backend:
         await _maya(backend)
         await backend.ensure_user(UserProfile("other"))
         await backend.add_messages("t1", [Message("user", "I moved to Porto.", name="Maya")])
         inspector = Inspector(backend)
-        users = await inspector.users()
-        assert [(u.user_id, u.first_name, u.threads) for u in users] == [
-            ("maya", "Maya", 2),
-            ("other", None, 0),
-        ]
-        threads = await inspector.threads("maya")
-        assert [(t.thread_id, t.messages) for t in threads] == [("t1", 5), ("t2", 0)]
-        assert await inspector.threads("other") == []
-
         listed = await inspector.facts("maya")
         by_text = {fact.text: fact for fact in listed.items}
         assert listed.total == len(listed.items) >= 4
@@ -83,7 +74,7 @@ async def test_lists_are_capped_but_counted(backend: LocalBackend) -> None:
 
 async def test_an_unknown_user_is_not_found(backend: LocalBackend) -> None:
     inspector = Inspector(backend)
-    for read in (inspector.threads, inspector.facts, inspector.entities):
+    for read in (inspector.facts, inspector.entities):
         with pytest.raises(NotFoundError, match="nobody"):
             await read("nobody")
 

@@ -185,7 +185,7 @@ def test_stored_markup_shows_as_text(browser: webdriver.Chrome, hostile_db: Path
         assert browser.execute_script("return document.body.dataset.pwned") is None
 
 
-def test_deleting_a_thread_takes_the_flag_and_its_id_typed_again(
+def test_deleting_a_thread_and_a_user_takes_the_flag_and_the_id_typed_again(
     browser: webdriver.Chrome, demo_db: Path, tmp_path: Path
 ) -> None:
     db = tmp_path / "copy.db"
@@ -196,6 +196,7 @@ def test_deleting_a_thread_takes_the_flag_and_its_id_typed_again(
         _pick(browser, "#threads li")
         _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#messages .msg"))
         assert browser.find_elements(By.CSS_SELECTOR, "#thread-delete button") == []
+        assert browser.find_elements(By.CSS_SELECTOR, "#user-delete button") == []
     with inspector_server(str(db), allow_delete=True).start() as server:
         _open(browser, server)
         assert _text(browser.find_element(By.ID, "mode")) == "deleting allowed"
@@ -214,12 +215,22 @@ def test_deleting_a_thread_takes_the_flag_and_its_id_typed_again(
         )
         _wait(browser, lambda d: d.execute_script(listed) == ["demo-session-1"])
         assert not _text(browser.find_element(By.ID, "status"))
-    assert [t.thread_id for t in asyncio.run(_threads(db))] == ["demo-session-1"]
+        threads = asyncio.run(_listed(db, lambda memory: memory.list_threads(DEMO_USER.user_id)))
+        assert [thread.thread_id for thread in threads] == ["demo-session-1"]
+
+        _pick(browser, "#user-delete button")
+        typed = browser.find_element(By.CSS_SELECTOR, "#user-delete .confirm input[type=text]")
+        go = browser.find_element(By.CSS_SELECTOR, "#user-delete .confirm button.danger")
+        typed.send_keys(DEMO_USER.user_id)
+        browser.find_element(By.CSS_SELECTOR, "#user-delete .confirm input[type=checkbox]").click()
+        go.click()
+        _wait(browser, lambda d: _text(d.find_element(By.ID, "users")) == "No users yet.")
+        assert not browser.find_element(By.ID, "user-view").is_displayed()
+        assert not _text(browser.find_element(By.ID, "status"))
+    assert asyncio.run(_listed(db, lambda memory: memory.list_users())) == []
+    assert b"Biscuit" not in db.read_bytes()  # the box asked for the file to be rewritten
 
 
-async def _threads(db: Path) -> list[Any]:
-    from zepkit.local import LocalBackend
-    from zepkit.local.inspect import Inspector
-
-    async with LocalBackend(db, read_only=True) as backend:
-        return await Inspector(backend).threads(DEMO_USER.user_id)
+async def _listed(db: Path, listing: Any) -> list[Any]:
+    async with MemoryLoop.local(db, on_error="raise") as memory:
+        return list((await listing(memory)).items)

@@ -455,7 +455,7 @@ def build_parser() -> argparse.ArgumentParser:
     ui.add_argument(
         "--allow-delete",
         action="store_true",
-        help="let the page delete threads (each after a typed confirmation); "
+        help="let the page delete threads and users (each after its id is typed again); "
         "without it the file is opened read-only",
     )
     worker = commands.add_parser(

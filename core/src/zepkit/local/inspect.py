@@ -1,5 +1,6 @@
-"""Read-only views of a local memory file as typed records: its users and threads, the facts
-(statements) of a user with their validity ranges, and the entities with their summaries.
+"""Read-only views of a local memory file as typed records: the facts (statements) of a user
+with their validity ranges, and the entities with their summaries (users, threads and messages
+are listed by the backend itself).
 
 What the inspector page (`zepkit ui`) shows; nothing here writes to the file.
 """
@@ -23,27 +24,6 @@ FACTS_SHOWN = 500
 """A user's newest facts listed at most (the total is counted)."""
 ENTITIES_SHOWN = 200
 """A user's most mentioned entities listed at most (the total is counted)."""
-
-
-@dataclass(frozen=True)
-class StoredUser:
-    """A user of the file, with how many threads it has."""
-
-    user_id: str
-    first_name: str | None
-    last_name: str | None
-    email: str | None
-    created_at: datetime
-    threads: int
-
-
-@dataclass(frozen=True)
-class StoredThread:
-    """A thread of a user, with how many messages it holds."""
-
-    thread_id: str
-    created_at: datetime
-    messages: int
 
 
 @dataclass(frozen=True)
@@ -90,14 +70,6 @@ class Inspector:
     def __init__(self, backend: LocalBackend) -> None:
         self.backend = backend
 
-    async def users(self) -> list[StoredUser]:
-        """Every user, oldest first."""
-        return await self.backend._read(users)
-
-    async def threads(self, user_id: str) -> list[StoredThread]:
-        """The user's threads, oldest first; `NotFoundError` for an unknown user."""
-        return await self.backend._read(lambda conn: threads(conn, user_id))
-
     async def facts(self, user_id: str, limit: int = FACTS_SHOWN) -> Listed:
         """The user's newest facts, ended ones included; `NotFoundError` for an unknown user."""
         return await self.backend._read(lambda conn: facts(conn, user_id, limit))
@@ -113,32 +85,8 @@ class Inspector:
         return await self.backend.preview_context(user, thread_id, messages)
 
 
-def users(conn: sqlite3.Connection) -> list[StoredUser]:
-    rows = conn.execute(
-        "SELECT u.user_id, u.first_name, u.last_name, u.email, u.created_at, "
-        "(SELECT count(*) FROM threads AS t WHERE t.user = u.id) FROM users AS u ORDER BY u.id"
-    ).fetchall()
-    return [
-        StoredUser(user_id, first, last, email, decode_time(created), count)
-        for user_id, first, last, email, created, count in rows
-    ]
-
-
-def threads(conn: sqlite3.Connection, user_id: str) -> list[StoredThread]:
-    user, _ = _user(conn, user_id)
-    rows = conn.execute(
-        "SELECT t.thread_id, t.created_at, "
-        "(SELECT count(*) FROM messages AS m WHERE m.thread = t.id) "
-        "FROM threads AS t WHERE t.user = ? ORDER BY t.id",
-        (user,),
-    ).fetchall()
-    return [
-        StoredThread(thread_id, decode_time(created), count) for thread_id, created, count in rows
-    ]
-
-
 def facts(conn: sqlite3.Connection, user_id: str, limit: int) -> Listed:
-    _, graph = _user(conn, user_id)
+    graph = _graph(conn, user_id)
     low, high = graph_range(graph)
     rows = conn.execute(
         "SELECT s.uuid, s.text, s.speaker, s.valid_at, s.invalid_at, e.uuid, "
@@ -174,7 +122,7 @@ def facts(conn: sqlite3.Connection, user_id: str, limit: int) -> Listed:
 
 
 def entities(conn: sqlite3.Connection, user_id: str, limit: int) -> Listed:
-    _, graph = _user(conn, user_id)
+    graph = _graph(conn, user_id)
     low, high = graph_range(graph)
     rows = conn.execute(
         "SELECT n.id, n.uuid, n.name, n.created_at, "
@@ -192,9 +140,9 @@ def entities(conn: sqlite3.Connection, user_id: str, limit: int) -> Listed:
     return Listed(items, total)
 
 
-def _user(conn: sqlite3.Connection, user_id: str) -> tuple[int, int]:
-    """The user's row id and graph; `NotFoundError` when the file has no such user."""
-    row = conn.execute("SELECT id, graph FROM users WHERE user_id = ?", (user_id,)).fetchone()
+def _graph(conn: sqlite3.Connection, user_id: str) -> int:
+    """The user's graph; `NotFoundError` when the file has no such user."""
+    row = conn.execute("SELECT graph FROM users WHERE user_id = ?", (user_id,)).fetchone()
     if row is None:
         raise NotFoundError(f"user {user_id!r} does not exist")
-    return int(row[0]), int(row[1])
+    return int(row[0])

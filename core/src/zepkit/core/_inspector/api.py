@@ -14,13 +14,11 @@ from typing import Any, Protocol
 
 from zepkit.core._backend import UserProfile
 from zepkit.core._errors import ConflictError, NotFoundError, ZepkitError
-from zepkit.core._limits import MAX_MESSAGES_PER_CALL
+from zepkit.core._limits import MAX_MESSAGES_PER_CALL, MAX_PAGE_SIZE
 from zepkit.core._loop import MemoryLoop
 from zepkit.core._models import Identity, Message
 from zepkit.core._validation import check_id, prepare_messages
 
-MESSAGES_SHOWN = 500
-"""A thread's latest messages shown at most."""
 CHARS_PER_TOKEN = 4
 """The token estimate: about four characters per token, the usual rule of thumb for English text
 with byte-pair tokenizers. An estimate, not any one model's count."""
@@ -33,10 +31,6 @@ def estimate_tokens(text: str) -> int:
 
 class MemoryFile(Protocol):
     """The read-only views the page needs beside the loop (see `zepkit.local.inspect`)."""
-
-    async def users(self) -> Sequence[Any]: ...
-
-    async def threads(self, user_id: str) -> Sequence[Any]: ...
 
     async def facts(self, user_id: str) -> Any: ...
 
@@ -89,12 +83,16 @@ class InspectorApi:
             if route == "info":
                 return self._info()
             if route == "users":
-                return jsonable(await self.file.users())
+                cursor, limit = _page(query)
+                return jsonable(await self.memory.list_users(cursor=cursor, limit=limit))
             if route == "threads":
-                return jsonable(await self.file.threads(_param(query, "user_id")))
+                user_id, (cursor, limit) = _param(query, "user_id"), _page(query)
+                threads = await self.memory.list_threads(user_id, cursor=cursor, limit=limit)
+                return jsonable(threads)
             if route == "messages":
-                thread_id = _param(query, "thread_id")
-                return jsonable(await self.memory.get_messages(thread_id, limit=MESSAGES_SHOWN))
+                thread_id, (cursor, limit) = _param(query, "thread_id"), _page(query)
+                said = await self.memory.list_messages(thread_id, cursor=cursor, limit=limit)
+                return jsonable(said)
             if route == "facts":
                 return jsonable(await self.file.facts(_param(query, "user_id")))
             if route == "entities":
@@ -112,6 +110,8 @@ class InspectorApi:
                 return await self._preview(body)
             if route == "delete-thread":
                 return await self._delete_thread(body)
+            if route == "delete-user":
+                return await self._delete_user(body)
         except NotFoundError as exc:
             raise ApiError(404, str(exc)) from exc
         except ConflictError as exc:
@@ -126,7 +126,7 @@ class InspectorApi:
             "allow_delete": self.allow_delete,
             "max_context_chars": self.memory.max_context_chars,
             "chars_per_token": CHARS_PER_TOKEN,
-            "messages_shown": MESSAGES_SHOWN,
+            "page_size": MAX_PAGE_SIZE,
         }
 
     async def _preview(self, body: Mapping[str, Any]) -> dict[str, Any]:
@@ -135,7 +135,7 @@ class InspectorApi:
         text = body.get("message")
         if not isinstance(text, str) or not text.strip():
             raise ValueError("type a message to preview the block it would get")
-        profile = await self._profile(user_id)
+        profile = await self.memory.get_user(user_id)
         identity = Identity(
             user_id=user_id,
             thread_id=thread_id,
@@ -151,12 +151,6 @@ class InspectorApi:
         block = self.memory.render(context)
         return {"block": block, "chars": len(block), "tokens": estimate_tokens(block)}
 
-    async def _profile(self, user_id: str) -> Any:
-        for user in await self.file.users():
-            if user.user_id == user_id:
-                return user
-        raise NotFoundError(f"user {user_id!r} does not exist")
-
     async def _delete_thread(self, body: Mapping[str, Any]) -> dict[str, Any]:
         self._check_deletion(body, "thread_id")
         thread_id = _field(body, "thread_id")
@@ -167,6 +161,21 @@ class InspectorApi:
                 raise
             raise ApiError(500, f"the thread could not be deleted: {exc}") from exc
         return {"deleted": thread_id}
+
+    async def _delete_user(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """The user and everything of theirs; with `vacuum`, the file is rewritten too."""
+        self._check_deletion(body, "user_id")
+        user_id = _field(body, "user_id")
+        vacuum = body.get("vacuum", False)
+        if not isinstance(vacuum, bool):
+            raise ValueError("the field vacuum must be true or false")
+        try:
+            await self.memory.delete_user(user_id, vacuum=vacuum)
+        except ZepkitError as exc:
+            if isinstance(exc, NotFoundError | ConflictError):
+                raise
+            raise ApiError(500, f"the user could not be deleted: {exc}") from exc
+        return {"deleted": user_id, "vacuum": vacuum}
 
     def _check_deletion(self, body: Mapping[str, Any], field: str) -> None:
         """Deleting needs `--allow-delete` and the id typed again as `confirm`."""
@@ -182,6 +191,14 @@ def _param(query: Mapping[str, str], name: str) -> str:
         raise ValueError(f"the parameter {name} is missing")
     check_id(value, name)
     return value
+
+
+def _page(query: Mapping[str, str]) -> tuple[str | None, int]:
+    """A listing's cursor (from the last page) and size (`limit`, at most `MAX_PAGE_SIZE`)."""
+    text = query.get("limit", str(MAX_PAGE_SIZE))
+    if not text.isdigit() or not 1 <= int(text) <= MAX_PAGE_SIZE:
+        raise ValueError(f"limit must be a whole number from 1 to {MAX_PAGE_SIZE}")
+    return query.get("cursor") or None, int(text)
 
 
 def _field(body: Mapping[str, Any], name: str) -> str:
