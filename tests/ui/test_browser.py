@@ -3,7 +3,8 @@ Selenium through the system chromedriver, named explicitly (nothing is downloade
 
 The `tests-ui` nox session installs the browser when it is missing and sets
 `ZEPKIT_REQUIRE_BROWSER`, so there a missing browser fails instead of skipping. Set
-`ZEPKIT_UI_SCREENSHOT=docs/inspector.png` to refresh the README's screenshot.
+`ZEPKIT_UI_SCREENSHOT=PATH` to save the page as this test sees it (the README's
+docs/inspector.png is that picture reduced to a 64-colour palette, to stay small).
 """
 
 from __future__ import annotations

@@ -124,9 +124,7 @@ class InspectorApi:
         return {
             "database": self.database,
             "allow_delete": self.allow_delete,
-            "max_context_chars": self.memory.max_context_chars,
             "chars_per_token": CHARS_PER_TOKEN,
-            "page_size": MAX_PAGE_SIZE,
         }
 
     async def _preview(self, body: Mapping[str, Any]) -> dict[str, Any]:
