@@ -88,7 +88,7 @@ def tests_server(session: nox.Session) -> None:
     """The self-hosted server on loopback, driven by the real zep-cloud 4.x SDK (and zepkit's own
     Zep backend through it), on the lexical local engine."""
     session.install(*TEST_TOOLS, "-e", "./core", "-e", "./server")
-    session.run("pytest", "tests/server", *session.posargs)
+    session.run("pytest", "tests/server", "tests/e2e/test_public_api.py", *session.posargs)
 
 
 @nox.session(name="tests-server-v3")
@@ -289,9 +289,10 @@ def packages(session: nox.Session) -> None:
     )
     session.run(str(python), "-c", hybrid, external=True)
 
-    # The server: `zepkit[server]` installs the `zepkit-serve` command.
+    # The server: `zepkit[server]` adds `zepkit serve` (also installed as `zepkit-serve`).
     python = _fresh_env(session, tmp / "server")
     _install_released(session, python, f"zepkit[server]=={version}")
+    session.run(str(python.parent / "zepkit"), "serve", "--version", external=True)
     session.run(str(python.parent / "zepkit-serve"), "--version", external=True)
 
     # A Zep Cloud install: the core and an adapter, and no embedding model.

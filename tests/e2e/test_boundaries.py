@@ -17,6 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "core" / "src" / "zepkit"
 ADAPTER_SOURCES = sorted(ROOT.glob("adapters/*/src/zepkit/*"))
+SERVER = ROOT / "server" / "src" / "zepkit" / "server"
 BACKENDS = ("zepkit.local", "zepkit.zep", "zep_cloud")
 # What the backends and the contract suites may use of the core, beside its public modules: the
 # data types, errors and limits a backend speaks in, never the loop's machinery.
@@ -81,6 +82,32 @@ def _public(package: str) -> set[str]:
         if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "__all__":
             return set(ast.literal_eval(node.value))
     raise AssertionError(f"{path} has no __all__")
+
+
+def test_the_server_uses_the_public_core_and_only_its_default_backend() -> None:
+    """`zepkit.server` is an app of the core like any other: its public modules, and the local
+    engine only where the default backend is built (`projects.local_backend`)."""
+    allowed = {"zepkit.core", "zepkit.core.spi"}
+    bad = []
+    for path in _sources(SERVER):
+        tree = ast.parse(path.read_text(), filename=str(path))
+        scopes = _factory_scopes(tree)
+        for module, node in _imports(path, tree):
+            if not _within(module, "zepkit") or _within(module, "zepkit.server"):
+                continue
+            public = (
+                module in allowed
+                or module == "zepkit.core.__version__"
+                or any(module == f"{name}.{attr}" for name in allowed for attr in _public(name))
+            )
+            default_backend = (
+                _within(module, "zepkit.local")
+                and path.name == "projects.py"
+                and scopes.get(node) == "local_backend"
+            )
+            if not (public or default_backend):
+                bad.append(f"{path.relative_to(ROOT)}:{node.lineno} imports {module}")
+    assert _sources(SERVER) and bad == []
 
 
 def test_the_zep_backend_never_imports_the_local_engine() -> None:

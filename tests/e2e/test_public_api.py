@@ -141,6 +141,7 @@ PUBLIC: dict[str, list[str]] = {
         "search_function_tool",
     ],
     "zepkit.pydantic_ai": ["IdentityResolver", "ZepDeps", "ZepMemory"],
+    "zepkit.server": ["KeyRing", "create_app", "load_keys"],
 }
 
 # Subpackages that are public on purpose; every other module a package holds has a `_` name.
@@ -149,6 +150,7 @@ PUBLIC_SUBMODULES: dict[str, set[str] | None] = {
     "zepkit.core": {"spi"},
     "zepkit.zep": {"testing"},
     "zepkit.local": None,
+    "zepkit.server": None,  # its modules are the server's parts; only `__all__` is pinned
 }
 
 

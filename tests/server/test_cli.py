@@ -1,5 +1,5 @@
-"""`zepkit-serve`: refuses unsafe or keyless starts, prints where it listens, and stops cleanly
-on SIGTERM and SIGINT with the database closed."""
+"""`zepkit serve` (and `zepkit-serve`): refuses unsafe or keyless starts, prints where it
+listens, and stops cleanly on SIGTERM and SIGINT with the database closed."""
 
 from __future__ import annotations
 
@@ -45,15 +45,24 @@ def test_loopback_hosts() -> None:
     assert not is_loopback("0.0.0.0") and not is_loopback("example.org")
 
 
-@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
-def test_serves_then_stops_cleanly_on_a_signal(tmp_path: Path, stop: signal.Signals) -> None:
+SERVE_COMMANDS = {
+    "zepkit serve": ["-m", "zepkit.core._cli", "serve"],
+    "zepkit-serve": ["-m", "zepkit.server.cli"],
+}
+
+
+@pytest.mark.parametrize(
+    ("name", "stop"),
+    [("zepkit serve", signal.SIGTERM), ("zepkit serve", signal.SIGINT), ("zepkit-serve", 15)],
+)
+def test_serves_then_stops_cleanly_on_a_signal(tmp_path: Path, name: str, stop: int) -> None:
     env = {**os.environ, "ZEPKIT_API_KEYS": "cli-test-key-1=app"}
-    command = [sys.executable, "-m", "zepkit.server.cli", "--db", str(tmp_path), "--port", "0"]
+    command = [sys.executable, *SERVE_COMMANDS[name], "--db", str(tmp_path), "--port", "0"]
     process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None
         line = process.stdout.readline()
-        found = re.search(r"listening on (http://127\.0\.0\.1:\d+)", line)
+        found = re.search(rf"^{name}: listening on (http://127\.0\.0\.1:\d+)", line)
         assert found, line
         headers = {"Authorization": "Api-Key cli-test-key-1"}
         answer = httpx.post(f"{found[1]}/api/v4/users", json={"user_id": "a"}, headers=headers)
@@ -77,7 +86,7 @@ def test_one_process_per_data_folder(
     assert first is not None
     try:
         assert main(["--db", str(tmp_path), "--port", "0"]) == 1
-        assert "another zepkit-serve is serving" in capsys.readouterr().err
+        assert "another zepkit server is serving" in capsys.readouterr().err
     finally:
         first.close()
     again = hold_folder(tmp_path)  # free once the first process is gone

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import importlib
 import json
 import logging
 import os
@@ -22,6 +23,15 @@ from zepkit.core._search_tool import format_results
 from zepkit.core._version import __version__
 
 INTERRUPTED = 130  # the shell's code for a command ended by Ctrl-C
+DELEGATED: dict[str, tuple[str, str, str]] = {
+    "serve": (
+        "zepkit.server.cli",
+        "zepkit[server]",
+        "run the self-hosted, Zep-compatible memory server",
+    ),
+}
+"""Commands other distributions provide: name -> (module with `main(argv, prog=...)`, what to
+install, one line of help)."""
 
 DEMO_USER = Identity(user_id="demo-maya", thread_id="demo-session-1", first_name="Maya")
 
@@ -254,6 +264,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="episodes embedded and written per step (default: 256)",
     )
+    for name, (_, install, summary) in DELEGATED.items():
+        commands.add_parser(name, help=f"{summary} (needs {install})", add_help=False)
     outbox = commands.add_parser(
         "outbox", help="writes kept while memory was unavailable: status, replay"
     )
@@ -280,11 +292,30 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; its exit code. Errors and Ctrl-C end it with one line on stderr."""
+    words = list(sys.argv[1:] if argv is None else argv)
     try:
-        return _run(build_parser().parse_args(argv))
+        if words and words[0] in DELEGATED:
+            return run_delegated(words[0], words[1:])
+        return _run(build_parser().parse_args(words))
     except KeyboardInterrupt:
         print("zepkit: interrupted", file=sys.stderr)
         return INTERRUPTED
+
+
+def run_delegated(name: str, argv: list[str]) -> int:
+    """Hand `zepkit NAME ...` to the command of the distribution that provides it, or say how to
+    install that distribution."""
+    module_name, install, _ = DELEGATED[name]
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        package = module_name.rsplit(".", 1)[0]
+        if exc.name is None or not (exc.name == package or exc.name.startswith(package + ".")):
+            raise  # the command is installed but something it needs is not: say that
+        print(f'zepkit: "zepkit {name}" needs {install}: pip install "{install}"', file=sys.stderr)
+        return 2
+    command: Callable[..., int] = module.main
+    return command(argv, prog=f"zepkit {name}")
 
 
 def _run(args: argparse.Namespace) -> int:

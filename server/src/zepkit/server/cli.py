@@ -1,4 +1,5 @@
-"""`zepkit-serve`: run the server on uvicorn until SIGINT or SIGTERM (uvicorn lets requests in
+"""`zepkit serve` (also installed as `zepkit-serve`): run the server on uvicorn until SIGINT or
+SIGTERM (uvicorn lets requests in
 flight finish, then the app closes every project's database)."""
 
 from __future__ import annotations
@@ -72,9 +73,9 @@ class _Server(uvicorn.Server):
             print(self.banner, flush=True)
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(prog: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="zepkit-serve",
+        prog=prog,
         description="A Zep-compatible memory server (API v4 and v3) on zepkit's local engine.",
     )
     parser.add_argument(
@@ -95,15 +96,17 @@ def _parser() -> argparse.ArgumentParser:
         help="local engine search: auto (hybrid when the embedding model is installed), "
         "lexical (BM25) or hybrid",
     )
-    parser.add_argument("--version", action="version", version=f"zepkit-serve {__version__}")
+    parser.add_argument("--version", action="version", version=f"{prog} {__version__}")
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+def main(argv: Sequence[str] | None = None, *, prog: str = "zepkit-serve") -> int:
+    """Serve until stopped; the exit code. `prog` names the command in messages (`zepkit serve`
+    when the `zepkit` command runs it)."""
+    args = _parser(prog).parse_args(argv)
     if args.no_auth and not is_loopback(args.host):
         print(
-            f"zepkit-serve: --no-auth is only allowed on loopback, not on {args.host}",
+            f"{prog}: --no-auth is only allowed on loopback, not on {args.host}",
             file=sys.stderr,
         )
         return 2
@@ -112,11 +115,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             keys = KeyRing(load_keys(os.environ, args.keys_file))
         except (KeyListError, OSError) as exc:
-            print(f"zepkit-serve: {exc}", file=sys.stderr)
+            print(f"{prog}: {exc}", file=sys.stderr)
             return 2
         if not len(keys):
             print(
-                f"zepkit-serve: no API keys: set {ENV_VAR}=KEY=PROJECT[,...], pass --keys-file, "
+                f"{prog}: no API keys: set {ENV_VAR}=KEY=PROJECT[,...], pass --keys-file, "
                 "or --no-auth on loopback",
                 file=sys.stderr,
             )
@@ -124,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     held = hold_folder(args.db)
     if held is None:
         print(
-            f"zepkit-serve: another zepkit-serve is serving {args.db}; run one per data folder",
+            f"{prog}: another zepkit server is serving {args.db}; run one per data folder",
             file=sys.stderr,
         )
         return 1
@@ -137,13 +140,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         sock.bind((args.host, args.port))
     except OSError as exc:
-        print(f"zepkit-serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        print(f"{prog}: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if family == socket.AF_INET6 else host
     auth = "without auth" if keys is None else f"{len(keys)} API key(s)"
     banner = (
-        f"zepkit-serve: listening on http://{shown}:{port} "
+        f"{prog}: listening on http://{shown}:{port} "
         f"(base URLs: v4 http://{shown}:{port}{V4_PREFIX}, v3 http://{shown}:{port}{V3_PREFIX}; "
         f"data in {args.db}; {auth})"
     )
