@@ -211,6 +211,22 @@ def tests_livekit(session: nox.Session, framework: str) -> None:
     adapter_tests(session, "livekit", framework)
 
 
+@nox.session(name="tests-openai-agents")
+@nox.parametrize(
+    "framework",
+    [
+        "openai-agents",
+        # 0.8.0 builds usage records that newer openai releases refuse: the openai of its day
+        ["openai-agents==0.8.0", "openai==2.9.0"],
+    ],
+    ids=["newest", "oldest"],
+)
+def tests_openai_agents(session: nox.Session, framework: str | list[str]) -> None:
+    """OpenAI Agents SDK: ZepMemory (dynamic instructions, on_end, search tool) on the real
+    Runner with a scripted Model."""
+    adapter_tests(session, "openai-agents", framework)
+
+
 @nox.session(name="tests-pydantic-ai")
 @nox.parametrize(
     "framework", ["pydantic-ai-slim", "pydantic-ai-slim==2.0.0"], ids=["newest", "oldest"]
@@ -218,6 +234,16 @@ def tests_livekit(session: nox.Session, framework: str) -> None:
 def tests_pydantic_ai(session: nox.Session, framework: str) -> None:
     """Pydantic AI: the ZepMemory capability on a real Agent driven by FunctionModel."""
     adapter_tests(session, "pydantic-ai", framework)
+
+
+@nox.session(name="tests-strands")
+@nox.parametrize(
+    "framework", ["strands-agents", "strands-agents==1.24.0"], ids=["newest", "oldest"]
+)
+def tests_strands(session: nox.Session, framework: str) -> None:
+    """Strands Agents: the ZepMemory hook provider and search tool on real Agents with a
+    scripted Model."""
+    adapter_tests(session, "strands", framework)
 
 
 def _version() -> str:

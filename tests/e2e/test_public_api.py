@@ -140,8 +140,10 @@ PUBLIC: dict[str, list[str]] = {
         "ZepMemoryMixin",
         "search_function_tool",
     ],
+    "zepkit.openai_agents": ["IdentityResolver", "ZepMemory"],
     "zepkit.pydantic_ai": ["IdentityResolver", "ZepDeps", "ZepMemory"],
     "zepkit.server": ["KeyRing", "create_app", "load_keys"],
+    "zepkit.strands": ["IdentityResolver", "ZepMemory"],
 }
 
 # Subpackages that are public on purpose; every other module a package holds has a `_` name.

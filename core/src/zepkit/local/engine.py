@@ -23,7 +23,7 @@ from zepkit.local.drafts import draft_data, draft_message
 from zepkit.local.extraction import Extractor
 from zepkit.local.hybrid import Retrieval
 from zepkit.local.ingest import write_episodes, write_messages
-from zepkit.local.retrieval import statements_of_messages
+from zepkit.local.retrieval import thread_statements
 from zepkit.local.search import TurnMatches, context_block, match_block_turns, search_scope
 from zepkit.local.text import MAX_QUERY_TERMS, query_terms
 
@@ -194,11 +194,7 @@ class Engine:
             terms = _recent_terms([content for _, content in recent])
             if not terms:
                 return None
-            shown = conn.execute(
-                "SELECT id FROM messages WHERE thread = ? ORDER BY id DESC LIMIT ?",
-                (thread.id, THREAD_MESSAGES_EXCLUDED),
-            ).fetchall()
-            exclude = statements_of_messages(conn, [message for (message,) in shown])
+            exclude = thread_statements(conn, thread.id, THREAD_MESSAGES_EXCLUDED)
             query = "\n".join(content for _, content in reversed(recent))
             retrieval = self._retrieval(query)
             if self._dense is not None:  # the stored vectors of those messages: no embedding

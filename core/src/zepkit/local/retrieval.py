@@ -223,19 +223,14 @@ def unprefixed(text: str, speaker: str | None) -> str:
     return text[len(prefix) :] if prefix and text.startswith(prefix) else text
 
 
-def statement_texts(conn: sqlite3.Connection, ids: Collection[int]) -> list[str]:
-    """The sentences of the statements with these ids (no other column is read)."""
-    sql = "SELECT text FROM statements WHERE id IN ({marks})"
-    return [text for (text,) in _rows_for(conn, sql, list(ids))]
-
-
-def statements_of_messages(conn: sqlite3.Connection, messages: Sequence[int]) -> set[int]:
-    """The ids of the statements extracted from the given messages."""
-    sql = (
-        "SELECT s.id FROM episodes AS e JOIN statements AS s ON s.episode = e.id "
-        "WHERE e.message IN ({marks})"
+def thread_statements(conn: sqlite3.Connection, thread: int, last: int) -> dict[int, str]:
+    """The statements extracted from the thread's latest `last` messages: id -> sentence."""
+    rows = conn.execute(
+        "SELECT s.id, s.text FROM statements AS s JOIN episodes AS e ON e.id = s.episode "
+        "WHERE e.message IN (SELECT id FROM messages WHERE thread = ? ORDER BY id DESC LIMIT ?)",
+        (thread, last),
     )
-    return {row[0] for row in _rows_for(conn, sql, messages)}
+    return dict(rows)
 
 
 def _clip(text: str, limit: int) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from zepkit.core._limits import DEFAULT_MMR_LAMBDA
@@ -29,7 +29,6 @@ from zepkit.local.retrieval import (
     profile_statements,
     search_entities,
     search_statements,
-    statement_texts,
     statements_of_episodes,
     unprefixed,
 )
@@ -247,18 +246,19 @@ def context_block(
     terms: Sequence[str],
     retrieval: Retrieval | None = None,
     *,
-    exclude: Collection[int],
+    exclude: Mapping[int, str],
     ahead: TurnMatches | None = None,
 ) -> str | None:
     """The USER_PROFILE / FACTS / ENTITIES block for `terms`, leaving out the statements in
-    `exclude` (what the current thread says) and anything that repeats them; `ahead`: the
-    lexical matches when they were read already (used only if made for the same terms).
+    `exclude` (what the current thread says: id -> sentence) and anything that repeats them;
+    `ahead`: the lexical matches when they were read already (used only if made for the same
+    terms).
 
     Facts are the statements of the best turns (episode ranking credits a turn's neighbours and
     thread, which finds answers a sentence alone misses), one entry per turn.
     """
     search = GraphSearch(conn, graph, terms, retrieval, ahead)
-    said = {fact_key(text) for text in statement_texts(conn, exclude)}
+    said = {fact_key(text) for text in exclude.values()}
     relevance, rows = fact_relevance(conn, search, exclude) if terms else ({}, {})
     hits = {key: row for key, row in rows.items() if fact_key(row.text) not in said}
     relevance = {key: score for key, score in relevance.items() if key in hits}
