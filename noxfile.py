@@ -147,6 +147,14 @@ def tests_ag2(session: nox.Session, framework: str) -> None:
     adapter_tests(session, "ag2", framework)
 
 
+@nox.session(name="tests-agno")
+@nox.parametrize("framework", ["agno", "agno==3.0.0"], ids=["newest", "oldest"])
+def tests_agno(session: nox.Session, framework: str) -> None:
+    """Agno: ZepMemory (pre-hook, instructions, post-hook, search tool) on a real Agent driven by
+    a scripted Model."""
+    adapter_tests(session, "agno", framework)
+
+
 @nox.session(name="tests-adk")
 @nox.parametrize("framework", ["google-adk", "google-adk==2.0.0"], ids=["newest", "oldest"])
 def tests_adk(session: nox.Session, framework: str) -> None:
@@ -209,6 +217,16 @@ def tests_livekit(session: nox.Session, framework: str) -> None:
     """LiveKit Agents: ZepMemoryAgent on a real AgentSession with a scripted LLM (needs openai
     >= 3, so it never shares an environment with CrewAI)."""
     adapter_tests(session, "livekit", framework)
+
+
+@nox.session(name="tests-llama-index")
+@nox.parametrize(
+    "framework", ["llama-index-core", "llama-index-core==0.13.0"], ids=["newest", "oldest"]
+)
+def tests_llama_index(session: nox.Session, framework: str) -> None:
+    """LlamaIndex: ZepMemoryBlock in a Memory and the search tool on a real FunctionAgent driven
+    by a scripted function-calling LLM."""
+    adapter_tests(session, "llama-index", framework)
 
 
 @nox.session(name="tests-openai-agents")

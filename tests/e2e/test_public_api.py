@@ -107,6 +107,7 @@ PUBLIC: dict[str, list[str]] = {
         "resolve_identity",
     ],
     "zepkit.ag2": ["RunIdentity", "ZepMemoryMiddleware", "zep_memory_plugin", "zep_search_tool"],
+    "zepkit.agno": ["IdentityResolver", "ZepMemory"],
     "zepkit.agent_framework": ["IdentityResolver", "ZepContextProvider", "search_function_tool"],
     "zepkit.autogen": ["ZepChatCompletionContext", "ZepMemory", "search_function_tool"],
     "zepkit.crewai": [
@@ -140,6 +141,7 @@ PUBLIC: dict[str, list[str]] = {
         "ZepMemoryMixin",
         "search_function_tool",
     ],
+    "zepkit.llama_index": ["IdentityResolver", "ZepMemoryBlock", "search_tool", "zep_memory"],
     "zepkit.openai_agents": ["IdentityResolver", "ZepMemory"],
     "zepkit.pydantic_ai": ["IdentityResolver", "ZepDeps", "ZepMemory"],
     "zepkit.server": ["KeyRing", "create_app", "load_keys"],

@@ -1,0 +1,57 @@
+"""`ZepMemory` attached to a real Agno `Agent` driven by a scripted model holds the adapter
+contract: persist once, inject on every model call, capture the reply, fail soft, isolate users.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from agno.agent import Agent
+
+from zepkit.agno import ZepMemory
+from zepkit.core import MemoryLoop
+from zepkit.testing import AdapterContract, AdapterHarness, TurnResult
+
+
+class AgnoHarness:
+    """One agent for every user and turn; each turn gives it a model scripted for that run."""
+
+    supports_tools = True
+
+    def __init__(self, memory: MemoryLoop, scripted: Any, call: Any) -> None:
+        self.scripted = scripted
+        self.call = call
+        self.agent = ZepMemory(memory).attach(
+            Agent(instructions="You are a helpful assistant.", telemetry=False)
+        )
+
+    async def run_turn(
+        self,
+        *,
+        user_id: str,
+        thread_id: str,
+        text: str,
+        reply: str,
+        tool_queries: Sequence[str] = (),
+    ) -> TurnResult:
+        steps = [self.call("search_memory", {"query": query}) for query in tool_queries]
+        model = self.scripted(script=[*steps, reply])
+        self.agent.model = model
+        result = await self.agent.arun(text, user_id=user_id, session_id=thread_id)
+        assert not model.script, "the agent stopped before every scripted step was used"
+        return TurnResult(reply=str(result.content), model_inputs=model.inputs)
+
+
+class TestAgnoAdapterContract(AdapterContract):
+    framework_key = "agno"
+    framework_modules = ("agno",)
+
+    @pytest.fixture(autouse=True)
+    def _model(self, scripted: Any, call: Any) -> None:
+        self.scripted = scripted
+        self.call = call
+
+    def make_harness(self, memory: MemoryLoop) -> AdapterHarness:
+        return AgnoHarness(memory, self.scripted, self.call)
