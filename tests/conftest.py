@@ -1,10 +1,17 @@
-"""Every test keeps zepkit's own files (the default Zep Cloud outbox) in its own folder."""
+"""Every test keeps zepkit's own files (the default Zep Cloud outbox) in its own folder; the
+memory that export and import tests move between backends."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from zepkit.core import MemoryLoop, Message
 
 
 @pytest.fixture(autouse=True)
@@ -14,3 +21,72 @@ def _private_state_dir(
     folder = tmp_path_factory.mktemp("zepkit-state")
     monkeypatch.setenv("ZEPKIT_STATE_DIR", str(folder))
     return folder
+
+
+START = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
+
+
+async def _seed(memory: MemoryLoop) -> None:
+    """Two users; one thread long enough for several write batches; every message field used;
+    two data items."""
+    await memory.ensure_user(
+        "ana", first_name="Ana", last_name="Lima", email="ana@example.com", metadata={"plan": "pro"}
+    )
+    await memory.ensure_user("bo")
+    await memory.ensure_thread("ana-long", user_id="ana")
+    await memory.ensure_thread("ana-short", user_id="ana")
+    await memory.ensure_thread("bo-1", user_id="bo")
+    long = [
+        Message(
+            "user" if n % 2 == 0 else "assistant",
+            f"Turn {n}: café ☕ talk about herons, line {n}.",
+            name="Ana" if n % 2 == 0 else "Assistant",
+            created_at=START + timedelta(minutes=n),
+            metadata={"n": n} if n % 5 == 0 else None,
+        )
+        for n in range(67)
+    ]
+    await memory.add_messages("ana-long", long)
+    await memory.add_messages(
+        "ana-short",
+        [
+            Message("system", "Be brief.", created_at=START),
+            Message("tool", '{"temp": 21}', name="weather", created_at=START),
+        ],
+    )
+    await memory.add_messages("bo-1", [Message("user", "Bo here.", created_at=START)])
+    await memory.add_data(
+        "Ana prefers email over phone.",
+        type="text",
+        user_id="ana",
+        created_at=START,
+        metadata={"source": "crm"},
+    )
+    await memory.add_data('{"plan": "pro", "seats": 3}', type="json", user_id="ana")
+
+
+def _records(text: str) -> list[dict[str, Any]]:
+    """The export's records minus what only says when something was made in that memory, and
+    minus the facts (each backend derives its own)."""
+    out = []
+    for line in text.splitlines():
+        record = json.loads(line)
+        if record["type"] == "fact":
+            continue  # what a backend derives is its own: compared apart
+        if record["type"] in ("header", "user", "thread"):
+            record.pop("created_at", None)
+            record.pop("exported_at", None)
+        out.append(record)
+    return out
+
+
+@pytest.fixture
+def transfer_seed() -> Callable[[MemoryLoop], Awaitable[None]]:
+    """Fills a memory with what the export and import tests move around."""
+    return _seed
+
+
+@pytest.fixture
+def records() -> Callable[[str], list[dict[str, Any]]]:
+    """An export's records, to compare two exports record by record."""
+    return _records

@@ -15,7 +15,16 @@ from typing import Any
 import pytest
 
 from zepkit.core._backend import Capabilities, SearchRequest, UserProfile
-from zepkit.core._models import DataType, Episode, Message, SearchResults
+from zepkit.core._models import (
+    DataType,
+    Episode,
+    Fact,
+    Message,
+    Page,
+    SearchResults,
+    ThreadInfo,
+    UserInfo,
+)
 from zepkit.testing import BackendContract
 from zepkit.zep import ZepBackend
 
@@ -107,6 +116,53 @@ class Prefixed:
 
     async def delete_thread(self, thread_id: str) -> None:
         await self.inner.delete_thread(self.prefix + thread_id)
+
+    async def delete_user(self, user_id: str, *, vacuum: bool = False) -> None:
+        await self.inner.delete_user(self.prefix + user_id, vacuum=vacuum)
+
+    def _unprefixed(self, value: str) -> str:
+        return value.removeprefix(self.prefix)
+
+    async def get_user(self, user_id: str) -> UserInfo:
+        user = await self.inner.get_user(self.prefix + user_id)
+        return user.model_copy(update={"user_id": user_id})
+
+    async def list_users(self, *, cursor: str | None = None, limit: int = 50) -> Page[UserInfo]:
+        # Only this run's users: the project may hold others, so a page can come back short.
+        page = await self.inner.list_users(cursor=cursor, limit=limit)
+        mine = [
+            u.model_copy(update={"user_id": self._unprefixed(u.user_id)})
+            for u in page.items
+            if u.user_id.startswith(self.prefix)
+        ]
+        return Page[UserInfo](items=mine, next_cursor=page.next_cursor)
+
+    async def list_threads(
+        self, user_id: str, *, cursor: str | None = None, limit: int = 50
+    ) -> Page[ThreadInfo]:
+        page = await self.inner.list_threads(self.prefix + user_id, cursor=cursor, limit=limit)
+        threads = [
+            ThreadInfo(
+                thread_id=self._unprefixed(t.thread_id), user_id=user_id, created_at=t.created_at
+            )
+            for t in page.items
+        ]
+        return Page[ThreadInfo](items=threads, next_cursor=page.next_cursor)
+
+    async def list_messages(
+        self, thread_id: str, *, cursor: str | None = None, limit: int = 50
+    ) -> Page[Message]:
+        return await self.inner.list_messages(self.prefix + thread_id, cursor=cursor, limit=limit)
+
+    async def list_data(
+        self, user_id: str, *, cursor: str | None = None, limit: int = 50
+    ) -> Page[Episode]:
+        return await self.inner.list_data(self.prefix + user_id, cursor=cursor, limit=limit)
+
+    async def list_facts(
+        self, user_id: str, *, cursor: str | None = None, limit: int = 50
+    ) -> Page[Fact]:
+        return await self.inner.list_facts(self.prefix + user_id, cursor=cursor, limit=limit)
 
     async def aclose(self) -> None:
         await self.inner.aclose()

@@ -19,10 +19,12 @@ from zepkit.core._errors import (
 from zepkit.core._failsoft import FailSoft, OnError
 from zepkit.core._limits import (
     DEFAULT_CONTEXT_CHARS,
+    DEFAULT_PAGE_SIZE,
     MAX_DATA_CHARS,
     MAX_MESSAGE_CHARS,
     MAX_MESSAGES_PER_CALL,
     MAX_METADATA_KEYS,
+    MAX_PAGE_SIZE,
     MAX_QUERY_CHARS,
     MAX_SEARCH_LIMIT,
 )
@@ -34,22 +36,28 @@ from zepkit.core._models import (
     Fact,
     Identity,
     Message,
+    Page,
     Reranker,
     Role,
     Scope,
     SearchResults,
+    ThreadInfo,
+    UserInfo,
 )
 from zepkit.core._rendering import DEFAULT_TEMPLATE, render_context
 from zepkit.core._search_tool import SearchTool
+from zepkit.core._transfer import TransferCounts, export_memory, import_memory
 from zepkit.core._version import __version__ as __version__
 
 __all__ = [
     "DEFAULT_CONTEXT_CHARS",
+    "DEFAULT_PAGE_SIZE",
     "DEFAULT_TEMPLATE",
     "MAX_DATA_CHARS",
     "MAX_MESSAGES_PER_CALL",
     "MAX_MESSAGE_CHARS",
     "MAX_METADATA_KEYS",
+    "MAX_PAGE_SIZE",
     "MAX_QUERY_CHARS",
     "MAX_SEARCH_LIMIT",
     "AuthenticationError",
@@ -69,6 +77,7 @@ __all__ = [
     "Message",
     "NotFoundError",
     "OnError",
+    "Page",
     "RateLimitError",
     "Reranker",
     "Role",
@@ -76,8 +85,13 @@ __all__ = [
     "SearchResults",
     "SearchTool",
     "SyncMemory",
+    "ThreadInfo",
+    "TransferCounts",
     "UnsupportedError",
+    "UserInfo",
     "ZepkitError",
+    "export_memory",
+    "import_memory",
     "render_context",
 ]
 

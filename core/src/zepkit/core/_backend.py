@@ -14,7 +14,19 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
-from zepkit.core._models import DataType, Episode, Message, Reranker, Scope, SearchResults
+from zepkit.core._limits import DEFAULT_PAGE_SIZE
+from zepkit.core._models import (
+    DataType,
+    Episode,
+    Fact,
+    Message,
+    Page,
+    Reranker,
+    Scope,
+    SearchResults,
+    ThreadInfo,
+    UserInfo,
+)
 
 
 @dataclass(frozen=True)
@@ -126,6 +138,52 @@ class Backend(Protocol):
 
     async def delete_thread(self, thread_id: str) -> None:
         """Delete a thread and its messages (the user's derived memory may keep what it learned)."""
+        ...
+
+    async def delete_user(self, user_id: str, *, vacuum: bool = False) -> None:
+        """Delete the user and everything of theirs: threads, messages, data and what was derived
+        from them (facts, entities, vectors), and any ids kept for them. `NotFoundError` for an
+        unknown user. With `vacuum`, a store that keeps freed space on disk also erases it (the
+        local engine rewrites its file); a hosted store ignores it."""
+        ...
+
+    async def get_user(self, user_id: str) -> UserInfo:
+        """The user's profile; `NotFoundError` for an unknown user."""
+        ...
+
+    async def list_users(
+        self, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[UserInfo]:
+        """Users in the order they were created, `limit` per page."""
+        ...
+
+    async def list_threads(
+        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[ThreadInfo]:
+        """The user's threads in the order they were created; `NotFoundError` for an unknown
+        user."""
+        ...
+
+    async def list_messages(
+        self, thread_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[Message]:
+        """The thread's messages oldest first, `limit` per page; `NotFoundError` for an unknown
+        thread."""
+        ...
+
+    async def list_data(
+        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[Episode]:
+        """The items added to the user's graph with `add_data` (not thread messages), oldest
+        first, each with its type (`source`), time and metadata; `NotFoundError` for an unknown
+        user. A page may hold fewer than `limit` where the store pages over messages too."""
+        ...
+
+    async def list_facts(
+        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[Fact]:
+        """The facts the store derived for the user, oldest first, each with the span of time it
+        held (read-only: another store derives its own); `NotFoundError` for an unknown user."""
         ...
 
     async def aclose(self) -> None:

@@ -1,5 +1,5 @@
-"""The `zepkit` command: a demo of the memory loop, a look into a local memory database, and the
-outbox of writes kept while memory was unavailable."""
+"""The `zepkit` command: a demo of the memory loop, a look into a local memory database, export
+and import of memory, and the outbox of writes kept while memory was unavailable."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ import logging
 import os
 import sys
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import TextIO
 
 from zepkit.core._errors import NotFoundError, ZepkitError
 from zepkit.core._limits import MAX_QUERY_CHARS, MAX_SEARCH_LIMIT
@@ -20,6 +21,7 @@ from zepkit.core._loop import MemoryLoop
 from zepkit.core._models import SCOPES, Identity
 from zepkit.core._progress import Progress
 from zepkit.core._search_tool import format_results
+from zepkit.core._transfer import TransferCounts, export_memory, import_memory
 from zepkit.core._version import __version__
 
 INTERRUPTED = 130  # the shell's code for a command ended by Ctrl-C
@@ -166,6 +168,70 @@ async def run_outbox_replay(
     return 0 if status.pending == 0 else 1
 
 
+def _memory(db: str | None, zep: bool, id_map: str | None, *, read_only: bool) -> MemoryLoop:
+    """A strict loop on the local database file or on Zep Cloud (reads ZEP_API_KEY)."""
+    if zep:
+        from zepkit.zep import SqliteIdMap
+
+        ids = SqliteIdMap(id_map) if id_map else None
+        return MemoryLoop.zep(id_map=ids, outbox=None, on_error="raise")
+    from zepkit.local import LocalBackend
+
+    assert db is not None
+    return MemoryLoop(LocalBackend(db, read_only=read_only), on_error="raise")
+
+
+async def _export(
+    db: str | None, zep: bool, id_map: str | None, users: list[str] | None, out: TextIO
+) -> TransferCounts:
+    progress = Progress("exporting", unit="messages")
+    async with _memory(db, zep, id_map, read_only=True) as memory:
+        try:
+            return await export_memory(
+                memory, out, user_ids=users, progress=lambda done: progress.update(done.messages)
+            )
+        finally:
+            progress.done()
+
+
+def run_export(
+    db: str | None, zep: bool, id_map: str | None, users: list[str] | None, out: str
+) -> int:
+    """Write the memory (or the given users) to a JSON Lines file, made whole or not at all."""
+    partial = out + ".partial"
+    try:
+        with open(partial, "w", encoding="utf-8") as stream:
+            counts = asyncio.run(_export(db, zep, id_map, users, stream))
+        os.replace(partial, out)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(partial)
+    print(f"exported {counts.summary()} to {out}")
+    return 0
+
+
+async def _import(
+    db: str | None, zep: bool, id_map: str | None, lines: Iterable[str]
+) -> TransferCounts:
+    progress = Progress("importing", unit="messages")
+    async with _memory(db, zep, id_map, read_only=False) as memory:
+        try:
+            return await import_memory(
+                memory, lines, progress=lambda done: progress.update(done.messages)
+            )
+        finally:
+            progress.done()
+
+
+def run_import(db: str | None, zep: bool, id_map: str | None, source: str) -> int:
+    """Read an export into the memory; a re-run (or a run after an interruption) adds nothing
+    that is already there."""
+    with open(source, encoding="utf-8") as lines:
+        counts = asyncio.run(_import(db, zep, id_map, lines))
+    print(f"imported {counts.summary()} from {source}")
+    return 0
+
+
 def _existing_db(path: str) -> str:
     if not os.path.exists(path):
         raise argparse.ArgumentTypeError(f"no database at {path}")
@@ -287,7 +353,43 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument(
         "--failed", action="store_true", help="also retry writes set aside as refused"
     )
+    export = commands.add_parser(
+        "export", help="write users, threads and messages to a JSON Lines file"
+    )
+    _memory_options(export, existing=True)
+    export.add_argument(
+        "--user",
+        action="append",
+        metavar="ID",
+        help="only this user (repeat for more; default: every user)",
+    )
+    export.add_argument("--out", required=True, metavar="FILE", help="the file to write")
+    importer = commands.add_parser(
+        "import", help="read an export into a memory (a re-run adds nothing twice)"
+    )
+    _memory_options(importer, existing=False)
+    importer.add_argument("file", type=_existing_file, help="a file written by zepkit export")
     return parser
+
+
+def _existing_file(path: str) -> str:
+    if not os.path.isfile(path):
+        raise argparse.ArgumentTypeError(f"no file at {path}")
+    return path
+
+
+def _memory_options(command: argparse.ArgumentParser, *, existing: bool) -> None:
+    target = command.add_mutually_exclusive_group(required=True)
+    target.add_argument(
+        "--db",
+        metavar="PATH",
+        type=_existing_db if existing else str,
+        help="the local memory database" + ("" if existing else " (created when missing)"),
+    )
+    target.add_argument("--zep", action="store_true", help="Zep Cloud (reads ZEP_API_KEY)")
+    command.add_argument(
+        "--id-map", metavar="PATH", help="with --zep: the SqliteIdMap file of the app"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -324,6 +426,10 @@ def _run(args: argparse.Namespace) -> int:
             return asyncio.run(run_demo(args.db))
         if args.command == "search":
             return asyncio.run(run_search(args.db, args.user, args.query, args.scope, args.limit))
+        if args.command == "export":
+            return run_export(args.db, args.zep, args.id_map, args.user, args.out)
+        if args.command == "import":
+            return run_import(args.db, args.zep, args.id_map, args.file)
         if args.command == "embed":
             return asyncio.run(run_embed(args.db, args.batch_size))
         if args.command == "outbox":

@@ -46,3 +46,7 @@ stored."""
 MAX_RETRY_AFTER: Final = 5.0
 """The longest `Retry-After` zepkit waits out inside a call; a server asking for more is taken
 at its word and the call fails at once (fail-soft on the turn path)."""
+
+DEFAULT_PAGE_SIZE: Final = 50
+MAX_PAGE_SIZE: Final = 100
+"""Listings (users, threads, messages) return at most this many items per page."""

@@ -13,7 +13,7 @@ import inspect
 import logging
 import os
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from os import PathLike, fspath
@@ -26,20 +26,26 @@ from zepkit.core._jsonchunks import parse_json
 from zepkit.core._limits import (
     DEFAULT_CONTEXT_CHARS,
     DEFAULT_DEADLINE,
+    DEFAULT_PAGE_SIZE,
     DEFAULT_SEARCH_LIMIT,
     MAX_DATA_CHARS,
     MAX_MESSAGES_PER_CALL,
+    MAX_PAGE_SIZE,
     WRITE_CHARS_PER_SECOND,
 )
 from zepkit.core._models import (
     DATA_TYPES,
     DataType,
     Episode,
+    Fact,
     Identity,
     Message,
+    Page,
     Reranker,
     Scope,
     SearchResults,
+    ThreadInfo,
+    UserInfo,
 )
 from zepkit.core._outbox import Outbox, OutboxItem, OutboxStatus
 from zepkit.core._rendering import (
@@ -58,6 +64,7 @@ from zepkit.core._validation import (
     batches,
     check_id,
     check_limit,
+    check_page,
     check_query,
     check_target,
     chunk_data,
@@ -655,6 +662,116 @@ class MemoryLoop:
         await within(self.deadline, self.backend.delete_thread(thread_id), "delete_thread")
         self._forget_thread(thread_id)
 
+    # -- managing memory (strict) -------------------------------------------------------------
+
+    async def delete_user(self, user_id: str, *, vacuum: bool = False) -> None:
+        """Delete the user and everything of theirs: threads, messages, data, the facts and
+        entities derived from them (strict: an unknown user raises `NotFoundError`). The user's
+        writes waiting in the outbox are dropped first, and the loop forgets it provisioned the
+        user. With `vacuum`, the local engine also rewrites its file so no deleted byte stays on
+        disk (see `Backend.delete_user`). Not bound by `deadline`: it runs to the end."""
+        check_id(user_id, "user_id")
+        try:
+            threads = {thread.thread_id async for thread in self._threads_of(user_id)}
+        except NotFoundError:
+            threads = set()  # unknown to the backend; its kept writes still go
+
+        def theirs(item: OutboxItem) -> bool:
+            payload = item.payload
+            if item.kind == "data":
+                return bool(payload.get("user_id") == user_id)
+            identity = payload.get("identity") or {}
+            return item.target in threads or identity.get("user_id") == user_id
+
+        def delete() -> Awaitable[None]:
+            return self.backend.delete_user(user_id, vacuum=vacuum)
+
+        try:
+            if self._spool is None:
+                await delete()
+            else:
+                await self._spool.discard(theirs, delete)
+        finally:
+            self._forget_user(user_id, threads)
+
+    async def _threads_of(self, user_id: str) -> AsyncIterator[ThreadInfo]:
+        cursor: str | None = None
+        while True:
+            page = await self.list_threads(user_id, cursor=cursor, limit=MAX_PAGE_SIZE)
+            for thread in page.items:
+                yield thread
+            if page.next_cursor is None:
+                return
+            cursor = page.next_cursor
+
+    def _forget_user(self, user_id: str, threads: set[str]) -> None:
+        """A later turn of this user provisions everything again and starts with no block."""
+        self._provisioned.forget_where(
+            lambda key: (
+                (key[0] != "graph" and key[1] == user_id)
+                or (key[0] == "thread" and key[2] in threads)
+            )
+        )
+        self._last_blocks.discard_where(lambda key: key[0] == user_id or key[1] in threads)
+        self._turns.forget_where(lambda key: key[0] == user_id)
+        self._replies.discard_where(lambda key: key[0] == user_id)
+
+    async def get_user(self, user_id: str) -> UserInfo:
+        """The user's profile (strict: an unknown user raises `NotFoundError`)."""
+        check_id(user_id, "user_id")
+        return await within(self.deadline, self.backend.get_user(user_id), "get_user")
+
+    async def list_users(
+        self, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[UserInfo]:
+        """One page of users in the order they were created (strict). Pass the page's
+        `next_cursor` back as `cursor` for the next; it is None on the last page."""
+        check_page(limit, cursor)
+        work = self.backend.list_users(cursor=cursor, limit=limit)
+        return await within(self.deadline, work, "list_users")
+
+    async def list_threads(
+        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[ThreadInfo]:
+        """One page of the user's threads in the order they were created (strict: an unknown
+        user raises `NotFoundError`)."""
+        check_id(user_id, "user_id")
+        check_page(limit, cursor)
+        work = self.backend.list_threads(user_id, cursor=cursor, limit=limit)
+        return await within(self.deadline, work, "list_threads")
+
+    async def list_messages(
+        self, thread_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[Message]:
+        """One page of the thread's messages, oldest first (strict: an unknown thread raises
+        `NotFoundError`; `get_messages` is the fail-soft read of the latest ones)."""
+        check_id(thread_id, "thread_id")
+        check_page(limit, cursor)
+        work = self.backend.list_messages(thread_id, cursor=cursor, limit=limit)
+        return await within(self.deadline, work, "list_messages")
+
+    async def list_data(
+        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[Episode]:
+        """One page of what was added to the user's graph with `add_data`, oldest first, as
+        episodes with their type (`source`), time and metadata (strict: an unknown user raises
+        `NotFoundError`). On Zep a page may hold fewer than `limit`: Zep pages over the user's
+        messages too."""
+        check_id(user_id, "user_id")
+        check_page(limit, cursor)
+        work = self.backend.list_data(user_id, cursor=cursor, limit=limit)
+        return await within(self.deadline, work, "list_data")
+
+    async def list_facts(
+        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[Fact]:
+        """One page of the facts the backend derived for the user, oldest first, ended ones
+        included (strict: an unknown user raises `NotFoundError`)."""
+        check_id(user_id, "user_id")
+        check_page(limit, cursor)
+        work = self.backend.list_facts(user_id, cursor=cursor, limit=limit)
+        return await within(self.deadline, work, "list_facts")
+
     def _forget_thread(self, thread_id: str) -> None:
         """A later turn on this id provisions the thread again and starts with no block."""
         self._provisioned.forget_where(lambda key: key[0] == "thread" and key[2] == thread_id)
@@ -906,6 +1023,37 @@ class SyncMemory:
 
     def delete_thread(self, thread_id: str) -> None:
         self.run(self._loop.delete_thread(thread_id))
+
+    def delete_user(self, user_id: str, *, vacuum: bool = False) -> None:
+        self.run(self._loop.delete_user(user_id, vacuum=vacuum))
+
+    def get_user(self, user_id: str) -> UserInfo:
+        return self.run(self._loop.get_user(user_id))
+
+    def list_users(
+        self, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[UserInfo]:
+        return self.run(self._loop.list_users(cursor=cursor, limit=limit))
+
+    def list_threads(
+        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[ThreadInfo]:
+        return self.run(self._loop.list_threads(user_id, cursor=cursor, limit=limit))
+
+    def list_messages(
+        self, thread_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[Message]:
+        return self.run(self._loop.list_messages(thread_id, cursor=cursor, limit=limit))
+
+    def list_data(
+        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[Episode]:
+        return self.run(self._loop.list_data(user_id, cursor=cursor, limit=limit))
+
+    def list_facts(
+        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[Fact]:
+        return self.run(self._loop.list_facts(user_id, cursor=cursor, limit=limit))
 
     def begin_turn(
         self,

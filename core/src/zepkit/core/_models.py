@@ -7,7 +7,7 @@ they need internally.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Generic, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
 
@@ -135,3 +135,37 @@ class Identity(BaseModel):
         """The user's name as a chat message would carry it, when the profile has one."""
         name = " ".join(part for part in (self.first_name, self.last_name) if part)
         return name or None
+
+
+class UserInfo(BaseModel):
+    """A stored user: the app's id, the profile fields it was given and when it was created."""
+
+    model_config = ConfigDict(frozen=True)
+
+    user_id: str
+    first_name: str | None = None
+    last_name: str | None = None
+    email: str | None = None
+    metadata: dict[str, Any] | None = None
+    created_at: datetime | None = None
+
+
+class ThreadInfo(BaseModel):
+    """A stored thread: the app's id, its owner and when it was created."""
+
+    model_config = ConfigDict(frozen=True)
+
+    thread_id: str
+    user_id: str
+    created_at: datetime | None = None
+
+
+ItemT = TypeVar("ItemT")
+
+
+class Page(BaseModel, Generic[ItemT]):
+    """One page of a listing, oldest first; pass `next_cursor` back for the next page (None: this
+    was the last). Cursors are opaque strings, valid only on the backend that made them."""
+
+    items: list[ItemT] = Field(default_factory=list)
+    next_cursor: str | None = None

@@ -15,6 +15,7 @@ import os
 import sqlite3
 import threading
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from os import PathLike, fspath
@@ -174,6 +175,28 @@ class Outbox:
         with self._lock:
             self._connect().execute("DELETE FROM outbox WHERE seq = ?", (item.seq,))
             self._forget_target(item)
+
+    def discard(self, match: Callable[[OutboxItem], bool]) -> int:
+        """Drop every kept write (waiting or set aside) that `match` picks; how many. For writes
+        that must never arrive, such as those of a user being deleted."""
+        if not os.path.exists(self.path):
+            return 0
+        with self._lock:
+            conn = self._connect()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                rows = conn.execute(
+                    "SELECT seq, kind, target, key, payload, created_at, attempts, failed,"
+                    " last_error FROM outbox"
+                ).fetchall()
+                doomed = [(item.seq,) for item in map(_item, rows) if match(item)]
+                conn.executemany("DELETE FROM outbox WHERE seq = ?", doomed)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+            self._load_targets(conn)
+            return len(doomed)
 
     def record_failure(self, item: OutboxItem, error: str, *, permanent: bool) -> None:
         """Count a failed delivery; a permanent one is set aside (not replayed automatically)."""

@@ -13,7 +13,7 @@ import asyncio
 import logging
 import weakref
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from zepkit.core._errors import AuthenticationError, BackendUnavailableError, RateLimitError
 from zepkit.core._outbox import Outbox, OutboxItem
@@ -27,6 +27,7 @@ _WAIT = (*TRANSIENT, AuthenticationError)  # in a replay, also "not now": a key 
 _FIRST_BACKOFF = 0.5
 _MAX_BACKOFF = 30.0
 
+T = TypeVar("T")
 Deliver = Callable[[OutboxItem], Awaitable[Any]]
 
 
@@ -64,12 +65,22 @@ class Spool:
         await asyncio.to_thread(self.outbox.put, kind, target, key, payload)
         self.kick()
 
+    def _lock(self) -> asyncio.Lock:
+        return self._locks.setdefault(asyncio.get_running_loop(), asyncio.Lock())
+
+    async def discard(
+        self, match: Callable[[OutboxItem], bool], then: Callable[[], Awaitable[T]]
+    ) -> T:
+        """Drop the kept writes `match` picks, then run `then`, with no replay pass of this
+        event loop in between (one under way finishes first): what is dropped stays dropped."""
+        async with self._lock():
+            await asyncio.to_thread(self.outbox.discard, match)
+            return await then()
+
     async def replay(self) -> int:
         """One pass over the waiting writes, oldest first; how many were delivered."""
-        loop = asyncio.get_running_loop()
-        lock = self._locks.setdefault(loop, asyncio.Lock())
         delivered = 0
-        async with lock:
+        async with self._lock():
             await asyncio.to_thread(self.outbox.refresh)
             while items := await asyncio.to_thread(self.outbox.pending, 100):
                 for item in items:

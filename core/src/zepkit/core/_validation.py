@@ -6,7 +6,13 @@ import logging
 from collections.abc import Iterator, Sequence
 
 from zepkit.core._jsonchunks import split_json
-from zepkit.core._limits import MAX_ID_CHARS, MAX_MESSAGE_CHARS, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT
+from zepkit.core._limits import (
+    MAX_ID_CHARS,
+    MAX_MESSAGE_CHARS,
+    MAX_PAGE_SIZE,
+    MAX_QUERY_CHARS,
+    MAX_SEARCH_LIMIT,
+)
 from zepkit.core._models import Message
 from zepkit.core._splitting import split_text
 
@@ -16,6 +22,7 @@ __all__ = [
     "batches",
     "check_id",
     "check_limit",
+    "check_page",
     "check_query",
     "check_target",
     "chunk_data",
@@ -52,6 +59,17 @@ def check_limit(limit: object) -> int:
         raise TypeError(f"limit must be an integer, got {type(limit).__name__}")
     if not 1 <= limit <= MAX_SEARCH_LIMIT:
         raise ValueError(f"limit must be between 1 and {MAX_SEARCH_LIMIT}, got {limit}")
+    return limit
+
+
+def check_page(limit: object, cursor: object) -> int:
+    """A listing's page size (1 to `MAX_PAGE_SIZE`) and cursor (a string from an earlier page)."""
+    if isinstance(limit, bool) or not isinstance(limit, int):
+        raise TypeError(f"limit must be an integer, got {type(limit).__name__}")
+    if not 1 <= limit <= MAX_PAGE_SIZE:
+        raise ValueError(f"limit must be between 1 and {MAX_PAGE_SIZE}, got {limit}")
+    if cursor is not None and (not isinstance(cursor, str) or not cursor):
+        raise ValueError(f"cursor must be a next_cursor from an earlier page, got {cursor!r}")
     return limit
 
 

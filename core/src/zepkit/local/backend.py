@@ -20,8 +20,19 @@ from typing import Any, TypeVar
 
 from zepkit.core._backend import Capabilities, SearchRequest, UserProfile
 from zepkit.core._errors import BackendError, BackendUnavailableError
-from zepkit.core._models import DataType, Episode, Message, SearchResults
+from zepkit.core._limits import DEFAULT_PAGE_SIZE
+from zepkit.core._models import (
+    DataType,
+    Episode,
+    Fact,
+    Message,
+    Page,
+    SearchResults,
+    ThreadInfo,
+    UserInfo,
+)
 from zepkit.core._sqlite import open_connection
+from zepkit.core._validation import check_page
 from zepkit.local import writekeys
 from zepkit.local.connection import check_fts5
 from zepkit.local.dense import RetrieverMode, resolve
@@ -153,6 +164,56 @@ class LocalBackend:
     async def delete_thread(self, thread_id: str) -> None:
         """See `Backend.delete_thread`; the memory derived from its messages goes too."""
         await self._run(self._engine.delete_thread, thread_id)
+
+    async def delete_user(self, user_id: str, *, vacuum: bool = False) -> None:
+        """See `Backend.delete_user`: one transaction removes the user's rows and merges the
+        full-text indexes; `vacuum` then rewrites the file (time and space grow with its size)."""
+        await self._run(self._engine.delete_user, user_id, vacuum)
+
+    async def vacuum(self) -> None:
+        """Rewrite the file without its free pages and empty its write-ahead log, so nothing
+        deleted stays on disk. `BackendUnavailableError` while another connection reads the file
+        (run it again then); time and space grow with the file's size."""
+        await self._run(self._engine.vacuum)
+
+    async def get_user(self, user_id: str) -> UserInfo:
+        """See `Backend.get_user`."""
+        return await self._run(self._engine.get_user, user_id)
+
+    async def list_users(
+        self, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[UserInfo]:
+        """See `Backend.list_users`."""
+        check_page(limit, cursor)
+        return await self._run(self._engine.list_users, cursor, limit)
+
+    async def list_threads(
+        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[ThreadInfo]:
+        """See `Backend.list_threads`."""
+        check_page(limit, cursor)
+        return await self._run(self._engine.list_threads, user_id, cursor, limit)
+
+    async def list_messages(
+        self, thread_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[Message]:
+        """See `Backend.list_messages`."""
+        check_page(limit, cursor)
+        return await self._run(self._engine.list_messages, thread_id, cursor, limit)
+
+    async def list_data(
+        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[Episode]:
+        """See `Backend.list_data`."""
+        check_page(limit, cursor)
+        return await self._run(self._engine.list_data, user_id, cursor, limit)
+
+    async def list_facts(
+        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[Fact]:
+        """See `Backend.list_facts`: the statements extracted for the user, ended ones too."""
+        check_page(limit, cursor)
+        return await self._run(self._engine.list_facts, user_id, cursor, limit)
 
     async def embed_missing(
         self, *, batch_size: int = 256, progress: Callable[[int], None] | None = None

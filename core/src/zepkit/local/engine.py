@@ -14,8 +14,18 @@ from typing import Any
 
 from zepkit.core._backend import Capabilities, SearchRequest, UserProfile
 from zepkit.core._errors import ConfigurationError, ConflictError, UnsupportedError
-from zepkit.core._models import DATA_TYPES, DataType, Episode, Message, SearchResults
-from zepkit.local import backfill, deletion, provision, writekeys
+from zepkit.core._models import (
+    DATA_TYPES,
+    DataType,
+    Episode,
+    Fact,
+    Message,
+    Page,
+    SearchResults,
+    ThreadInfo,
+    UserInfo,
+)
+from zepkit.local import backfill, deletion, listing, provision, writekeys
 from zepkit.local.codec import decode_metadata, decode_time, encode_time, now
 from zepkit.local.connection import read_transaction, write_transaction
 from zepkit.local.dense import Dense
@@ -285,6 +295,44 @@ class Engine:
             deletion.delete_thread(conn, thread)
         if self._dense is not None:
             self._dense.index.stale(thread.graph)
+
+    def delete_user(self, user_id: str, vacuum: bool) -> None:
+        """Delete the user with all their threads and their graph; with `vacuum`, also rewrite
+        the file so no deleted byte stays in free pages or the write-ahead log."""
+        with write_transaction(self._conn) as conn:
+            graph = deletion.delete_user(conn, user_id)
+        if self._dense is not None:
+            self._dense.index.forget(graph)
+        if vacuum:
+            self.vacuum()
+
+    def vacuum(self) -> None:
+        """See `LocalBackend.vacuum`."""
+        deletion.vacuum(self._conn)
+
+    def get_user(self, user_id: str) -> UserInfo:
+        with read_transaction(self._conn) as conn:
+            return listing.get_user(conn, user_id)
+
+    def list_users(self, cursor: str | None, limit: int) -> Page[UserInfo]:
+        with read_transaction(self._conn) as conn:
+            return listing.list_users(conn, cursor, limit)
+
+    def list_threads(self, user_id: str, cursor: str | None, limit: int) -> Page[ThreadInfo]:
+        with read_transaction(self._conn) as conn:
+            return listing.list_threads(conn, user_id, cursor, limit)
+
+    def list_messages(self, thread_id: str, cursor: str | None, limit: int) -> Page[Message]:
+        with read_transaction(self._conn) as conn:
+            return listing.list_messages(conn, thread_id, cursor, limit)
+
+    def list_data(self, user_id: str, cursor: str | None, limit: int) -> Page[Episode]:
+        with read_transaction(self._conn) as conn:
+            return listing.list_data(conn, user_id, cursor, limit)
+
+    def list_facts(self, user_id: str, cursor: str | None, limit: int) -> Page[Fact]:
+        with read_transaction(self._conn) as conn:
+            return listing.list_facts(conn, user_id, cursor, limit)
 
 
 def _recent(conn: sqlite3.Connection, thread: int) -> list[tuple[int, str]]:

@@ -195,6 +195,11 @@ class VectorIndex:
         """Read the graph's vectors again before its next search (this connection deleted some)."""
         self._checked.discard(graph)
 
+    def forget(self, graph: int) -> None:
+        """Drop the graph's matrix from memory (its user was deleted)."""
+        self._graphs.pop(graph, None)
+        self._checked.discard(graph)
+
     def prepare(self, conn: sqlite3.Connection, graph: int) -> None:
         """Bring the graph's matrix up to date now (its next search then only scans)."""
         self._fresh(conn, graph)

@@ -15,14 +15,17 @@ Async tests need pytest-asyncio (`asyncio_mode = "auto"`, or use `pytest_asyncio
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
 from zepkit.core._backend import Backend, SearchRequest, UserProfile
 from zepkit.core._errors import BackendError, ConflictError, NotFoundError, UnsupportedError
+from zepkit.core._limits import MAX_PAGE_SIZE
 from zepkit.core._models import RERANKERS, Message
 
 UNICODE_TEXTS = (
@@ -39,7 +42,8 @@ async def _user_thread(backend: Backend, user_id: str, thread_id: str) -> None:
 
 
 class BackendContract:
-    """Provisioning, messages, context, search per scope, isolation, typed errors and close."""
+    """Provisioning, messages, context, search per scope, isolation, typed errors, deleting and
+    listing users and threads, and close."""
 
     pytestmark = pytest.mark.asyncio
 
@@ -279,6 +283,163 @@ class BackendContract:
         assert [m.content for m in await backend.get_messages("keep")] == [
             "Keep this about kayaks."
         ]
+
+    # -- managing users and threads ----------------------------------------------------------------
+
+    async def _all(self, list_page: Any) -> list[Any]:
+        """Every item of a listing, read two at a time through the cursors."""
+        items: list[Any] = []
+        cursor: str | None = None
+        while True:
+            page = await list_page(cursor=cursor, limit=2)
+            assert len(page.items) <= 2
+            items.extend(page.items)
+            if page.next_cursor is None:
+                return items
+            cursor = page.next_cursor
+
+    async def test_delete_user_removes_everything_of_theirs(self, backend: Backend) -> None:
+        await _user_thread(backend, "alice", "a1")
+        await backend.ensure_thread("a2", "alice")
+        await _user_thread(backend, "bob", "b1")
+        secret = "My vault passphrase is QUOKKA-HALIBUT-93."
+        await backend.add_messages("a1", [Message("user", secret, name="Alice")])
+        await backend.add_messages("a2", [Message("user", "I keep bees named Quokka.")])
+        await backend.add_data("Alice's vault is in Quokka Street.", type="text", user_id="alice")
+        await backend.add_messages("b1", [Message("user", "My passphrase is QUOKKA-BOB.")])
+
+        await backend.delete_user("alice")
+
+        for thread_id in ("a1", "a2"):
+            with pytest.raises(NotFoundError):
+                await backend.get_messages(thread_id)
+        with pytest.raises(NotFoundError):
+            await backend.get_user("alice")
+        with pytest.raises(NotFoundError):
+            await backend.list_threads("alice")
+        with pytest.raises(NotFoundError):
+            await backend.delete_user("alice")
+        assert [u.user_id for u in await self._all(backend.list_users)] == ["bob"]
+        assert [m.content for m in await backend.get_messages("b1")] == [
+            "My passphrase is QUOKKA-BOB."
+        ]
+        # the same ids start from nothing
+        await _user_thread(backend, "alice", "a1")
+        assert await backend.get_messages("a1") == []
+        for scope in [
+            s for s in ("edges", "nodes", "episodes") if backend.capabilities.supports(s)
+        ]:
+            results = await backend.search(
+                SearchRequest(query="vault passphrase QUOKKA", user_id="alice", scope=scope)
+            )
+            assert "QUOKKA" not in results.model_dump_json().upper(), scope
+
+    async def test_delete_unknown_user_is_not_found(self, backend: Backend) -> None:
+        with pytest.raises(NotFoundError):
+            await backend.delete_user("nobody")
+
+    async def test_get_user_returns_the_profile(self, backend: Backend) -> None:
+        await backend.ensure_user(
+            UserProfile("ada", first_name="Ada", last_name="Lovelace", email="ada@example.com")
+        )
+        user = await backend.get_user("ada")
+        assert (user.user_id, user.first_name, user.last_name, user.email) == (
+            "ada",
+            "Ada",
+            "Lovelace",
+            "ada@example.com",
+        )
+        assert user.created_at is not None
+        with pytest.raises(NotFoundError):
+            await backend.get_user("nobody")
+
+    async def test_list_users_pages_in_creation_order(self, backend: Backend) -> None:
+        assert (await backend.list_users()).items == []
+        names = ["zed", "amy", "mo", "kim", "bo"]
+        for name in names:
+            await backend.ensure_user(UserProfile(name, first_name=name.title()))
+        users = await self._all(backend.list_users)
+        assert [u.user_id for u in users] == names
+        assert [u.first_name for u in users] == [name.title() for name in names]
+        last = await backend.list_users(limit=5)
+        assert len(last.items) == 5 and last.next_cursor is None
+
+    async def test_list_threads_pages_the_users_own(self, backend: Backend) -> None:
+        await backend.ensure_user(UserProfile("alice"))
+        await _user_thread(backend, "bob", "bob-1")
+        ids = ["t-c", "t-a", "t-b"]
+        for thread_id in ids:
+            await backend.ensure_thread(thread_id, "alice")
+        listing = functools.partial(backend.list_threads, "alice")
+        threads = await self._all(listing)
+        assert [(t.thread_id, t.user_id) for t in threads] == [(i, "alice") for i in ids]
+        assert all(t.created_at is not None for t in threads)
+        with pytest.raises(NotFoundError):
+            await backend.list_threads("nobody")
+
+    async def test_list_messages_pages_oldest_first(self, backend: Backend) -> None:
+        await _user_thread(backend, "alice", "t1")
+        when = datetime(2023, 1, 2, 3, 4, 5, tzinfo=UTC)
+        sent = [
+            Message("user" if n % 2 else "assistant", f"message {n}", created_at=when)
+            for n in range(7)
+        ]
+        await backend.add_messages("t1", sent)
+        got = await self._all(functools.partial(backend.list_messages, "t1"))
+        assert [(m.role, m.content) for m in got] == [(m.role, m.content) for m in sent]
+        assert all(m.created_at == when for m in got)
+        with pytest.raises(NotFoundError):
+            await backend.list_messages("missing")
+
+    async def test_list_data_pages_the_users_data_only(self, backend: Backend) -> None:
+        await _user_thread(backend, "alice", "t1")
+        await backend.ensure_user(UserProfile("bob"))
+        await backend.add_messages("t1", [Message("user", "A message is not data.")])
+        when = datetime(2022, 6, 1, 8, 0, tzinfo=UTC)
+        await backend.add_data(
+            "First note.", type="text", user_id="alice", created_at=when, metadata={"src": "crm"}
+        )
+        await backend.add_messages("t1", [Message("user", "Another message.")])
+        await backend.add_data("Second note.", type="text", user_id="alice")
+        await backend.add_data('{"plan": "pro"}', type="json", user_id="alice")
+        await backend.add_data("Bob's note.", type="text", user_id="bob")
+        items = await self._all(functools.partial(backend.list_data, "alice"))
+        assert [(e.content, e.source) for e in items] == [
+            ("First note.", "text"),
+            ("Second note.", "text"),
+            ('{"plan": "pro"}', "json"),
+        ]
+        assert (items[0].created_at, items[0].metadata) == (when, {"src": "crm"})
+        with pytest.raises(NotFoundError):
+            await backend.list_data("nobody")
+
+    async def test_list_facts_pages_what_was_learned_of_the_user(self, backend: Backend) -> None:
+        await self._seed_search(backend)
+        await _user_thread(backend, "bob", "tb")
+        await backend.add_messages("tb", [Message("user", "I adopted a cat named Nimbus.")])
+        facts = await self._all(functools.partial(backend.list_facts, "alice"))
+        assert any("Comet" in fact.fact for fact in facts)
+        assert any("Halifax" in fact.fact for fact in facts)
+        assert not any("Nimbus" in fact.fact for fact in facts)
+        assert all(fact.uuid and fact.created_at is not None for fact in facts)
+        with pytest.raises(NotFoundError):
+            await backend.list_facts("nobody")
+
+    @pytest.mark.parametrize("limit", [0, -1, MAX_PAGE_SIZE + 1])
+    async def test_bad_page_sizes_are_refused(self, backend: Backend, limit: int) -> None:
+        await _user_thread(backend, "alice", "t1")
+        with pytest.raises(ValueError, match="limit"):
+            await backend.list_users(limit=limit)
+        with pytest.raises(ValueError, match="limit"):
+            await backend.list_threads("alice", limit=limit)
+        with pytest.raises(ValueError, match="limit"):
+            await backend.list_messages("t1", limit=limit)
+        with pytest.raises(ValueError, match="limit"):
+            await backend.list_data("alice", limit=limit)
+        with pytest.raises(ValueError, match="limit"):
+            await backend.list_facts("alice", limit=limit)
+        with pytest.raises(ValueError, match="cursor"):
+            await backend.list_users(cursor="")
 
     async def test_close_is_idempotent(self, backend: Backend) -> None:
         await backend.aclose()

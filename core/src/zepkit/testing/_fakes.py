@@ -9,7 +9,17 @@ from typing import Any
 
 from zepkit.core._backend import Backend, Capabilities, SearchRequest, UserProfile
 from zepkit.core._errors import BackendError, BackendUnavailableError
-from zepkit.core._models import DataType, Episode, Message, SearchResults
+from zepkit.core._limits import DEFAULT_PAGE_SIZE
+from zepkit.core._models import (
+    DataType,
+    Episode,
+    Fact,
+    Message,
+    Page,
+    SearchResults,
+    ThreadInfo,
+    UserInfo,
+)
 
 ALL_OPERATIONS = frozenset(
     {
@@ -22,6 +32,13 @@ ALL_OPERATIONS = frozenset(
         "search",
         "add_data",
         "delete_thread",
+        "delete_user",
+        "get_user",
+        "list_users",
+        "list_threads",
+        "list_messages",
+        "list_data",
+        "list_facts",
     }
 )
 
@@ -125,6 +142,44 @@ class FailingBackend:
     async def delete_thread(self, thread_id: str) -> None:
         await self._gate("delete_thread")
         await self.inner.delete_thread(thread_id)
+
+    async def delete_user(self, user_id: str, *, vacuum: bool = False) -> None:
+        await self._gate("delete_user")
+        await self.inner.delete_user(user_id, vacuum=vacuum)
+
+    async def get_user(self, user_id: str) -> UserInfo:
+        await self._gate("get_user")
+        return await self.inner.get_user(user_id)
+
+    async def list_users(
+        self, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[UserInfo]:
+        await self._gate("list_users")
+        return await self.inner.list_users(cursor=cursor, limit=limit)
+
+    async def list_threads(
+        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[ThreadInfo]:
+        await self._gate("list_threads")
+        return await self.inner.list_threads(user_id, cursor=cursor, limit=limit)
+
+    async def list_messages(
+        self, thread_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[Message]:
+        await self._gate("list_messages")
+        return await self.inner.list_messages(thread_id, cursor=cursor, limit=limit)
+
+    async def list_data(
+        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[Episode]:
+        await self._gate("list_data")
+        return await self.inner.list_data(user_id, cursor=cursor, limit=limit)
+
+    async def list_facts(
+        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[Fact]:
+        await self._gate("list_facts")
+        return await self.inner.list_facts(user_id, cursor=cursor, limit=limit)
 
     async def aclose(self) -> None:
         await self.inner.aclose()

@@ -12,7 +12,7 @@ import contextlib
 import os
 import uuid as uuid_module
 import weakref
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
@@ -22,7 +22,7 @@ from zep_cloud.core.request_options import RequestOptions
 from zep_cloud.graph.client import AsyncGraphClient
 from zep_cloud.graph.episode.client import AsyncEpisodeClient
 from zep_cloud.thread.client import AsyncThreadClient
-from zep_cloud.types import User
+from zep_cloud.types import Thread, User
 from zep_cloud.user.client import AsyncUserClient
 
 from zepkit.core._backend import Capabilities, SearchRequest, UserProfile
@@ -34,9 +34,26 @@ from zepkit.core._errors import (
     NotFoundError,
     RateLimitError,
 )
-from zepkit.core._limits import MAX_RETRY_AFTER, MAX_SEARCH_LIMIT
-from zepkit.core._models import DataType, Episode, Message, SearchResults
-from zepkit.zep._convert import from_iso, from_zep_message, to_add_message, to_iso
+from zepkit.core._limits import DEFAULT_PAGE_SIZE, MAX_RETRY_AFTER, MAX_SEARCH_LIMIT
+from zepkit.core._models import (
+    DataType,
+    Episode,
+    Fact,
+    Message,
+    Page,
+    SearchResults,
+    ThreadInfo,
+    UserInfo,
+)
+from zepkit.core._validation import check_page
+from zepkit.zep._convert import (
+    data_episode,
+    from_iso,
+    from_zep_message,
+    to_add_message,
+    to_fact,
+    to_iso,
+)
 from zepkit.zep._errors import zep_errors
 from zepkit.zep._idmap import IdMap, InMemoryIdMap
 from zepkit.zep._keys import derive_key, episode_key, messages_key
@@ -48,6 +65,7 @@ T = TypeVar("T")
 THREAD = "thread"
 THREAD_OWNER = "thread_owner"
 THREAD_EPOCH = "thread_epoch"
+THREAD_GONE = "thread_gone"  # a deleted thread's last owner, so delete_user finds its epoch
 GRAPH = "graph"
 
 _CACHE_SIZE = 10_000
@@ -67,6 +85,17 @@ def _remember(cache: dict[str, T], key: str, value: T) -> None:
     cache[key] = value
     if len(cache) > _CACHE_SIZE:
         del cache[next(iter(cache))]
+
+
+def _user_info(user: User, user_id: str) -> UserInfo:
+    return UserInfo(
+        user_id=user_id,
+        first_name=user.first_name,
+        last_name=user.last_name,
+        email=user.email,
+        metadata=user.metadata,
+        created_at=from_iso(user.created_at),
+    )
 
 
 @dataclass(frozen=True)
@@ -250,6 +279,7 @@ class ZepBackend:
                 raise BackendError(f"Zep thread.create (thread_id={thread_id!r}): no uuid returned")
             await self.id_map.set(THREAD_OWNER, thread_id, user_id)
             await self.id_map.set(THREAD, thread_id, thread.uuid_)
+            await self.id_map.delete(THREAD_GONE, thread_id)
             _remember(self._thread_ids, thread.uuid_, thread_id)
             return True
 
@@ -409,6 +439,9 @@ class ZepBackend:
         # answer that named the deleted thread.
         epoch = int(await self.id_map.get(THREAD_EPOCH, thread_id) or "0") + 1
         await self.id_map.set(THREAD_EPOCH, thread_id, str(epoch))
+        owner = await self.id_map.get(THREAD_OWNER, thread_id)
+        if owner is not None:
+            await self.id_map.set(THREAD_GONE, thread_id, owner)
         await self.id_map.delete(THREAD, thread_id)
         await self.id_map.delete(THREAD_OWNER, thread_id)
         self._thread_ids.pop(thread_uuid, None)
@@ -484,6 +517,160 @@ class ZepBackend:
             created_at=from_iso(episode.reference_time) or from_iso(episode.created_at),
             metadata=episode.metadata if episode.metadata is not None else metadata,
         )
+
+    # -- managing users and threads ------------------------------------------------------------
+
+    async def delete_user(self, user_id: str, *, vacuum: bool = False) -> None:
+        """Delete the Zep user (Zep then removes its threads, messages and graph) and forget every
+        id kept for it here. `vacuum` has no meaning on Zep: its storage is Zep's to erase."""
+        async with self._locks.hold(("user", user_id)):
+            owner = await self._user(user_id)
+            threads = [thread async for thread in self._all_threads(owner.uuid)]
+            try:
+                with zep_errors("user.delete", user_id=user_id):
+                    await self._user_api.delete(
+                        owner.uuid,
+                        idempotency_key=derive_key("user.delete", owner.uuid),
+                        request_options=self._options,
+                    )
+            finally:
+                self._users.pop(user_id, None)  # gone, or unknown to Zep already
+            for thread in threads:
+                thread_uuid = thread.uuid_ or ""
+                thread_id = self._thread_ids.pop(thread_uuid, None)
+                if thread_id is None:
+                    thread_id = await self.id_map.find(THREAD, thread_uuid)
+                if thread_id is not None:
+                    await self._forget_ids(thread_id)
+            # threads of theirs deleted earlier left an epoch: those ids go too
+            while (gone := await self.id_map.find(THREAD_GONE, user_id)) is not None:
+                await self._forget_ids(gone)
+
+    async def _forget_ids(self, thread_id: str) -> None:
+        for kind in (THREAD, THREAD_OWNER, THREAD_EPOCH, THREAD_GONE):
+            await self.id_map.delete(kind, thread_id)
+
+    async def get_user(self, user_id: str) -> UserInfo:
+        """The Zep user whose `user_id` is the app's id."""
+        with zep_errors("user.lookup", user_id=user_id):
+            found = await self._user_api.lookup(user_id=user_id, request_options=self._options)
+        self._remember_user(user_id, found, "user.lookup")
+        return _user_info(found, user_id)
+
+    async def list_users(
+        self, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[UserInfo]:
+        """Users oldest first. Zep users made without an app id (`user_id`) are not zepkit's and
+        are left out, so a page may hold fewer than `limit`."""
+        check_page(limit, cursor)
+        with zep_errors("user.list"):
+            pager = await self._user_api.list(
+                page_size=limit,
+                cursor=cursor,
+                order_by="created_at",
+                order="asc",
+                request_options=self._options,
+            )
+        users = [_user_info(user, user.user_id) for user in pager.items or () if user.user_id]
+        return Page[UserInfo](items=users, next_cursor=pager.response.next_cursor or None)
+
+    async def list_threads(
+        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[ThreadInfo]:
+        """The user's threads oldest first, under their app ids. A thread made outside zepkit
+        (none in the id map) is listed under its Zep UUID, which is then mapped to it."""
+        check_page(limit, cursor)
+        owner = await self._user(user_id)
+        with zep_errors("thread.list", user_id=user_id):
+            pager = await self._thread_api.list(
+                page_size=limit,
+                cursor=cursor,
+                order_by="created_at",
+                order="asc",
+                user_uuid=owner.uuid,
+                request_options=self._options,
+            )
+        threads = []
+        for thread in pager.items or ():
+            if not thread.uuid_:
+                raise BackendError(f"Zep thread.list (user_id={user_id!r}): thread without uuid")
+            thread_id = await self._app_thread_id(thread.uuid_, user_id)
+            created = from_iso(thread.created_at)
+            threads.append(ThreadInfo(thread_id=thread_id, user_id=user_id, created_at=created))
+        return Page[ThreadInfo](items=threads, next_cursor=pager.response.next_cursor or None)
+
+    async def list_messages(
+        self, thread_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[Message]:
+        """The thread's messages oldest first, a page at a time (Zep's own cursor)."""
+        check_page(limit, cursor)
+        thread_uuid = await self._thread_uuid(thread_id)
+        with zep_errors("thread.list_messages", thread_id=thread_id):
+            pager = await self._thread_api.list_messages(
+                thread_uuid,
+                page_size=limit,
+                cursor=cursor,
+                order_by="created_at",
+                order="asc",
+                request_options=self._options,
+            )
+        messages = [m for m in map(from_zep_message, pager.items or ()) if m is not None]
+        return Page[Message](items=messages, next_cursor=pager.response.next_cursor or None)
+
+    async def list_data(
+        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[Episode]:
+        """The episodes of the user's graph that came from no thread, oldest first. Zep lists
+        message episodes too; those are skipped, so a page may hold fewer than `limit`."""
+        check_page(limit, cursor)
+        graph = (await self._user(user_id)).graph_uuid
+        with zep_errors("graph.episode.list", user_id=user_id):
+            pager = await self._episode_api.list(
+                graph,
+                page_size=limit,
+                cursor=cursor,
+                order_by="created_at",
+                order="asc",
+                request_options=self._options,
+            )
+        items = [data_episode(episode) for episode in pager.items or () if not episode.thread_uuid]
+        return Page[Episode](items=items, next_cursor=pager.response.next_cursor or None)
+
+    async def list_facts(
+        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
+    ) -> Page[Fact]:
+        """The edges of the user's graph, oldest first (Zep's `graph.edge.list`)."""
+        check_page(limit, cursor)
+        graph = (await self._user(user_id)).graph_uuid
+        with zep_errors("graph.edge.list", user_id=user_id):
+            pager = await self._graph_api.edge.list(
+                graph,
+                page_size=limit,
+                cursor=cursor,
+                order_by="created_at",
+                order="asc",
+                request_options=self._options,
+            )
+        facts = [fact for fact in map(to_fact, pager.items or ()) if fact is not None]
+        return Page[Fact](items=facts, next_cursor=pager.response.next_cursor or None)
+
+    async def _all_threads(self, user_uuid: str) -> AsyncIterator[Thread]:
+        with zep_errors("thread.list"):
+            pager = await self._thread_api.list(
+                user_uuid=user_uuid, page_size=100, request_options=self._options
+            )
+            async for thread in pager:
+                yield thread
+
+    async def _app_thread_id(self, thread_uuid: str, user_id: str) -> str:
+        known = self._thread_ids.get(thread_uuid) or await self.id_map.find(THREAD, thread_uuid)
+        if known is None:
+            known = thread_uuid
+            if await self.id_map.get(THREAD, known) is None:
+                await self.id_map.set(THREAD_OWNER, known, user_id)
+                await self.id_map.set(THREAD, known, thread_uuid)
+        _remember(self._thread_ids, thread_uuid, known)
+        return known
 
     # -- lifecycle ----------------------------------------------------------------------------
 

@@ -138,3 +138,17 @@ def summary_to_episode(summary: ThreadSummary, thread_ids: Mapping[str, str]) ->
         created_at=from_iso(summary.created_at),
         score=_score(summary.score, summary.relevance),
     )
+
+
+def data_episode(episode: ZepEpisode) -> Episode:
+    """An episode added with `graph.episode.add`, as zepkit's `Episode` (its given time first)."""
+    if episode.uuid_ is None or episode.content is None:
+        raise BackendError("Zep graph.episode.list: malformed response (episode without content)")
+    source = episode.source if episode.source in DATA_TYPES else "text"
+    return Episode(
+        uuid=episode.uuid_,
+        content=episode.content,
+        source=cast(DataType, source),
+        created_at=from_iso(episode.reference_time) or from_iso(episode.created_at),
+        metadata=episode.metadata,
+    )

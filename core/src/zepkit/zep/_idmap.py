@@ -31,6 +31,10 @@ class IdMap(Protocol):
         """Forget `app_id`; forgetting an unknown id is not an error."""
         ...
 
+    async def find(self, kind: str, uuid: str) -> str | None:
+        """The app id recorded for `uuid` (the reverse of `get`), or None."""
+        ...
+
 
 class InMemoryIdMap:
     """The default map: a dict, gone when the process ends."""
@@ -47,11 +51,18 @@ class InMemoryIdMap:
     async def delete(self, kind: str, app_id: str) -> None:
         self._entries.pop((kind, app_id), None)
 
+    async def find(self, kind: str, uuid: str) -> str | None:
+        for (entry_kind, app_id), value in self._entries.items():
+            if entry_kind == kind and value == uuid:
+                return app_id
+        return None
+
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS zep_ids ("
     " kind TEXT NOT NULL, app_id TEXT NOT NULL, uuid TEXT NOT NULL,"
-    " PRIMARY KEY (kind, app_id)) WITHOUT ROWID"
+    " PRIMARY KEY (kind, app_id)) WITHOUT ROWID",
+    "CREATE INDEX IF NOT EXISTS zep_ids_uuid ON zep_ids (kind, uuid)",  # for `find`
 )
 
 
@@ -75,7 +86,8 @@ class SqliteIdMap:
         if not self._ready:
             with self._ready_lock:
                 if not self._ready:
-                    connection.execute(_SCHEMA)
+                    for statement in _SCHEMA:
+                        connection.execute(statement)
                     self._ready = True
         return connection
 
@@ -103,4 +115,9 @@ class SqliteIdMap:
     async def delete(self, kind: str, app_id: str) -> None:
         await asyncio.to_thread(
             self._run, "DELETE FROM zep_ids WHERE kind = ? AND app_id = ?", (kind, app_id)
+        )
+
+    async def find(self, kind: str, uuid: str) -> str | None:
+        return await asyncio.to_thread(
+            self._run, "SELECT app_id FROM zep_ids WHERE kind = ? AND uuid = ?", (kind, uuid)
         )

@@ -140,6 +140,31 @@ def _valid_from(episode: Json) -> str:
     return str(episode.get("reference_time") or episode["created_at"])
 
 
+def _paged(request: RecordedRequest, items: list[Json]) -> Json:
+    """One page of a listing as Zep answers it: `page_size`, an opaque `cursor`, `order_by` a
+    field (insertion order breaks ties) and `order` asc (the default) or desc."""
+    order_by = request.query.get("order_by")
+    if order_by is not None:
+        if any(order_by not in item for item in items):
+            raise _HttpError(400, "invalid_request", f"cannot order by {order_by}")
+        items = sorted(items, key=lambda item: str(item[order_by] or ""))
+    if request.query.get("order", "asc") == "desc":
+        items = items[::-1]
+    try:
+        size = int(request.query.get("page_size", "50"))
+        start = int(request.query.get("cursor") or "0")
+    except ValueError:
+        raise _HttpError(400, "invalid_request", "page_size and cursor are invalid") from None
+    if not 1 <= size <= 1000 or start < 0:
+        raise _HttpError(400, "invalid_request", "page_size must be 1 to 1000")
+    more = start + size < len(items)
+    return {
+        "items": items[start : start + size],
+        "next_cursor": str(start + size) if more else None,
+        "total_size": len(items),
+    }
+
+
 def _facts_block(episodes: list[Json]) -> str:
     """A context block in the FACTS layout Zep uses ("" when nothing is relevant)."""
     if not episodes:
@@ -171,8 +196,11 @@ class FakeZep(httpx.AsyncBaseTransport):
         self._routes: list[tuple[str, re.Pattern[str], Callable[..., tuple[int, Any]]]] = [
             ("POST", re.compile(r"/users"), self._create_user),
             ("POST", re.compile(r"/users/lookup"), self._lookup_user),
+            ("POST", re.compile(r"/users/list"), self._list_users),
             ("GET", re.compile(r"/users/(?P<uid>[^/]+)"), self._get_user),
+            ("DELETE", re.compile(r"/users/(?P<uid>[^/]+)"), self._delete_user),
             ("POST", re.compile(r"/threads"), self._create_thread),
+            ("GET", re.compile(r"/threads"), self._list_threads),
             ("GET", re.compile(r"/threads/(?P<uid>[^/]+)"), self._get_thread),
             ("DELETE", re.compile(r"/threads/(?P<uid>[^/]+)"), self._delete_thread),
             ("POST", re.compile(r"/threads/(?P<uid>[^/]+)/messages"), self._add_messages),
@@ -181,6 +209,8 @@ class FakeZep(httpx.AsyncBaseTransport):
             ("POST", re.compile(r"/graphs"), self._create_graph),
             ("GET", re.compile(r"/graphs/(?P<uid>[^/]+)"), self._get_graph),
             ("POST", re.compile(r"/graphs/(?P<uid>[^/]+)/episodes"), self._add_episode),
+            ("POST", re.compile(r"/graphs/(?P<uid>[^/]+)/episodes/list"), self._list_episodes),
+            ("POST", re.compile(r"/graphs/(?P<uid>[^/]+)/edges/list"), self._list_edges),
             ("POST", re.compile(r"/graphs/(?P<uid>[^/]+)/context"), self._graph_context),
             (
                 "POST",
@@ -350,6 +380,29 @@ class FakeZep(httpx.AsyncBaseTransport):
     def _get_user(self, request: RecordedRequest, uid: str) -> tuple[int, Any]:
         return 200, self._user(uid)
 
+    def _list_users(self, request: RecordedRequest) -> tuple[int, Any]:
+        users = list(self.users.values())
+        search = (request.json or {}).get("search") if isinstance(request.json, dict) else None
+        if search:
+            users = [u for u in users if search.lower() in str(u.get("user_id") or "").lower()]
+        return 200, _paged(request, users)
+
+    def _delete_user(self, request: RecordedRequest, uid: str) -> tuple[int, Any]:
+        """Zep deletes a user's threads, messages and graph with it (as a task; here at once)."""
+        user = self._user(uid)
+        for thread_uuid in [t for t, thread in self.threads.items() if thread["user_uuid"] == uid]:
+            del self.threads[thread_uuid]
+            del self.messages[thread_uuid]
+        graph_uuid = user["graph_uuid"]
+        gone = {episode["uuid"] for episode in self.episodes.pop(graph_uuid, [])}
+        self._message_episodes = {
+            message: ep for message, ep in self._message_episodes.items() if ep not in gone
+        }
+        self.graphs.pop(graph_uuid, None)
+        del self.users[uid]
+        task = {"uuid": _new_id(), "type": "user.delete", "status": "succeeded"}
+        return 202, {"task": task}
+
     # -- threads and messages -----------------------------------------------------------------
 
     def _thread(self, thread_uuid: str) -> Json:
@@ -370,6 +423,11 @@ class FakeZep(httpx.AsyncBaseTransport):
         self.threads[thread["uuid"]] = thread
         self.messages[thread["uuid"]] = []
         return 201, thread
+
+    def _list_threads(self, request: RecordedRequest) -> tuple[int, Any]:
+        owner = request.query.get("user_uuid")
+        threads = [t for t in self.threads.values() if owner is None or t["user_uuid"] == owner]
+        return 200, _paged(request, threads)
 
     def _get_thread(self, request: RecordedRequest, uid: str) -> tuple[int, Any]:
         return 200, self._thread(uid)
@@ -429,18 +487,7 @@ class FakeZep(httpx.AsyncBaseTransport):
 
     def _list_messages(self, request: RecordedRequest, uid: str) -> tuple[int, Any]:
         self._thread(uid)
-        items = list(self.messages[uid])
-        if request.query.get("order") == "desc":
-            items.reverse()
-        size = int(request.query.get("page_size", "50"))
-        start = int(request.query.get("cursor") or "0")
-        page = items[start : start + size]
-        more = start + size < len(items)
-        return 200, {
-            "items": page,
-            "next_cursor": str(start + size) if more else None,
-            "total_size": len(items),
-        }
+        return 200, _paged(request, self.messages[uid])
 
     def _context_for(self, thread: Json) -> str:
         """Earlier memories of the thread's user that share words with its latest message."""
@@ -515,6 +562,15 @@ class FakeZep(httpx.AsyncBaseTransport):
         )
         task = {"uuid": _new_id(), "type": "graph.episode.add", "status": "succeeded"}
         return 202, {"episode": episode, "task": task}
+
+    def _list_episodes(self, request: RecordedRequest, uid: str) -> tuple[int, Any]:
+        return 200, _paged(request, self.episodes[self._graph_uuid(uid)])
+
+    def _list_edges(self, request: RecordedRequest, uid: str) -> tuple[int, Any]:
+        size = int(request.query.get("page_size", "50"))
+        if not 1 <= size <= 100:
+            raise _HttpError(400, "invalid_request", "page_size must be 1 to 100")
+        return 200, _paged(request, self._candidates(self._graph_uuid(uid), "edges"))
 
     def _graph_context(self, request: RecordedRequest, uid: str) -> tuple[int, Any]:
         graph_uuid = self._graph_uuid(uid)
