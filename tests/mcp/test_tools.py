@@ -398,3 +398,16 @@ async def test_zep_cloud_is_served_the_same_way() -> None:
             assert "Stored" in await answer(bob, "memory_add", {"content": "Bob sells honey."})
             found = await answer(bob, "memory_search", {"query": "honey", "scope": "episodes"})
             assert "honey" in found and "Tobias" not in found
+
+
+async def test_a_user_memory_does_not_know_yet_gets_calm_empty_answers(memory: MemoryLoop) -> None:
+    async with connect(memory, user_id="newcomer") as client:
+        assert await answer(client, "memory_search", {"query": "Tobias"}) == "No results found."
+        assert await answer(client, "memory_context", {}) == "Memory holds nothing about this yet."
+        assert "No conversations" in await answer(client, "memory_list_threads")
+        profile = json.loads(await _read(client, "zepkit://memory/profile"))
+        assert profile == {"user_id": "newcomer", "known": False, "threads": 0}
+        lines = (await _read(client, "zepkit://memory/export")).splitlines()
+        assert [json.loads(line)["type"] for line in lines] == ["header"]
+        recall = await client.get_prompt("recall", {})
+        assert "holds nothing yet" in recall.messages[0].content.text  # type: ignore[union-attr]
