@@ -190,3 +190,17 @@ async def test_jwt_tokens_through_the_verifier_hook(db: Path) -> None:
         ]
         for token in refused:
             assert (await post(url, token)).status_code == 401
+
+
+def test_allowed_hosts_add_to_loopback_and_never_switch_protection_off() -> None:
+    from zepkit.mcp._http import transport_security
+
+    settings = transport_security(["memory.example.com", "10.0.0.5:8765"])
+    assert settings.enable_dns_rebinding_protection
+    assert {"127.0.0.1:*", "localhost:*", "[::1]:*"} <= set(settings.allowed_hosts)
+    assert {"memory.example.com", "memory.example.com:*", "10.0.0.5:8765"} <= set(
+        settings.allowed_hosts
+    )
+    assert "10.0.0.5" not in settings.allowed_hosts  # a port given is the only port
+    assert "https://memory.example.com" in settings.allowed_origins
+    assert "http://evil.example" not in settings.allowed_origins
