@@ -24,6 +24,8 @@ PYTHON = "3.11"  # the oldest supported Python: every session runs on it, so it 
 NEWER_PYTHONS = ("3.12", "3.13")
 ADAPTER_KEYS = sorted(p.parent.name for p in (ROOT / "adapters").glob("*/pyproject.toml"))
 ADAPTER_MODULES = [key.replace("-", "_") for key in ADAPTER_KEYS]
+# Examples named `<module>_*.py` run in that distribution's session, where it is installed.
+OWN_SESSION_EXAMPLES = [*ADAPTER_MODULES, "mcp"]
 VERSION_FILE = ROOT / "core" / "src" / "zepkit" / "core" / "_version.py"
 WHEELHOUSE = ROOT / "dist"
 # Fails when any module named after it can be imported: proves an install has no embedding model.
@@ -47,10 +49,10 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def typecheck(session: nox.Session) -> None:
-    """mypy --strict on the core distribution (core, local engine, testing suites) and the
-    server."""
-    session.install(*TYPECHECK_TOOLS, *TEST_TOOLS, "-e", "./core", "-e", "./server")
-    session.run("mypy", "--strict", "core/src", "server/src")
+    """mypy --strict on the core distribution (core, local engine, testing suites), the server
+    and the MCP server."""
+    session.install(*TYPECHECK_TOOLS, *TEST_TOOLS, "-e", "./core", "-e", "./server", "-e", "./mcp")
+    session.run("mypy", "--strict", "core/src", "server/src", "mcp/src")
 
 
 CORE_PYTHONS = [PYTHON, *(version for version in NEWER_PYTHONS if get_interpreter(version))]
@@ -91,6 +93,25 @@ def tests_server(session: nox.Session) -> None:
     session.run("pytest", "tests/server", "tests/e2e/test_public_api.py", *session.posargs)
 
 
+@nox.session(name="tests-mcp")
+@nox.parametrize("sdk", ["mcp", "mcp==2.1.1"], ids=["newest", "oldest"])
+def tests_mcp(session: nox.Session, sdk: str) -> None:
+    """The MCP server through the SDK's own client: in process, a stdio subprocess as a desktop
+    client starts it, streamable HTTP on loopback with tokens, and a `zepkit serve` reached by
+    base URL; then its README blocks, its pinned names and its example, on the lexical local
+    engine. `sdk` is the newest `mcp` release or the oldest one zepkit-mcp supports."""
+    session.install(*TEST_TOOLS, "-e", "./core", "-e", "./server", "-e", "./mcp", sdk)
+    session.run(
+        "pytest",
+        "tests/mcp",
+        "tests/e2e/test_readme.py",
+        "tests/e2e/test_public_api.py",
+        *session.posargs,
+    )
+    for script in sorted((ROOT / "examples").glob("mcp_*.py")):
+        session.run("python", str(script))
+
+
 @nox.session(name="tests-server-v3")
 def tests_server_v3(session: nox.Session) -> None:
     """The server's v3 dialect (`/api/v2`) driven by the zep-cloud 3.x SDK. Both SDK majors are
@@ -107,7 +128,7 @@ def examples(session: nox.Session) -> None:
     scripts = [
         script
         for script in sorted((ROOT / "examples").glob("*.py"))
-        if not any(script.name.startswith(f"{module}_") for module in ADAPTER_MODULES)
+        if not any(script.name.startswith(f"{module}_") for module in OWN_SESSION_EXAMPLES)
     ]
     if not scripts:
         session.error("no examples found")
@@ -309,7 +330,7 @@ def packages(session: nox.Session) -> None:
     session.install("uv", "twine>=6.1", *TEST_TOOLS)
     shutil.rmtree(WHEELHOUSE, ignore_errors=True)
     adapters = [ROOT / "adapters" / key for key in ADAPTER_KEYS]
-    for folder in [ROOT, ROOT / "core", ROOT / "server", *adapters]:
+    for folder in [ROOT, ROOT / "core", ROOT / "server", ROOT / "mcp", *adapters]:
         build = ["uv", "build", "--quiet", "--no-sources", "--out-dir", str(WHEELHOUSE)]
         session.run(*build, str(folder))
     (WHEELHOUSE / ".gitignore").unlink(missing_ok=True)  # uv's; dist/ holds what is published
@@ -338,6 +359,15 @@ def packages(session: nox.Session) -> None:
     _install_released(session, python, f"zepkit[server]=={version}")
     session.run(str(python.parent / "zepkit"), "serve", "--version", external=True)
     session.run(str(python.parent / "zepkit-serve"), "--version", external=True)
+
+    # The MCP server: `zepkit[mcp]` adds `zepkit mcp` (also installed as `zepkit-mcp`); its
+    # example starts it on stdio as a desktop client would.
+    python = _fresh_env(session, tmp / "mcp")
+    _install_released(session, python, f"zepkit[mcp]=={version}")
+    session.run(str(python.parent / "zepkit"), "mcp", "--version", external=True)
+    session.run(str(python.parent / "zepkit-mcp"), "--version", external=True)
+    with session.chdir(tmp):
+        session.run(str(python), str(ROOT / "examples" / "mcp_client.py"), external=True)
 
     # A Zep Cloud install: the core and an adapter, and no embedding model.
     python = _fresh_env(session, tmp / "zep-cloud")
@@ -384,6 +414,7 @@ def set_version(session: nox.Session) -> None:
     old, new = _version(), session.posargs[0]
     VERSION_FILE.write_text(VERSION_FILE.read_text().replace(f'"{old}"', f'"{new}"'))
     pyprojects = [ROOT / "pyproject.toml", ROOT / "server" / "pyproject.toml"]
+    pyprojects.append(ROOT / "mcp" / "pyproject.toml")
     for pyproject in [*pyprojects, *ROOT.glob("adapters/*/pyproject.toml")]:
         text = pyproject.read_text().replace(f'\nversion = "{old}"\n', f'\nversion = "{new}"\n')
         pyproject.write_text(text.replace(f'=={old}"', f'=={new}"'))

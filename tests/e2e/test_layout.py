@@ -8,8 +8,8 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-# Root extras that are not adapters: the server distribution, named like one.
-OTHER_EXTRAS = {"server": "server"}
+# Root extras that are not adapters: the server and MCP server distributions, named like one.
+OTHER_EXTRAS = {"server": "server", "mcp": "mcp"}
 
 
 def _adapter_keys() -> set[str]:
@@ -52,7 +52,7 @@ def test_every_adapter_is_named_by_its_key_everywhere() -> None:
     sessions = _nox_sessions()
     sources = root["tool"]["uv"]["sources"]
     assert set(extras) == keys | set(OTHER_EXTRAS), (
-        "one root extra per adapter folder (and the server)"
+        "one root extra per adapter folder (and the servers)"
     )
     for key in keys:
         distribution = f"zepkit-{key}"
@@ -96,7 +96,8 @@ def test_uv_sync_with_an_extra_installs_its_adapter() -> None:
 def test_the_namespace_stays_a_namespace() -> None:
     assert not list(ROOT.glob("*/src/zepkit/__init__.py"))
     assert not list(ROOT.glob("adapters/*/src/zepkit/__init__.py"))
-    assert not (ROOT / "server" / "src" / "zepkit" / "__init__.py").exists()
+    for folder in OTHER_EXTRAS.values():
+        assert not (ROOT / folder / "src" / "zepkit" / "__init__.py").exists()
 
 
 def test_core_sessions_exist() -> None:
