@@ -141,7 +141,8 @@ def _wait_until_started(server: Any) -> None:
 @pytest.mark.slow
 async def test_a_zepkit_server_is_served_through_base_url(tmp_path: Path) -> None:
     """`zepkit mcp --base-url` on a `zepkit serve` running on loopback, with the app's key and id
-    map: the MCP client recalls what the app wrote through the server, for its user only."""
+    map: the MCP client recalls what the app wrote through the server, for its user only, and
+    lists that user's threads and messages."""
     server_app = pytest.importorskip("zepkit.server")
     import socket
     import threading
@@ -182,6 +183,11 @@ async def test_a_zepkit_server_is_served_through_base_url(tmp_path: Path) -> Non
             other = await client.call_tool("memory_search", {"query": "tomatoes Rotterdam"})
             (block,) = other.content
             assert isinstance(block, TextContent) and "Rotterdam" not in block.text
+            threads = await client.call_tool("memory_list_threads", {})
+            listed = threads.structured_content["threads"]  # type: ignore[index]
+            assert [t["thread_id"] for t in listed] == ["alice-trip"]
+            said = await client.call_tool("memory_get_messages", {"thread": "alice-trip"})
+            assert "trombonist" in str(said.structured_content)
     finally:
         served.should_exit = True
         thread.join(timeout=10)
