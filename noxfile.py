@@ -359,7 +359,9 @@ def _readme_commands_from_a_clone(session: nox.Session, clone: Path) -> None:
     line = re.search(clone_line, readme, flags=re.M)
     if not (try_it and line):
         session.error("the README lost its first command or the pydantic-ai clone install line")
-    skip = shutil.ignore_patterns(".git", ".venv", ".nox", "dist", "__pycache__", "*.db*")
+    skip = shutil.ignore_patterns(
+        ".git", ".venv", ".nox", "dist", "__pycache__", "*.db*", "node_modules"
+    )
     shutil.copytree(ROOT, clone, ignore=skip)
     with session.chdir(clone):
         session.run("sh", "-c", try_it.group(1), external=True)
