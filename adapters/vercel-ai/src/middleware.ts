@@ -50,15 +50,13 @@ export function zepMemoryMiddleware(
       const { identity, turnId: explicitTurn, rest } = callIdentity(params, defaults);
       const { text, position, startsTurn } = lastUserTurn(params.prompt);
       const where = [identity.userId, identity.threadId, position, text].join("\u0000");
-      let turnId = explicitTurn ?? (startsTurn ? randomUUID() : (started.get(where) ?? where));
+      const turnId = explicitTurn ?? (startsTurn ? randomUUID() : (started.get(where) ?? where));
       let block = "";
       if (text !== undefined && startsTurn) {
         started.set(where, turnId);
         block = await memory.beginTurn(identity, text, { turnId });
       } else if (text !== undefined) {
         block = await memory.contextFor(identity, { turnId });
-      } else {
-        turnId = "";
       }
       const transformed: CallOptions = {
         ...params,
