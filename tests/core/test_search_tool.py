@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from zepkit.core import Entity, Episode, Fact, Identity, MemoryLoop, SearchResults, SearchTool
-from zepkit.core.spi import NO_RESULTS, format_results
+from zepkit.core.spi import NO_RESULTS, SearchRequest, format_results
 from zepkit.local import LocalBackend
 from zepkit.testing import FailingBackend
 
@@ -109,6 +109,25 @@ async def test_no_results_and_no_user(seeded: MemoryLoop) -> None:
     tool = seeded.search_tool()
     assert await tool.call({"query": "submarine"}, ALICE) == NO_RESULTS
     assert "no user" in await tool.call({"query": "Tobias"}, None)
+
+
+async def test_request_is_what_call_runs_so_results_can_be_had_as_data(
+    seeded: MemoryLoop,
+) -> None:
+    tool = seeded.search_tool(reranker=None)
+    request = tool.request({"query": "Tobias", "scope": "edges", "limit": 3}, ALICE)
+    assert isinstance(request, SearchRequest)
+    assert (request.user_id, request.scope, request.reranker, request.limit) == (
+        "alice",
+        "edges",
+        None,
+        3,
+    )
+    results = await seeded.run_search(request)
+    assert format_results(results) == await tool.call({"query": "Tobias", "limit": 3}, ALICE)
+    assert "Tobias" in format_results(results)
+    assert tool.request({"query": ""}, ALICE) == await tool.call({"query": ""}, ALICE)
+    assert "no user" in str(tool.request({"query": "Tobias"}, None))
 
 
 async def test_shared_graph_target_is_fixed(seeded: MemoryLoop) -> None:

@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "core" / "src" / "zepkit"
 ADAPTER_SOURCES = sorted(ROOT.glob("adapters/*/src/zepkit/*"))
 SERVER = ROOT / "server" / "src" / "zepkit" / "server"
+MCP = ROOT / "mcp" / "src" / "zepkit" / "mcp"
 BACKENDS = ("zepkit.local", "zepkit.zep", "zep_cloud")
 # What the backends and the contract suites may use of the core, beside its public modules: the
 # data types, errors and limits a backend speaks in, never the loop's machinery.
@@ -108,6 +109,36 @@ def test_the_server_uses_the_public_core_and_only_its_default_backend() -> None:
             if not (public or default_backend):
                 bad.append(f"{path.relative_to(ROOT)}:{node.lineno} imports {module}")
     assert _sources(SERVER) and bad == []
+
+
+def test_the_mcp_server_uses_the_public_core_and_backends_only_where_it_opens_one() -> None:
+    """`zepkit.mcp` is an app of the core too: its public modules, and a backend's public names
+    only where the command line opens the memory it was asked for (`_cli.open_memory`)."""
+    allowed = {"zepkit.core", "zepkit.core.spi"}
+    backends = {"zepkit.local": {"LocalBackend"}, "zepkit.zep": {"SqliteIdMap"}}
+    bad = []
+    for path in _sources(MCP):
+        tree = ast.parse(path.read_text(), filename=str(path))
+        scopes = _factory_scopes(tree)
+        for module, node in _imports(path, tree):
+            if not _within(module, "zepkit") or _within(module, "zepkit.mcp"):
+                continue
+            public = (
+                module in allowed
+                or module == "zepkit.core.__version__"
+                or any(module == f"{name}.{attr}" for name in allowed for attr in _public(name))
+            )
+            opened = (
+                path.name == "_cli.py"
+                and scopes.get(node) == "open_memory"
+                and any(
+                    module == package or module in {f"{package}.{n}" for n in names}
+                    for package, names in backends.items()
+                )
+            )
+            if not (public or opened):
+                bad.append(f"{path.relative_to(ROOT)}:{node.lineno} imports {module}")
+    assert _sources(MCP) and bad == []
 
 
 def test_the_zep_backend_never_imports_the_local_engine() -> None:

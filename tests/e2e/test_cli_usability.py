@@ -165,6 +165,17 @@ def test_serve_without_the_server_says_what_to_install(
     )
 
 
+def test_mcp_without_the_mcp_server_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "zepkit.mcp", None)  # as if it were not installed
+    monkeypatch.delitem(sys.modules, "zepkit.mcp._cli", raising=False)
+    assert main(["mcp", "--db", "memory.db", "--user-id", "maya"]) == 2
+    assert capsys.readouterr().err == (
+        'zepkit: "zepkit mcp" needs zepkit[mcp]: pip install "zepkit[mcp]"\n'
+    )
+
+
 def test_a_missing_dependency_of_an_installed_command_is_not_hidden(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -14,7 +14,7 @@ import zepkit.core
 
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTERS = sorted(p.parent for p in ROOT.glob("adapters/*/pyproject.toml"))
-FOLDERS = [ROOT, ROOT / "core", ROOT / "server", *ADAPTERS]
+FOLDERS = [ROOT, ROOT / "core", ROOT / "server", ROOT / "mcp", *ADAPTERS]
 VERSION = zepkit.core.__version__
 
 

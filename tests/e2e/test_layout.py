@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import ast
+import json
 import re
 import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-# Root extras that are not adapters: the server distribution, named like one.
-OTHER_EXTRAS = {"server": "server"}
+# Root extras that are not adapters: the server and MCP server distributions, named like one.
+OTHER_EXTRAS = {"server": "server", "mcp": "mcp"}
 
 
 def _adapter_keys() -> set[str]:
@@ -52,7 +53,7 @@ def test_every_adapter_is_named_by_its_key_everywhere() -> None:
     sessions = _nox_sessions()
     sources = root["tool"]["uv"]["sources"]
     assert set(extras) == keys | set(OTHER_EXTRAS), (
-        "one root extra per adapter folder (and the server)"
+        "one root extra per adapter folder (and the servers)"
     )
     for key in keys:
         distribution = f"zepkit-{key}"
@@ -63,6 +64,27 @@ def test_every_adapter_is_named_by_its_key_everywhere() -> None:
         assert f"tests-{key}" in sessions
         assert (ROOT / "tests" / "adapters" / key).is_dir()
         assert sources[distribution] == {"path": f"adapters/{key}", "editable": True}
+
+
+def test_typescript_packages_are_named_by_their_folder() -> None:
+    """`adapters/<key>/` with a `package.json` (and no `pyproject.toml`) is the npm package
+    `@zepkit/<key>` (`ts-core` is their shared `@zepkit/core`), a member of the root npm
+    workspace, at the Python distributions' version, tested by the `tests-ts` session."""
+    folders = {p.parent.name for p in (ROOT / "adapters").glob("*/package.json")}
+    assert {"vercel-ai", "mastra", "ts-core"} <= folders
+    workspace = json.loads((ROOT / "package.json").read_text())
+    assert sorted(workspace["workspaces"]) == sorted(f"adapters/{key}" for key in folders)
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    for key in folders:
+        package = json.loads((ROOT / "adapters" / key / "package.json").read_text())
+        assert package["name"] == ("@zepkit/core" if key == "ts-core" else f"@zepkit/{key}")
+        assert package["version"] == version
+        assert package["type"] == "module" and package["license"] == "Apache-2.0"
+        assert package.get("dependencies", {}).get("@zepkit/core", version) == version
+        assert (ROOT / "adapters" / key / "README.md").is_file()
+        assert not (ROOT / "adapters" / key / "pyproject.toml").exists()
+    assert (ROOT / "package-lock.json").is_file()
+    assert "tests-ts" in _nox_sessions()
 
 
 def test_the_server_is_named_like_an_adapter() -> None:
@@ -96,7 +118,8 @@ def test_uv_sync_with_an_extra_installs_its_adapter() -> None:
 def test_the_namespace_stays_a_namespace() -> None:
     assert not list(ROOT.glob("*/src/zepkit/__init__.py"))
     assert not list(ROOT.glob("adapters/*/src/zepkit/__init__.py"))
-    assert not (ROOT / "server" / "src" / "zepkit" / "__init__.py").exists()
+    for folder in OTHER_EXTRAS.values():
+        assert not (ROOT / folder / "src" / "zepkit" / "__init__.py").exists()
 
 
 def test_core_sessions_exist() -> None:

@@ -156,6 +156,15 @@ PUBLIC: dict[str, list[str]] = {
     "zepkit.pydantic_ai": ["IdentityResolver", "ZepDeps", "ZepMemory"],
     "zepkit.server": ["KeyRing", "create_app", "load_keys"],
     "zepkit.strands": ["IdentityResolver", "ZepMemory"],
+    "zepkit.mcp": [
+        "JwtTokens",
+        "StaticTokens",
+        "TokenEntry",
+        "create_http_app",
+        "create_server",
+        "load_tokens",
+        "main",
+    ],
 }
 
 # Subpackages that are public on purpose; every other module a package holds has a `_` name.
@@ -165,6 +174,7 @@ PUBLIC_SUBMODULES: dict[str, set[str] | None] = {
     "zepkit.zep": {"testing"},
     "zepkit.local": None,
     "zepkit.server": None,  # its modules are the server's parts; only `__all__` is pinned
+    "zepkit.mcp": set(),  # every module of it is private
 }
 
 

@@ -22,7 +22,13 @@ if "ZEPKIT_WHEELHOUSE" not in os.environ:
 WHEELHOUSE = Path(os.environ["ZEPKIT_WHEELHOUSE"])
 VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
 KEYS = sorted(p.parent.name for p in ROOT.glob("adapters/*/pyproject.toml"))
-NAMES = ["zepkit", "zepkit-core", "zepkit-server", *(f"zepkit-{key}" for key in KEYS)]
+NAMES = [
+    "zepkit",
+    "zepkit-core",
+    "zepkit-server",
+    "zepkit-mcp",
+    *(f"zepkit-{key}" for key in KEYS),
+]
 
 
 def _stem(name: str) -> str:
@@ -78,6 +84,7 @@ def test_the_meta_package_pulls_the_model_and_one_adapter_per_extra() -> None:
     for key in KEYS:
         assert f"zepkit-{key}=={VERSION}; extra == '{key}'" in requires
     assert f"zepkit-server=={VERSION}; extra == 'server'" in requires
+    assert f"zepkit-mcp=={VERSION}; extra == 'mcp'" in requires
     with _wheel("zepkit") as wheel:
         assert not [f for f in wheel.namelist() if not f.startswith(f"{_stem('zepkit')}.dist-info")]
 
@@ -104,6 +111,19 @@ def test_the_server_wheel_is_its_module_and_its_command() -> None:
     assert code and all(f.startswith("zepkit/server/") for f in code)
     assert "zepkit/server/py.typed" in code
     assert "zepkit-serve = zepkit.server.cli:main" in entry_points
+
+
+def test_the_mcp_wheel_is_its_module_and_its_command() -> None:
+    name = "zepkit-mcp"
+    requires = _metadata(name).get_all("Requires-Dist")
+    assert f"zepkit-core=={VERSION}" in requires
+    assert any(r.startswith("mcp>=") for r in requires)
+    with _wheel(name) as wheel:
+        code = [f for f in wheel.namelist() if not f.startswith(f"{_stem(name)}.dist-info")]
+        entry_points = wheel.read(f"{_stem(name)}.dist-info/entry_points.txt").decode()
+    assert code and all(f.startswith("zepkit/mcp/") for f in code)
+    assert "zepkit/mcp/py.typed" in code
+    assert "zepkit-mcp = zepkit.mcp._cli:console" in entry_points
 
 
 def test_the_core_wheel_ships_its_packages_data_and_command() -> None:

@@ -38,6 +38,11 @@ DELEGATED: dict[str, tuple[str, str, str]] = {
         "zepkit[server]",
         "run the self-hosted, Zep-compatible memory server",
     ),
+    "mcp": (
+        "zepkit.mcp._cli",
+        "zepkit[mcp]",
+        "serve memory to MCP clients (desktop assistants, IDE agents) on stdio or HTTP",
+    ),
 }
 """Commands other distributions provide: name -> (module with `main(argv, prog=...)`, what to
 install, one line of help)."""

@@ -104,15 +104,10 @@ class SearchTool:
 
         `identity` is the turn's `Identity` or just the user id; it is ignored for a tool fixed
         to a shared graph."""
-        parsed = self._parse(args or {})
-        if isinstance(parsed, str):
-            return parsed
-        user_id = None
-        if self.graph_id is None:
-            user_id = identity.user_id if isinstance(identity, Identity) else identity
-            if not isinstance(user_id, str) or not user_id.strip():
-                return "Error: memory search has no user for this conversation."
-        request = SearchRequest(user_id=user_id, graph_id=self.graph_id, **parsed)
+        request = self.request(args, identity)
+        if isinstance(request, str):
+            return request
+        user_id = request.user_id
         try:
             results = await self._loop.run_search(request)
         except Exception as exc:
@@ -121,6 +116,22 @@ class SearchTool:
             )
             return f"Memory search failed ({type(exc).__name__}); continue without it."
         return format_results(results)
+
+    def request(
+        self, args: Mapping[str, Any] | None, identity: Identity | str | None = None
+    ) -> SearchRequest | str:
+        """The search the model's arguments ask for, validated and pinned, or the sentence that
+        tells the model what is wrong (what `call` sends, for callers that want the results as
+        data as well as text: run it with `loop.run_search` and format with `format_results`)."""
+        parsed = self._parse(args or {})
+        if isinstance(parsed, str):
+            return parsed
+        user_id = None
+        if self.graph_id is None:
+            user_id = identity.user_id if isinstance(identity, Identity) else identity
+            if not isinstance(user_id, str) or not user_id.strip():
+                return "Error: memory search has no user for this conversation."
+        return SearchRequest(user_id=user_id, graph_id=self.graph_id, **parsed)
 
     def call_sync(
         self, args: Mapping[str, Any] | None, identity: Identity | str | None = None

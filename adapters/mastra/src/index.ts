@@ -1,0 +1,18 @@
+/** Long-term memory for Mastra agents: input and output processors and a search tool, over Zep
+ * Cloud or `zepkit serve`. */
+export {
+  DEFAULT_TEMPLATE,
+  MemoryLoop,
+  SEARCH_TOOL_NAME,
+  type Identity,
+  type MemoryLoopOptions,
+} from "@zepkit/core";
+export { REQUEST_CONTEXT_KEY } from "./identity.js";
+export {
+  SYSTEM_MESSAGE_TAG,
+  ZepInputProcessor,
+  ZepOutputProcessor,
+  zepMemoryProcessors,
+  type ZepProcessorOptions,
+} from "./processors.js";
+export { zepSearchTool, type ZepSearchToolOptions } from "./tool.js";

@@ -1,0 +1,136 @@
+/**
+ * The model-callable memory search, defined once for every adapter: its name, description and
+ * parameter rules, the request it makes and the text the model reads. It never throws at the
+ * model: a bad argument or a failed search comes back as a sentence it can act on.
+ */
+import type { ZepClient, Zep } from "@getzep/zep-cloud";
+
+import { escapeAllTags, escapeTags, LAYOUT_TAGS, oneLine } from "./escaping.js";
+import {
+  DEFAULT_MMR_LAMBDA,
+  DEFAULT_SEARCH_LIMIT,
+  MAX_QUERY_CHARS,
+  MAX_SEARCH_LIMIT,
+} from "./limits.js";
+
+export const SEARCH_TOOL_NAME = "search_memory";
+export const SEARCH_TOOL_DESCRIPTION =
+  "Search the long-term memory for specific facts, entities or past messages that the " +
+  "context you already have does not cover. Pass a short query (at most 400 characters).";
+export const NO_RESULTS = "No results found.";
+
+/** What the model may search, and how it may order results (both Zep Cloud and `zepkit serve`
+ * answer these). */
+export const SEARCH_SCOPES = ["edges", "nodes", "episodes"] as const;
+export const SEARCH_RERANKERS = ["rrf", "mmr"] as const;
+export type SearchScope = (typeof SEARCH_SCOPES)[number];
+export type SearchReranker = (typeof SEARCH_RERANKERS)[number];
+
+export const SCOPE_HELP: Record<SearchScope, string> = {
+  edges: "facts and relationships",
+  nodes: "entities (people, places, things) with summaries",
+  episodes: "raw past messages and documents",
+};
+
+/** Whose memory a search reads: the turn's user, or a shared graph fixed by the app. */
+export type SearchTarget = { userId: string } | { graphId: string };
+
+/** The arguments a model sends (validated here, not trusted). */
+export interface SearchArgs {
+  query: string;
+  scope?: SearchScope | undefined;
+  reranker?: SearchReranker | undefined;
+  limit?: number | undefined;
+  mmrLambda?: number | undefined;
+}
+
+interface Parsed {
+  query: string;
+  scope: SearchScope;
+  reranker: SearchReranker;
+  limit: number;
+  mmrLambda: number | undefined;
+}
+
+/** Validate what the model sent; a sentence for the model when it cannot be run. */
+export function parseSearchArgs(args: unknown): Parsed | string {
+  if (args === null || typeof args !== "object" || Array.isArray(args)) {
+    return "Error: the search arguments must be an object with a `query` field.";
+  }
+  const given = args as Record<string, unknown>;
+  const valid = ["query", "scope", "reranker", "limit", "mmrLambda"];
+  const unknown = Object.keys(given).filter((key) => !valid.includes(key) && given[key] !== undefined);
+  if (unknown.length > 0) {
+    return `Error: unknown parameter(s) ${JSON.stringify(unknown.sort())}; valid: ${JSON.stringify(valid)}.`;
+  }
+  const query = given["query"];
+  if (typeof query !== "string" || !query.trim()) {
+    return "Error: empty search query. Put the words to look for in `query`.";
+  }
+  const scope = given["scope"] ?? "edges";
+  if (!SEARCH_SCOPES.includes(scope as SearchScope)) {
+    return `Error: scope ${JSON.stringify(scope)} is not available; choose one of ${JSON.stringify(SEARCH_SCOPES)}.`;
+  }
+  const reranker = given["reranker"] ?? "rrf";
+  if (!SEARCH_RERANKERS.includes(reranker as SearchReranker)) {
+    return `Error: reranker ${JSON.stringify(reranker)} cannot be used with scope ${JSON.stringify(scope)}; use one of ${JSON.stringify(SEARCH_RERANKERS)}.`;
+  }
+  const limit = given["limit"] ?? DEFAULT_SEARCH_LIMIT;
+  if (typeof limit !== "number" || !Number.isFinite(limit)) {
+    return `Error: limit must be a whole number between 1 and ${MAX_SEARCH_LIMIT}.`;
+  }
+  let mmrLambda = given["mmrLambda"];
+  if (reranker === "mmr" && mmrLambda === undefined) mmrLambda = DEFAULT_MMR_LAMBDA;
+  if (mmrLambda !== undefined && (typeof mmrLambda !== "number" || !(mmrLambda >= 0 && mmrLambda <= 1))) {
+    return "Error: mmrLambda must be a number between 0 and 1.";
+  }
+  return {
+    query: query.slice(0, MAX_QUERY_CHARS),
+    scope: scope as SearchScope,
+    reranker: reranker as SearchReranker,
+    limit: Math.min(Math.max(Math.trunc(limit), 1), MAX_SEARCH_LIMIT),
+    mmrLambda: reranker === "mmr" ? (mmrLambda as number) : undefined,
+  };
+}
+
+/** Run a search for the model and return what it reads; never throws. */
+export async function runSearch(
+  client: ZepClient,
+  args: unknown,
+  target: SearchTarget,
+  requestOptions: { timeoutInSeconds: number; maxRetries: number; abortSignal: AbortSignal },
+  onFailure: (error: unknown, scope: string) => void,
+): Promise<string> {
+  const parsed = parseSearchArgs(args);
+  if (typeof parsed === "string") return parsed;
+  const request: Zep.GraphSearchQuery = {
+    ...target,
+    query: parsed.query,
+    scope: parsed.scope,
+    reranker: parsed.reranker,
+    limit: parsed.limit,
+    ...(parsed.mmrLambda !== undefined ? { mmrLambda: parsed.mmrLambda } : {}),
+  };
+  try {
+    return formatResults(await client.graph.search(request, requestOptions));
+  } catch (error) {
+    try {
+      onFailure(error, parsed.scope);
+    } catch {
+      // "raise" does not reach the model: the tool answers with a sentence either way
+    }
+    const kind = error instanceof Error ? error.name : "error";
+    return `Memory search failed (${kind}); continue without it.`;
+  }
+}
+
+/** Results as the model reads them: one `- ` line per item, stored text carrying no markup. */
+export function formatResults(results: Zep.GraphSearchResults): string {
+  const items = [
+    ...(results.edges ?? []).map((edge) => edge.fact),
+    ...(results.nodes ?? []).map((node) => (node.summary ? `${node.name}: ${node.summary}` : node.name)),
+    ...(results.episodes ?? []).map((episode) => episode.content),
+  ];
+  const lines = items.map((item) => `- ${escapeAllTags(escapeTags(oneLine(item), LAYOUT_TAGS))}`);
+  return lines.length > 0 ? lines.join("\n") : NO_RESULTS;
+}

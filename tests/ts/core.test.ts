@@ -1,0 +1,74 @@
+/** `@zepkit/core`'s `MemoryLoop` on the run's `zepkit serve`: turns, replies, limits, ownership
+ * and the search tool's sentences. */
+import { MAX_MESSAGE_CHARS, parseSearchArgs } from "@zepkit/core";
+import { describe, expect, it } from "vitest";
+
+import { countRequests, serverMemory, stored, uniqueId } from "./helpers.js";
+
+describe("MemoryLoop", () => {
+  it("persists a turn once per turnId and shares its block; stores a reply once per turnId", async () => {
+    const memory = serverMemory();
+    const ids = { userId: uniqueId("jo"), threadId: uniqueId("thread") };
+    const first = await memory.beginTurn(ids, "I keep bees on my roof.", { turnId: "run-1" });
+    const counted = countRequests();
+    try {
+      expect(await memory.beginTurn(ids, "I keep bees on my roof.", { turnId: "run-1" })).toBe(first);
+      expect(await memory.contextFor(ids, { turnId: "run-1" })).toBe(first);
+    } finally {
+      counted.stop();
+    }
+    expect(counted.requests).toEqual([]); // later calls of the turn are served from the cache
+    await memory.captureReply(ids, "Bees are great.", { turnId: "run-1" });
+    await memory.captureReply(ids, "Bees are great.", { turnId: "run-1" });
+    await memory.captureReply(ids, "   ", { turnId: "run-2" });
+    expect(await stored(memory, ids.threadId)).toEqual(["user: I keep bees on my roof.", "assistant: Bees are great."]);
+  });
+
+  it("splits a long message at sentence boundaries instead of cutting it", async () => {
+    const memory = serverMemory();
+    const ids = { userId: uniqueId("kim"), threadId: uniqueId("thread") };
+    const sentence = "My garden has tomatoes, beans and a very old pear tree. ";
+    const long = sentence.repeat(Math.ceil((MAX_MESSAGE_CHARS * 1.5) / sentence.length)).trim();
+    await memory.beginTurn(ids, long);
+    const pieces = await stored(memory, ids.threadId);
+    expect(pieces.length).toBe(2);
+    expect(pieces.every((piece) => piece.length - "user: ".length <= MAX_MESSAGE_CHARS)).toBe(true);
+    expect(pieces.map((piece) => piece.slice("user: ".length)).join(" ")).toBe(long);
+  });
+
+  it("refuses a thread id that belongs to another user, and says so without content", async () => {
+    const logged: string[] = [];
+    const memory = serverMemory({ logger: { warn: (message) => logged.push(message) } });
+    const threadId = uniqueId("shared");
+    const owner = { userId: uniqueId("hal"), threadId };
+    const intruder = { userId: uniqueId("ivy"), threadId };
+    await memory.beginTurn(owner, "My bank PIN hint is the blue heron.");
+    expect(await memory.beginTurn(intruder, "What is my bank PIN hint?")).toBe("");
+    await memory.captureReply(intruder, "It is the blue heron.");
+    expect(await stored(memory, threadId)).toEqual(["user: My bank PIN hint is the blue heron."]);
+    expect(logged.join("\n")).toContain("ThreadOwnerError");
+    expect(logged.join("\n")).not.toMatch(/heron|PIN/u);
+  });
+
+  it("refuses blank and over-long ids as programming errors, not memory failures", async () => {
+    const memory = serverMemory();
+    await expect(memory.beginTurn({ userId: " ", threadId: "t" }, "hi")).rejects.toThrow(/userId must be a non-empty string/u);
+    await expect(memory.beginTurn({ userId: "u", threadId: "t".repeat(501) }, "hi")).rejects.toThrow(/at most 500/u);
+  });
+});
+
+describe("search arguments", () => {
+  it("come back as sentences the model can act on", () => {
+    expect(parseSearchArgs({ query: "x", scope: "galaxy" })).toMatch(/^Error: scope "galaxy" is not available; choose one of/u);
+    expect(parseSearchArgs({ query: "x", limit: "many" })).toBe("Error: limit must be a whole number between 1 and 50.");
+    expect(parseSearchArgs({ query: "x", userId: "someone-else" })).toMatch(/^Error: unknown parameter\(s\) \["userId"\]/u);
+    expect(parseSearchArgs("x")).toBe("Error: the search arguments must be an object with a `query` field.");
+    expect(parseSearchArgs({ query: "q".repeat(500), limit: 500, reranker: "mmr" })).toEqual({
+      query: "q".repeat(400),
+      scope: "edges",
+      reranker: "mmr",
+      limit: 50,
+      mmrLambda: 0.5,
+    });
+  });
+});
