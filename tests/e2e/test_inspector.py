@@ -332,8 +332,7 @@ def test_the_command_says_where_it_listens_and_stops_cleanly(db: Path, stop: int
         assert url.startswith("http://127.0.0.1:")
         with urllib.request.urlopen(url + "api/users", timeout=30) as response:
             assert json.loads(response.read())["items"][0]["user_id"] == "maya"
-        # A preview too: it runs the embedding model, whose loading must be over before the
-        # process ends (an exit in the middle of it aborts in native code).
+        # A preview too: the whole path, the embedding model included where it is installed.
         with urllib.request.urlopen(url, timeout=30) as response:
             page = response.read().decode()
         token = page.split('name="zepkit-token" content="')[1].split('"')[0]
@@ -349,6 +348,21 @@ def test_the_command_says_where_it_listens_and_stops_cleanly(db: Path, stop: int
         process.kill()
     assert process.returncode == 0, err
     assert "zepkit ui: stopped" in out and "Traceback" not in err
+
+
+@pytest.mark.slow
+def test_the_command_stops_cleanly_at_once(db: Path) -> None:
+    """Stopped at once, while the embedding model may still be loading in the background, it
+    ends cleanly (an exit in the middle of that load could abort in native code)."""
+    process = _zepkit("ui", "--db", str(db), "--port", "0")
+    try:
+        assert process.stdout is not None and "read-only" in process.stdout.readline()
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert process.returncode == 0, err
+    assert "zepkit ui: stopped" in out
 
 
 @pytest.mark.slow
