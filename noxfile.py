@@ -122,6 +122,45 @@ def tests_server_v3(session: nox.Session) -> None:
     session.run("pytest", "tests/server/v3", *session.posargs)
 
 
+BROWSER_PACKAGES = ["chromium", "chromium-driver"]  # Debian's, with its matching chromedriver
+
+
+def _browser() -> tuple[str | None, str | None]:
+    """Chromium (or Chrome, as CI images have it) and its chromedriver, where installed."""
+    browser = next(filter(None, map(shutil.which, ["chromium", "google-chrome"])), None)
+    folder = os.environ.get("CHROMEWEBDRIVER")  # where CI images keep Chrome's driver
+    driver = shutil.which("chromedriver") or (folder and shutil.which("chromedriver", path=folder))
+    return browser, driver or None
+
+
+@nox.session(name="tests-ui")
+def tests_ui(session: nox.Session) -> None:
+    """The inspector page (`zepkit ui`) in a real headless browser: Debian's Chromium, driven by
+    Selenium through the system chromedriver (nothing downloaded). Installs them with apt-get
+    when missing (as root); skipped, saying so, where that cannot be done."""
+    browser, driver = _browser()
+    if not (browser and driver):
+        if not shutil.which("apt-get") or os.geteuid() != 0:
+            session.skip(
+                "no chromium and chromedriver here, and no root apt-get to install them: "
+                f"install {' '.join(BROWSER_PACKAGES)} (Debian or Ubuntu) to run this session"
+            )
+        apt = {"DEBIAN_FRONTEND": "noninteractive"}
+        session.run("apt-get", "update", "-q", external=True, env=apt)
+        session.run("apt-get", "install", "-y", "-q", *BROWSER_PACKAGES, external=True, env=apt)
+        browser, driver = _browser()
+        if not (browser and driver):
+            session.error("apt-get installed no chromium and chromedriver on PATH")
+    session.install(*TEST_TOOLS, "selenium>=4.11", "-e", "./core[embeddings]")
+    env = {
+        "ZEPKIT_REQUIRE_BROWSER": "1",  # here a missing browser fails the tests, never skips
+        "ZEPKIT_CHROMIUM": str(browser),
+        "ZEPKIT_CHROMEDRIVER": str(driver),
+        "SE_OFFLINE": "true",  # Selenium never looks for a driver or browser to download
+    }
+    session.run("pytest", "tests/ui", *session.posargs, env=env)
+
+
 @nox.session
 def examples(session: nox.Session) -> None:
     """Run every framework-free example offline (adapter examples run in their own session)."""

@@ -135,6 +135,7 @@ def test_the_core_wheel_ships_its_packages_data_and_command() -> None:
     for package in ("core", "local", "zep", "testing"):
         assert f"zepkit/{package}/__init__.py" in files
     assert "zepkit/local/embedding_data/tokenizer.json" in files
+    assert "zepkit/core/_inspector/page.html" in files  # the page `zepkit ui` serves
     assert "zepkit = zepkit.core._cli:main" in entry_points
     extras = _metadata(name).get_all("Provides-Extra")
     assert "embeddings" in extras

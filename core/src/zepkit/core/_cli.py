@@ -1,6 +1,6 @@
-"""The `zepkit` command: a demo of the memory loop, a look into a local memory database, its LLM
-extraction worker and what it cost, export and import of memory, and the outbox of writes kept
-while memory was unavailable."""
+"""The `zepkit` command: a demo of the memory loop, a look into a local memory database (on the
+terminal or in a local web page), its LLM extraction worker and what it cost, export and import
+of memory, and the outbox of writes kept while memory was unavailable."""
 
 from __future__ import annotations
 
@@ -12,10 +12,12 @@ import importlib
 import json
 import logging
 import os
+import signal
 import sys
 import textwrap
+import threading
 from collections.abc import Callable, Iterable, Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from zepkit.core._errors import NotFoundError, ZepkitError
 from zepkit.core._limits import MAX_QUERY_CHARS, MAX_SEARCH_LIMIT
@@ -25,6 +27,9 @@ from zepkit.core._progress import Progress
 from zepkit.core._search_tool import format_results
 from zepkit.core._transfer import TransferCounts, export_memory, import_memory
 from zepkit.core._version import __version__
+
+if TYPE_CHECKING:
+    from zepkit.core._inspector.server import InspectorServer
 
 INTERRUPTED = 130  # the shell's code for a command ended by Ctrl-C
 DELEGATED: dict[str, tuple[str, str, str]] = {
@@ -100,6 +105,7 @@ async def run_demo(db_path: str) -> int:
     print(_rule("Look into the memory yourself"))
     print(f"  zepkit search --db {db_path} --user {DEMO_USER.user_id} allergy")
     print(f"  zepkit context --db {db_path} --thread {session_2.thread_id}")
+    print(f"  zepkit ui --db {db_path}    (a web page on this machine)")
     return 0 if block else 1
 
 
@@ -210,6 +216,65 @@ async def run_outbox_replay(
         status = outbox.status()
     print(f"delivered {delivered} writes; {status.pending} wait, {status.failed} set aside")
     return 0 if status.pending == 0 else 1
+
+
+def inspector_server(
+    db_path: str, *, host: str = "127.0.0.1", port: int = 0, allow_delete: bool = False
+) -> InspectorServer:
+    """The inspector page of a local database, bound but not serving yet (`start()` or
+    `serve_forever()`); read-only unless `allow_delete`. `close()` closes the database."""
+    from zepkit.core._inspector.api import InspectorApi
+    from zepkit.core._inspector.server import InspectorServer, check_loopback
+    from zepkit.local import LocalBackend
+    from zepkit.local.inspect import Inspector
+
+    check_loopback(host)  # before the file is opened: a refused address changes nothing
+    # The page never runs LLM extraction: that is the app's (or `zepkit worker`'s) job.
+    backend = LocalBackend(db_path, read_only=not allow_delete, llm=False)
+    # With deletion on, the loop is the one apps open (`MemoryLoop.local`), outbox included,
+    # so a deleted thread's waiting writes are not replayed into the file later.
+    outbox = db_path + ".outbox" if allow_delete else None
+    memory = MemoryLoop(backend, on_error="raise", outbox=outbox)
+    api = InspectorApi(memory, Inspector(backend), database=db_path, allow_delete=allow_delete)
+    try:
+        return InspectorServer(api, host=host, port=port)
+    except BaseException:
+        asyncio.run(memory.aclose())
+        raise
+
+
+def run_ui(db_path: str, host: str, port: int, allow_delete: bool) -> int:
+    """Serve the inspector page until Ctrl-C or SIGTERM."""
+    server = inspector_server(db_path, host=host, port=port, allow_delete=allow_delete)
+    stop = _stop_on_sigterm(server)
+    try:
+        mode = "deleting allowed" if allow_delete else "read-only"
+        print(f"zepkit ui: {db_path} ({mode}) at {server.url}", flush=True)
+        print("Ctrl-C stops it.", flush=True)
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stop()
+        server.close()
+    print("zepkit ui: stopped", flush=True)
+    return 0
+
+
+def _stop_on_sigterm(server: InspectorServer) -> Callable[[], None]:
+    """Make SIGTERM end `serve_forever` like Ctrl-C does; returns what puts the old handler back."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None  # signal handlers belong to the main thread
+
+    def stop(signum: int, frame: object) -> None:
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    previous = signal.signal(signal.SIGTERM, stop)
+
+    def restore() -> None:
+        signal.signal(signal.SIGTERM, previous)
+
+    return restore
 
 
 def _memory(db: str | None, zep: bool, id_map: str | None, *, read_only: bool) -> MemoryLoop:
@@ -374,6 +439,30 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="episodes embedded and written per step (default: 256)",
     )
+    ui = commands.add_parser(
+        "ui", help="browse a database in a local web page: users, threads, facts, entities"
+    )
+    ui.add_argument(
+        "--db", metavar="PATH", required=True, type=_existing_db, help="the database file"
+    )
+    ui.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="a loopback address to serve on (default: 127.0.0.1); others are refused",
+    )
+    ui.add_argument(
+        "--port",
+        type=_whole_number(0, 65535),
+        default=8765,
+        metavar="N",
+        help="the port (default: 8765; 0 picks a free one)",
+    )
+    ui.add_argument(
+        "--allow-delete",
+        action="store_true",
+        help="let the page delete threads and users (each after its id is typed again); "
+        "without it the file is opened read-only",
+    )
     worker = commands.add_parser(
         "worker",
         help="run LLM memory extraction for a database in its own process "
@@ -498,6 +587,8 @@ def _run(args: argparse.Namespace) -> int:
             return run_import(args.db, args.zep, args.id_map, args.file)
         if args.command == "embed":
             return asyncio.run(run_embed(args.db, args.batch_size))
+        if args.command == "ui":
+            return run_ui(args.db, args.host, args.port, args.allow_delete)
         if args.command == "worker":
             return asyncio.run(run_worker(args.db, args.once, args.retry_dead))
         if args.command == "stats":

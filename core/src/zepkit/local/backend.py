@@ -257,6 +257,19 @@ class LocalBackend:
                 return total
             after = seen[-1]
 
+    async def preview_context(
+        self, user: UserProfile, thread_id: str, messages: Sequence[Message]
+    ) -> str | None:
+        """The context `add_messages(thread_id, messages, return_context=True)` would return for
+        this user's turn (after `ensure_user(user)` and `ensure_thread`), without storing
+        anything: it runs on a private in-memory copy of the file (time and memory grow with
+        the file's size). Works on a read-only backend too."""
+        return await self._run(self._engine.preview_context, user, thread_id, messages)
+
+    async def _read(self, query: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `query` on the worker in one read snapshot (for `zepkit.local.inspect`)."""
+        return await self._run(self._engine.read, query)
+
     async def extract_pending(self) -> ExtractionRun:
         """Run LLM extraction now over every waiting message (not waiting for a thread to fill a
         batch or go idle; retries keep their backoff); what it did. For scripts, benchmarks and

@@ -221,6 +221,11 @@ class Engine:
                 retrieval = replace(retrieval, vector=vector)
             return context_block(conn, thread.graph, terms, retrieval, exclude=exclude, ahead=ahead)
 
+    def read(self, query: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `query`, which only reads, in one snapshot of the file."""
+        with read_transaction(self._conn) as conn:
+            return query(conn)
+
     def get_messages(self, thread_id: str, limit: int | None) -> list[Message]:
         """The thread's messages oldest first; the latest `limit` when given."""
         with read_transaction(self._conn) as conn:
@@ -296,6 +301,30 @@ class Engine:
             created_at=moment,
             metadata=metadata,
         )
+
+    def preview_context(
+        self, user: UserProfile, thread_id: str, messages: Sequence[Message]
+    ) -> str | None:
+        """The context a turn would get: what `ensure_user(user)`, `ensure_thread` and then
+        `add_messages(thread_id, messages, return_context=True)` would return, computed on a
+        private in-memory copy of the file, so nothing is written to it."""
+        copy = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        try:
+            self._conn.backup(copy)
+            copy.execute("PRAGMA foreign_keys = ON")
+        except BaseException:
+            copy.close()
+            raise
+        # A vector index of its own: the copy's rows must never enter this engine's index.
+        dense = Dense(self._dense.embedder) if self._dense is not None else None
+        mode = "lexical" if dense is None else ("hybrid" if self._lexical else "dense")
+        scratch = Engine(copy, self._extractor, mode=mode, dense=dense)
+        try:
+            scratch.ensure_user(user)
+            scratch.ensure_thread(thread_id, user.user_id)
+            return scratch.add_messages(thread_id, messages, True, user.user_id)
+        finally:
+            scratch.close()
 
     def delete_thread(self, thread_id: str) -> None:
         """Delete the thread, its messages and everything derived from them."""

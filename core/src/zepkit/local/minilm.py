@@ -111,7 +111,9 @@ class MiniLMEmbedder:
         # it half-initialised and fail with ImportError, and the caller's next step imports it.
         import numpy  # type: ignore[import-not-found, unused-ignore]  # noqa: F401
 
-        threading.Thread(target=self._preload, name="zepkit-embed-load", daemon=True).start()
+        # Not a daemon: a process that ends while the model loads (a command stopped at once)
+        # would abort inside onnxruntime's native code; its exit waits for the load instead.
+        threading.Thread(target=self._preload, name="zepkit-embed-load", daemon=False).start()
 
     def _preload(self) -> None:
         from zepkit.local import scan
