@@ -76,20 +76,42 @@ def test_matrices_of_graphs_not_in_use_are_evicted_past_the_budget(tmp_path: Pat
     assert list(index._graphs) == [3, 1]
 
 
-def test_top_ups_fill_new_blocks_without_copying_old_ones(tmp_path: Path) -> None:
-    conn = _graph_file(tmp_path / "v.sqlite", graphs=1, rows=10)
+def test_top_ups_never_copy_a_full_sized_block(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vectors, "BLOCK_ROWS", 50)
+    conn = _graph_file(tmp_path / "v.sqlite", graphs=1, rows=60)
     index = vectors.VectorIndex("m")
     index.nearest(conn, 1, unit_rows(1)[0], pool=1)
     first = index._graphs[1].blocks[0]
     low, _ = graph_range(1)
     extra = unit_rows(150, seed=9)
-    ids = [low + 11 + n for n in range(150)]
-    vectors.store_vectors(conn, "m", ids, extra)
-    index.added(ids, extra)
+    ids = [low + 61 + n for n in range(150)]
+    for at in range(0, 150, 5):
+        vectors.store_vectors(conn, "m", ids[at : at + 5], extra[at : at + 5])
+        index.added(ids[at : at + 5], extra[at : at + 5])
     matrix = index._graphs[1]
-    assert matrix.blocks[0] is first and matrix.size == 160 and len(matrix.blocks) >= 2
+    assert matrix.blocks[0] is first and matrix.size == 210
+    assert all(len(block.ids) <= 50 for block in matrix.blocks[1:])
     (best, _), *_ = index.nearest(conn, 1, extra[120], pool=1)
     assert best == ids[120]
+
+
+def test_a_matrix_grown_a_turn_at_a_time_stays_a_few_blocks(tmp_path: Path) -> None:
+    conn = _graph_file(tmp_path / "v.sqlite", graphs=1, rows=10)
+    index = vectors.VectorIndex("m")
+    index.nearest(conn, 1, unit_rows(1)[0], pool=1)
+    low, _ = graph_range(1)
+    extra = unit_rows(1000, seed=4)
+    ids = [low + 11 + n for n in range(1000)]
+    for n in range(1000):  # one vector a turn, as a chat adds them
+        vectors.store_vectors(conn, "m", ids[n : n + 1], extra[n : n + 1])
+        index.added(ids[n : n + 1], extra[n : n + 1])
+    grown = index._graphs[1]
+    assert len(grown.blocks) == 1 and grown.size == 1010
+    fresh = vectors.VectorIndex("m")
+    for probe in (extra[0], extra[555], extra[999], unit_rows(1, seed=77)[0]):
+        assert index.nearest(conn, 1, probe, pool=5) == fresh.nearest(conn, 1, probe, pool=5)
 
 
 async def test_float32_vectors_of_an_older_file_are_upgraded(db_path: Path) -> None:

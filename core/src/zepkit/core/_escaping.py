@@ -11,6 +11,7 @@ prompt line.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
@@ -74,10 +75,16 @@ def _hidden(char: str) -> bool:
 def escape_tags(text: str, tags: Iterable[str]) -> str:
     """Neutralise every opening or closing form of `tags` in `text`, attributes and look-alikes
     included (case-insensitive)."""
-    names = tuple(name for name in (skeleton(tag) for tag in tags) if name)
+    names = _tag_skeletons(tags if isinstance(tags, frozenset) else frozenset(tags))
     if not names:
         return text
     return _escape(text, lambda found: found.startswith(names))
+
+
+@functools.lru_cache(maxsize=64)
+def _tag_skeletons(tags: frozenset[str]) -> tuple[str, ...]:
+    """The skeletons of a set of tag names (a block escapes every line against the same few)."""
+    return tuple(sorted(name for name in (skeleton(tag) for tag in tags) if name))
 
 
 def escape_all_tags(text: str, *, keep_structure: bool = False) -> str:

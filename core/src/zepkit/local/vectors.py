@@ -106,6 +106,14 @@ class _Block:
     def nbytes(self) -> int:
         return int(self.ids.nbytes + self.codes.nbytes + self.scales.nbytes)
 
+    def take(self, other: _Block) -> None:
+        """Append the live rows of `other` as they are stored (there must be room)."""
+        end = self.size + other.size
+        self.ids[self.size : end] = other.ids[: other.size]
+        self.codes[self.size : end] = other.codes[: other.size]
+        self.scales[self.size : end] = other.scales[: other.size]
+        self.size = end
+
     def put(self, ids: Any, codes: Any, scales: Any) -> None:
         """Append rows of signed int8 `codes` (there must be room)."""
         end = self.size + len(ids)
@@ -136,14 +144,29 @@ class _GraphMatrix:
         done = 0
         while done < len(ids):
             if not self.blocks or self.blocks[-1].room == 0:
-                rows = min(BLOCK_ROWS, max(64, self.size // 2, len(ids) - done))
-                self.blocks.append(_Block(rows, codes.shape[1]))
+                self._grow(len(ids) - done, codes.shape[1])
             block = self.blocks[-1]
             take = min(block.room, len(ids) - done)
             block.put(
                 ids[done : done + take], codes[done : done + take], scales[done : done + take]
             )
             done += take
+
+    def _grow(self, wanted: int, dim: int) -> None:
+        """Make room for `wanted` more rows. Blocks smaller than `BLOCK_ROWS` are merged into the
+        new one while they fit, twice their rows: a matrix grown a turn at a time stays a few
+        blocks (each is one scan run per search), and a large block is never copied."""
+        small = [block for block in self.blocks if len(block.ids) < BLOCK_ROWS]
+        held = sum(block.size for block in small)
+        rows = min(BLOCK_ROWS, max(64, 2 * (held + wanted)))
+        if not small or held + wanted > rows:
+            self.blocks.append(_Block(min(BLOCK_ROWS, max(64, wanted)), dim))
+            return
+        merged = _Block(rows, dim)
+        for block in small:
+            merged.take(block)
+        self.blocks = [block for block in self.blocks if len(block.ids) >= BLOCK_ROWS]
+        self.blocks.append(merged)
 
     def scores(self, query: Any) -> tuple[Any, Any]:
         """(ids, cosines to the unit vector `query`) of every live row."""
