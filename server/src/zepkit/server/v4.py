@@ -118,7 +118,7 @@ def _target(project: Project, graph_uuid: str) -> GraphTarget:
     return found
 
 
-def _page_size(request: Request) -> int:
+def _page_size(request: Request, largest: int = MAX_PAGE_SIZE) -> int:
     raw = request.query_params.get("page_size")
     if raw is None or raw == "":
         return DEFAULT_PAGE_SIZE
@@ -126,24 +126,24 @@ def _page_size(request: Request) -> int:
         size = int(raw)
     except ValueError:
         raise bad_request("page_size must be an integer", param="page_size") from None
-    if not 1 <= size <= MAX_PAGE_SIZE:
-        raise bad_request(f"page_size must be 1 to {MAX_PAGE_SIZE}", param="page_size")
+    if not 1 <= size <= largest:
+        raise bad_request(f"page_size must be 1 to {largest}", param="page_size")
     return size
 
 
-def _listing(request: Request, largest: int) -> tuple[int, int, bool]:
-    """A listing's (start, page size, newest first) from `page_size`, `cursor`, `order_by`
-    (creation time only) and `order`."""
-    raw = request.query_params.get("page_size") or str(DEFAULT_PAGE_SIZE)
-    if not raw.isdigit() or not 1 <= int(raw) <= largest:
-        raise bad_request(f"page_size must be 1 to {largest}", param="page_size")
-    order_by = request.query_params.get("order_by") or "created_at"
-    if order_by != "created_at":
+def _newest_first(request: Request) -> bool:
+    """A listing's `order` (asc or desc); `order_by` may only be the creation time."""
+    if (request.query_params.get("order_by") or "created_at") != "created_at":
         raise bad_request("listings are ordered by created_at only", param="order_by")
     order = request.query_params.get("order") or "asc"
     if order not in ("asc", "desc"):
         raise bad_request("order must be asc or desc", param="order")
-    return _cursor(request), int(raw), order == "desc"
+    return order == "desc"
+
+
+def _listing(request: Request, largest: int) -> tuple[int, int, bool]:
+    """A listing's (start, page size, newest first)."""
+    return _cursor(request), _page_size(request, largest), _newest_first(request)
 
 
 def _page(items: list[dict[str, Any]], start: int, size: int, total: int) -> dict[str, Any]:
@@ -376,14 +376,10 @@ async def _user_graph_page(project: Project, request: Request) -> tuple[str, str
         raise bad_request("filters are not supported by this server", param="filters")
     if target.user_id is None:
         raise bad_request("this server lists the graphs of users only", param="graph_uuid")
-    raw = request.query_params.get("page_size") or str(DEFAULT_PAGE_SIZE)
-    if not raw.isdigit() or not 1 <= int(raw) <= MAX_GRAPH_PAGE_SIZE:
-        raise bad_request(f"page_size must be 1 to {MAX_GRAPH_PAGE_SIZE}", param="page_size")
-    if (request.query_params.get("order_by") or "created_at") != "created_at":
-        raise bad_request("listings are ordered by created_at only", param="order_by")
-    if (request.query_params.get("order") or "asc") != "asc":
+    size = _page_size(request, MAX_GRAPH_PAGE_SIZE)
+    if _newest_first(request):
         raise bad_request("graph listings are oldest first only (order asc)", param="order")
-    return graph_uuid, target.user_id, request.query_params.get("cursor") or None, int(raw)
+    return graph_uuid, target.user_id, request.query_params.get("cursor") or None, size
 
 
 async def list_episodes(project: Project, request: Request) -> Answer:
