@@ -3,6 +3,7 @@
  * against the run's real `zepkit serve`.
  */
 import { Agent, type AgentConfig } from "@mastra/core/agent";
+import { MockMemory } from "@mastra/core/memory";
 import { MASTRA_RESOURCE_ID_KEY, MASTRA_THREAD_ID_KEY, RequestContext } from "@mastra/core/request-context";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
@@ -100,7 +101,14 @@ function systemOf(call: Call | undefined): string {
     .join("\n");
 }
 
-function agentWith(memory: MemoryLoop, model: Scripted, withTool = false): Agent {
+/** An agent with zepkit's processors; `withTool` adds the search tool, `mastraMemory` gives it
+ * Mastra's own memory (which is what turns a run's `memory: { resource, thread }` into ids). */
+function agentWith(
+  memory: MemoryLoop,
+  model: Scripted,
+  withTool = false,
+  mastraMemory?: AgentConfig["memory"],
+): Agent {
   const processors = zepMemoryProcessors(memory);
   return new Agent({
     id: "assistant",
@@ -110,6 +118,7 @@ function agentWith(memory: MemoryLoop, model: Scripted, withTool = false): Agent
     inputProcessors: [processors.input],
     outputProcessors: [processors.output],
     ...(withTool ? { tools: { search_memory: zepSearchTool(memory) } } : {}),
+    ...(mastraMemory === undefined ? {} : { memory: mastraMemory }),
   });
 }
 
@@ -207,6 +216,40 @@ describe("zepMemoryProcessors", () => {
       "user: What is my locker code at the Zephyr gym?",
       "assistant: Okay.",
     ]);
+  });
+
+  it("takes the identity from the run's memory option (Mastra's resource and thread ids) and keeps two resources apart", async () => {
+    const memory = serverMemory();
+    const gia = { resource: uniqueId("gia"), thread: uniqueId("thread") };
+    const hal = { resource: uniqueId("hal"), thread: uniqueId("thread") };
+    const later = uniqueId("thread");
+    const run = [callsSearch("locker code Zephyr gym"), says("Okay.")];
+    const model = new Scripted(...run, ...run, ...run);
+    const agent = agentWith(memory, model, true, new MockMemory());
+
+    await agent.generate("My locker code is 5512 at the Zephyr gym.", { memory: gia, maxSteps: 3 });
+    await agent.generate("What is my locker code at the Zephyr gym?", { memory: hal, maxSteps: 3 });
+    await agent.generate("What is my locker code at the Zephyr gym?", {
+      memory: { resource: gia.resource, thread: later },
+      maxSteps: 3,
+    });
+
+    // each run is a search step then a reply: the block and the search read the run's resource
+    const [giaSaw, halSaw, giaLaterSaw] = [1, 3, 5].map((step) => systemOf(model.calls[step]));
+    const searched = [3, 5].map((step) => JSON.stringify(model.calls[step]?.prompt.filter((m) => m.role === "tool")));
+    expect(giaLaterSaw).toContain("5512");
+    expect(halSaw).not.toContain("5512");
+    expect(giaSaw).not.toContain("5512");
+    expect(searched[0]).not.toContain("5512"); // hal's search reads hal's memory
+    expect(searched[1]).toContain("5512"); // gia's, in a new thread, reads gia's
+    const said = (question: string): string[] => [`user: ${question}`, "assistant: Okay."];
+    expect(await stored(memory, gia.thread)).toEqual(said("My locker code is 5512 at the Zephyr gym."));
+    expect(await stored(memory, hal.thread)).toEqual(said("What is my locker code at the Zephyr gym?"));
+    const ownerOf = async (threadId: string): Promise<string | undefined> =>
+      (await memory.client.thread.get(threadId, { lastn: 1 })).userId;
+    expect(await ownerOf(gia.thread)).toBe(gia.resource);
+    expect(await ownerOf(later)).toBe(gia.resource);
+    expect(await ownerOf(hal.thread)).toBe(hal.resource);
   });
 
   it("answers when memory is down, and logs without content", async () => {
