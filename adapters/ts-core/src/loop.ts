@@ -16,7 +16,7 @@ import {
 } from "./limits.js";
 import { LRU } from "./lru.js";
 import { checkTemplate, DEFAULT_TEMPLATE, renderContext } from "./rendering.js";
-import { type SearchTarget, runSearch } from "./search.js";
+import { runSearch, type SearchSettings, type SearchTarget } from "./search.js";
 import { splitText } from "./splitting.js";
 
 const CACHE_SIZE = 2048;
@@ -122,11 +122,12 @@ export class MemoryLoop {
   }
 
   /** A search for the model: validated arguments in, one sentence or `- ` lines out; never
-   * throws. The target is the turn's user or a shared graph, never a model argument. */
-  async search(args: unknown, target: SearchTarget): Promise<string> {
+   * throws. The target is the turn's user or a shared graph, never a model argument; `settings`
+   * narrow the scopes and pin values (a tool checks them once, when it is made). */
+  async search(args: unknown, target: SearchTarget, settings: SearchSettings = {}): Promise<string> {
     if ("userId" in target) checkId(target.userId, "search: userId");
     else checkId(target.graphId, "search: graphId");
-    return runSearch(this.client, args, target, this.requestOptions(), (error, scope) =>
+    return runSearch(this.client, args, target, settings, this.requestOptions(), (error, scope) =>
       this.failsoft.handle("search tool", error, { ...target, scope }),
     );
   }
