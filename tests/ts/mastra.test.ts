@@ -8,7 +8,7 @@ import { MASTRA_RESOURCE_ID_KEY, MASTRA_THREAD_ID_KEY, RequestContext } from "@m
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 
-import { MemoryLoop, zepMemoryProcessors, zepSearchTool } from "@zepkit/mastra";
+import { MemoryLoop, zepMemoryProcessors, zepSearchTool, type ZepSearchToolOptions } from "@zepkit/mastra";
 
 import { countRequests, downMemory, serverMemory, stored, uniqueId } from "./helpers.js";
 
@@ -23,14 +23,14 @@ const usage = {
 };
 
 /** One scripted model response: text (streamed in the given chunks) or a search call. */
-type Step = { say: string[] } | { search: string };
+type Step = { say: string[] } | { search: string; with?: Record<string, unknown> };
 
 function says(...chunks: string[]): Step {
   return { say: chunks };
 }
 
-function callsSearch(query: string): Step {
-  return { search: query };
+function callsSearch(query: string, more: Record<string, unknown> = {}): Step {
+  return { search: query, with: more };
 }
 
 function generated(step: Step): Generated {
@@ -43,7 +43,7 @@ function generated(step: Step): Generated {
     };
   }
   return {
-    content: [{ type: "tool-call", toolCallId: uniqueId("call"), toolName: "search_memory", input: JSON.stringify({ query: step.search }) }],
+    content: [{ type: "tool-call", toolCallId: uniqueId("call"), toolName: "search_memory", input: JSON.stringify({ query: step.search, ...step.with }) }],
     finishReason: { unified: "tool-calls", raw: "tool_calls" },
     usage,
     warnings: [],
@@ -62,7 +62,7 @@ function streamed(step: Step): Streamed {
         ]
       : [
           { type: "stream-start", warnings: [] },
-          { type: "tool-call", toolCallId: uniqueId("call"), toolName: "search_memory", input: JSON.stringify({ query: step.search }) },
+          { type: "tool-call", toolCallId: uniqueId("call"), toolName: "search_memory", input: JSON.stringify({ query: step.search, ...step.with }) },
           { type: "finish", finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage },
         ];
   return {
@@ -106,7 +106,7 @@ function systemOf(call: Call | undefined): string {
 function agentWith(
   memory: MemoryLoop,
   model: Scripted,
-  withTool = false,
+  withTool: boolean | ZepSearchToolOptions = false,
   mastraMemory?: AgentConfig["memory"],
 ): Agent {
   const processors = zepMemoryProcessors(memory);
@@ -117,7 +117,7 @@ function agentWith(
     model: model as unknown as AgentConfig["model"], // the AI SDK's mock, typed by another copy of its spec
     inputProcessors: [processors.input],
     outputProcessors: [processors.output],
-    ...(withTool ? { tools: { search_memory: zepSearchTool(memory) } } : {}),
+    ...(withTool === false ? {} : { tools: { search_memory: zepSearchTool(memory, withTool === true ? {} : withTool) } }),
     ...(mastraMemory === undefined ? {} : { memory: mastraMemory }),
   });
 }
@@ -179,6 +179,27 @@ describe("zepMemoryProcessors", () => {
       counted.stop();
     }
     expect(counted.requests).toEqual([`POST /threads/${threadId}/messages`, `POST /threads/${threadId}/messages`]);
+  });
+
+  it("adds only the search's own request in a tool loop: none for the step after it", async () => {
+    const memory = serverMemory();
+    const [userId, threadId] = [uniqueId("bea"), uniqueId("thread")];
+    const model = new Scripted(says("Noted."), callsSearch("cello Sundays"), says("Found it."));
+    const agent = agentWith(memory, model, true);
+    await agent.generate("Hi, I play the cello on Sundays.", { requestContext: runFor(userId, threadId) });
+
+    const counted = countRequests();
+    try {
+      await agent.generate("When do I play the cello?", { requestContext: runFor(userId, threadId), maxSteps: 3 });
+    } finally {
+      counted.stop();
+    }
+    expect(model.calls).toHaveLength(3);
+    expect(counted.requests).toEqual([
+      `POST /threads/${threadId}/messages`,
+      "POST /graph/search",
+      `POST /threads/${threadId}/messages`,
+    ]);
   });
 
   it("streams: the reply is stored once and whole", async () => {
@@ -250,6 +271,30 @@ describe("zepMemoryProcessors", () => {
     expect(await ownerOf(gia.thread)).toBe(gia.resource);
     expect(await ownerOf(later)).toBe(gia.resource);
     expect(await ownerOf(hal.thread)).toBe(hal.resource);
+  });
+
+  it("offers the model only the search scopes and parameters the app leaves open", async () => {
+    const memory = serverMemory();
+    const [userId, threadId] = [uniqueId("ike"), uniqueId("thread")];
+    const model = new Scripted(
+      says("Noted."),
+      callsSearch("Ines ferrets chillies", { scope: "episodes", limit: 9 }),
+      says("Done."),
+    );
+    const agent = agentWith(memory, model, { scopes: ["edges", "episodes"], limit: 1 });
+    await agent.generate("My sister Ines keeps ferrets and grows chillies.", { requestContext: runFor(userId, threadId) });
+    await agent.generate("What does Ines keep?", { requestContext: runFor(userId, threadId), maxSteps: 3 });
+
+    const offered = model.calls[1]?.tools?.find((tool) => tool.name === "search_memory");
+    const schema = (offered && "inputSchema" in offered ? offered.inputSchema : {}) as {
+      properties?: Record<string, { enum?: unknown }>;
+    };
+    expect(Object.keys(schema.properties ?? {}).sort()).toEqual(["mmrLambda", "query", "reranker", "scope"]);
+    expect(schema.properties?.["scope"]?.enum).toEqual(["edges", "episodes"]);
+    // the model's limit is not the app's: one raw message comes back
+    const results = model.calls[2]?.prompt.flatMap((m) => (m.role === "tool" ? m.content : [])) ?? [];
+    const output = results.flatMap((part) => (part.type === "tool-result" ? [part.output] : []));
+    expect(output).toEqual([{ type: "text", value: "- My sister Ines keeps ferrets and grows chillies." }]);
   });
 
   it("answers when memory is down, and logs without content", async () => {
