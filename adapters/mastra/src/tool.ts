@@ -16,11 +16,11 @@ import { identityFields } from "./identity.js";
  * leave the schema; settings no search could honour throw a `TypeError` when the tool is made. */
 export interface ZepSearchToolOptions extends SearchSettings {
   /** Search a shared graph instead of the run's user. */
-  graphId?: string;
+  graphId?: string | undefined;
   /** Search this user's memory whatever the run (default: the run's user). */
-  userId?: string;
+  userId?: string | undefined;
   /** The model-facing description (default: zepkit's). */
-  description?: string;
+  description?: string | undefined;
 }
 
 interface RunContext {

@@ -23,22 +23,22 @@ const CACHE_SIZE = 2048;
 
 export interface MemoryLoopOptions {
   /** A configured client; otherwise one is made from `apiKey` and `baseUrl`. Never closed here. */
-  client?: ZepClient;
+  client?: ZepClient | undefined;
   /** Zep Cloud key, or a `zepkit serve` key (default: the `ZEP_API_KEY` variable). */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** The v3 API root: `http://HOST:PORT/api/v2` for `zepkit serve` (default: Zep Cloud). */
-  baseUrl?: string;
+  baseUrl?: string | undefined;
   /** The block's wording; must contain `{context}` once. */
-  template?: string;
+  template?: string | undefined;
   /** Budget for the rendered block (default 4000); `null` for none. */
-  maxContextChars?: number | null;
+  maxContextChars?: number | null | undefined;
   /** The name stored with captured replies (default "Assistant"). */
-  assistantName?: string;
+  assistantName?: string | undefined;
   /** Fail-soft policy: "log" (default), "raise" or a callback. */
-  onError?: OnError;
-  logger?: Logger;
+  onError?: OnError | undefined;
+  logger?: Logger | undefined;
   /** Seconds one memory operation may take in total (default 10). */
-  deadlineSeconds?: number;
+  deadlineSeconds?: number | undefined;
 }
 
 export interface TurnOptions {

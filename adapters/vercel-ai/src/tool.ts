@@ -12,7 +12,7 @@ import {
 
 export interface ZepSearchToolOptions extends SearchSettings {
   /** The model-facing description (default: zepkit's). */
-  description?: string;
+  description?: string | undefined;
 }
 
 /** `tools: { search_memory: zepSearchTool(memory, { userId }) }`: one user's memory, or a shared
