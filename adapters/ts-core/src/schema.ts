@@ -10,7 +10,7 @@ import {
   SCOPE_HELP,
   SEARCH_RERANKERS,
   SEARCH_SCOPES,
-  type SearchReranker,
+  type SearchArgs,
   type SearchScope,
   type SearchSettings,
   visibleParameters,
@@ -18,13 +18,7 @@ import {
 
 /** What the model may send (every field but `query` optional, so a narrowed schema's input is
  * one of these too). */
-export interface SearchInput {
-  query: string;
-  scope?: SearchScope | undefined;
-  reranker?: SearchReranker | undefined;
-  limit?: number | undefined;
-  mmrLambda?: number | undefined;
-}
+export type SearchInput = SearchArgs;
 
 function scopeField(scopes: readonly SearchScope[]) {
   return z
