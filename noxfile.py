@@ -348,6 +348,7 @@ def tests_ts(session: nox.Session, frameworks: list[str]) -> None:
         "PATH": path,
         "ZEPKIT_BIN": str(Path(session.bin, "zepkit")),  # the server the tests start
         "ZEPKIT_PYTHON": str(Path(session.bin, "python")),  # renders the block they compare to
+        "ZEPKIT_TS_FRAMEWORKS": "oldest" if frameworks else "newest",
     }
     npm = ["npm", "--no-audit", "--no-fund"]
     # nox looks a program up on its own PATH: name this Node by its path (npm and npx find it on

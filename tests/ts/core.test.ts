@@ -1,6 +1,6 @@
 /** `@zepkit/core`'s `MemoryLoop` on the run's `zepkit serve`: turns, replies, limits, ownership
  * and the search tool's sentences. */
-import { MAX_MESSAGE_CHARS, parseSearchArgs } from "@zepkit/core";
+import { checkSearchSettings, MAX_MESSAGE_CHARS, parseSearchArgs, visibleParameters } from "@zepkit/core";
 import { describe, expect, it } from "vitest";
 
 import { countRequests, serverMemory, stored, uniqueId } from "./helpers.js";
@@ -69,6 +69,43 @@ describe("search arguments", () => {
       reranker: "mmr",
       limit: 50,
       mmrLambda: 0.5,
+    });
+  });
+
+  it("follow the app's settings: offered scopes, pinned values (which the model cannot change)", () => {
+    const pinned = { scope: "nodes", reranker: "mmr", limit: 3, mmrLambda: 0.9 } as const;
+    expect(visibleParameters(pinned)).toEqual(["query"]);
+    expect(parseSearchArgs({ query: "x", scope: "edges", limit: 40, mmrLambda: 0 }, pinned)).toEqual({
+      query: "x",
+      scope: "nodes",
+      reranker: "mmr",
+      limit: 3,
+      mmrLambda: 0.9,
+    });
+    const episodesOnly = { scopes: ["episodes"] } as const;
+    expect(visibleParameters(episodesOnly)).toEqual(["query", "reranker", "limit", "mmrLambda"]);
+    expect(parseSearchArgs({ query: "x" }, episodesOnly)).toMatchObject({ scope: "episodes" });
+    expect(visibleParameters({ reranker: "rrf" })).toEqual(["query", "scope", "limit"]);
+    expect(parseSearchArgs({ query: "x", mmrLambda: 0.2 }, { reranker: "rrf" })).toBe(
+      'Error: unknown parameter(s) ["mmrLambda"]; valid: ["query","scope","limit"].',
+    );
+    expect(parseSearchArgs({ query: "x", scope: "edges" }, { scopes: ["nodes", "episodes"] })).toBe(
+      'Error: scope "edges" is not available; choose one of ["nodes","episodes"].',
+    );
+    expect(parseSearchArgs({ query: "x" }, { scopes: ["episodes", "nodes"] })).toMatchObject({ scope: "nodes" });
+  });
+
+  it("settings no search could honour are refused when the tool is made", () => {
+    expect(() => checkSearchSettings({ scopes: [] })).toThrow(TypeError);
+    expect(() => checkSearchSettings({ scopes: ["galaxy" as "edges"] })).toThrow(/must be some of/u);
+    expect(() => checkSearchSettings({ limit: 0 })).toThrow(/between 1 and 50/u);
+    expect(() => checkSearchSettings({ limit: 2.5 })).toThrow(/whole number/u);
+    expect(() => checkSearchSettings({ reranker: "cosine" as "rrf" })).toThrow(/unknown/u);
+    expect(() => checkSearchSettings({ mmrLambda: 2 })).toThrow(/between 0 and 1/u);
+    expect(checkSearchSettings({ scopes: ["edges", "nodes"], scope: "nodes", limit: 50 })).toEqual({
+      scopes: ["edges", "nodes"],
+      scope: "nodes",
+      limit: 50,
     });
   });
 });

@@ -3,11 +3,12 @@
  * against the run's real `zepkit serve`.
  */
 import { Agent, type AgentConfig } from "@mastra/core/agent";
+import { MockMemory } from "@mastra/core/memory";
 import { MASTRA_RESOURCE_ID_KEY, MASTRA_THREAD_ID_KEY, RequestContext } from "@mastra/core/request-context";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 
-import { MemoryLoop, zepMemoryProcessors, zepSearchTool } from "@zepkit/mastra";
+import { MemoryLoop, zepMemoryProcessors, zepSearchTool, type ZepSearchToolOptions } from "@zepkit/mastra";
 
 import { countRequests, downMemory, serverMemory, stored, uniqueId } from "./helpers.js";
 
@@ -22,14 +23,14 @@ const usage = {
 };
 
 /** One scripted model response: text (streamed in the given chunks) or a search call. */
-type Step = { say: string[] } | { search: string };
+type Step = { say: string[] } | { search: string; with?: Record<string, unknown> };
 
 function says(...chunks: string[]): Step {
   return { say: chunks };
 }
 
-function callsSearch(query: string): Step {
-  return { search: query };
+function callsSearch(query: string, more: Record<string, unknown> = {}): Step {
+  return { search: query, with: more };
 }
 
 function generated(step: Step): Generated {
@@ -42,7 +43,7 @@ function generated(step: Step): Generated {
     };
   }
   return {
-    content: [{ type: "tool-call", toolCallId: uniqueId("call"), toolName: "search_memory", input: JSON.stringify({ query: step.search }) }],
+    content: [{ type: "tool-call", toolCallId: uniqueId("call"), toolName: "search_memory", input: JSON.stringify({ query: step.search, ...step.with }) }],
     finishReason: { unified: "tool-calls", raw: "tool_calls" },
     usage,
     warnings: [],
@@ -61,7 +62,7 @@ function streamed(step: Step): Streamed {
         ]
       : [
           { type: "stream-start", warnings: [] },
-          { type: "tool-call", toolCallId: uniqueId("call"), toolName: "search_memory", input: JSON.stringify({ query: step.search }) },
+          { type: "tool-call", toolCallId: uniqueId("call"), toolName: "search_memory", input: JSON.stringify({ query: step.search, ...step.with }) },
           { type: "finish", finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage },
         ];
   return {
@@ -100,7 +101,14 @@ function systemOf(call: Call | undefined): string {
     .join("\n");
 }
 
-function agentWith(memory: MemoryLoop, model: Scripted, withTool = false): Agent {
+/** An agent with zepkit's processors; `withTool` adds the search tool, `mastraMemory` gives it
+ * Mastra's own memory (which is what turns a run's `memory: { resource, thread }` into ids). */
+function agentWith(
+  memory: MemoryLoop,
+  model: Scripted,
+  withTool: boolean | ZepSearchToolOptions = false,
+  mastraMemory?: AgentConfig["memory"],
+): Agent {
   const processors = zepMemoryProcessors(memory);
   return new Agent({
     id: "assistant",
@@ -109,7 +117,8 @@ function agentWith(memory: MemoryLoop, model: Scripted, withTool = false): Agent
     model: model as unknown as AgentConfig["model"], // the AI SDK's mock, typed by another copy of its spec
     inputProcessors: [processors.input],
     outputProcessors: [processors.output],
-    ...(withTool ? { tools: { search_memory: zepSearchTool(memory) } } : {}),
+    ...(withTool === false ? {} : { tools: { search_memory: zepSearchTool(memory, withTool === true ? {} : withTool) } }),
+    ...(mastraMemory === undefined ? {} : { memory: mastraMemory }),
   });
 }
 
@@ -172,6 +181,27 @@ describe("zepMemoryProcessors", () => {
     expect(counted.requests).toEqual([`POST /threads/${threadId}/messages`, `POST /threads/${threadId}/messages`]);
   });
 
+  it("adds only the search's own request in a tool loop: none for the step after it", async () => {
+    const memory = serverMemory();
+    const [userId, threadId] = [uniqueId("bea"), uniqueId("thread")];
+    const model = new Scripted(says("Noted."), callsSearch("cello Sundays"), says("Found it."));
+    const agent = agentWith(memory, model, true);
+    await agent.generate("Hi, I play the cello on Sundays.", { requestContext: runFor(userId, threadId) });
+
+    const counted = countRequests();
+    try {
+      await agent.generate("When do I play the cello?", { requestContext: runFor(userId, threadId), maxSteps: 3 });
+    } finally {
+      counted.stop();
+    }
+    expect(model.calls).toHaveLength(3);
+    expect(counted.requests).toEqual([
+      `POST /threads/${threadId}/messages`,
+      "POST /graph/search",
+      `POST /threads/${threadId}/messages`,
+    ]);
+  });
+
   it("streams: the reply is stored once and whole", async () => {
     const memory = serverMemory();
     const [userId, threadId] = [uniqueId("cy"), uniqueId("thread")];
@@ -207,6 +237,64 @@ describe("zepMemoryProcessors", () => {
       "user: What is my locker code at the Zephyr gym?",
       "assistant: Okay.",
     ]);
+  });
+
+  it("takes the identity from the run's memory option (Mastra's resource and thread ids) and keeps two resources apart", async () => {
+    const memory = serverMemory();
+    const gia = { resource: uniqueId("gia"), thread: uniqueId("thread") };
+    const hal = { resource: uniqueId("hal"), thread: uniqueId("thread") };
+    const later = uniqueId("thread");
+    const run = [callsSearch("locker code Zephyr gym"), says("Okay.")];
+    const model = new Scripted(...run, ...run, ...run);
+    const agent = agentWith(memory, model, true, new MockMemory());
+
+    await agent.generate("My locker code is 5512 at the Zephyr gym.", { memory: gia, maxSteps: 3 });
+    await agent.generate("What is my locker code at the Zephyr gym?", { memory: hal, maxSteps: 3 });
+    await agent.generate("What is my locker code at the Zephyr gym?", {
+      memory: { resource: gia.resource, thread: later },
+      maxSteps: 3,
+    });
+
+    // each run is a search step then a reply: the block and the search read the run's resource
+    const [giaSaw, halSaw, giaLaterSaw] = [1, 3, 5].map((step) => systemOf(model.calls[step]));
+    const searched = [3, 5].map((step) => JSON.stringify(model.calls[step]?.prompt.filter((m) => m.role === "tool")));
+    expect(giaLaterSaw).toContain("5512");
+    expect(halSaw).not.toContain("5512");
+    expect(giaSaw).not.toContain("5512");
+    expect(searched[0]).not.toContain("5512"); // hal's search reads hal's memory
+    expect(searched[1]).toContain("5512"); // gia's, in a new thread, reads gia's
+    const said = (question: string): string[] => [`user: ${question}`, "assistant: Okay."];
+    expect(await stored(memory, gia.thread)).toEqual(said("My locker code is 5512 at the Zephyr gym."));
+    expect(await stored(memory, hal.thread)).toEqual(said("What is my locker code at the Zephyr gym?"));
+    const ownerOf = async (threadId: string): Promise<string | undefined> =>
+      (await memory.client.thread.get(threadId, { lastn: 1 })).userId;
+    expect(await ownerOf(gia.thread)).toBe(gia.resource);
+    expect(await ownerOf(later)).toBe(gia.resource);
+    expect(await ownerOf(hal.thread)).toBe(hal.resource);
+  });
+
+  it("offers the model only the search scopes and parameters the app leaves open", async () => {
+    const memory = serverMemory();
+    const [userId, threadId] = [uniqueId("ike"), uniqueId("thread")];
+    const model = new Scripted(
+      says("Noted."),
+      callsSearch("Ines ferrets chillies", { scope: "episodes", limit: 9 }),
+      says("Done."),
+    );
+    const agent = agentWith(memory, model, { scopes: ["edges", "episodes"], limit: 1 });
+    await agent.generate("My sister Ines keeps ferrets and grows chillies.", { requestContext: runFor(userId, threadId) });
+    await agent.generate("What does Ines keep?", { requestContext: runFor(userId, threadId), maxSteps: 3 });
+
+    const offered = model.calls[1]?.tools?.find((tool) => tool.name === "search_memory");
+    const schema = (offered && "inputSchema" in offered ? offered.inputSchema : {}) as {
+      properties?: Record<string, { enum?: unknown }>;
+    };
+    expect(Object.keys(schema.properties ?? {}).sort()).toEqual(["mmrLambda", "query", "reranker", "scope"]);
+    expect(schema.properties?.["scope"]?.enum).toEqual(["edges", "episodes"]);
+    // the model's limit is not the app's: one raw message comes back
+    const results = model.calls[2]?.prompt.flatMap((m) => (m.role === "tool" ? m.content : [])) ?? [];
+    const output = results.flatMap((part) => (part.type === "tool-result" ? [part.output] : []));
+    expect(output).toEqual([{ type: "text", value: "- My sister Ines keeps ferrets and grows chillies." }]);
   });
 
   it("answers when memory is down, and logs without content", async () => {

@@ -2,7 +2,7 @@
  * `@zepkit/vercel-ai` on the AI SDK's real `generateText` / `streamText` loops with a scripted
  * `MockLanguageModelV4`, against the run's real `zepkit serve`.
  */
-import { generateText, isStepCount, streamText, wrapLanguageModel } from "ai";
+import { asSchema, generateText, isStepCount, streamText, wrapLanguageModel } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 
@@ -139,6 +139,32 @@ describe("zepMemoryMiddleware", () => {
     ]);
   });
 
+  it("adds only the search's own request in a tool loop: none for the step after it", async () => {
+    const memory = serverMemory();
+    const ids = { userId: uniqueId("bea"), threadId: uniqueId("thread") };
+    const model = new MockLanguageModelV4({ doGenerate: [says("Hello!"), callsSearch("cello Sundays"), says("Found it.")] });
+    const wrapped = wrapLanguageModel({ model, middleware: zepMemoryMiddleware(memory, { identity: ids }) });
+    await generateText({ model: wrapped, prompt: "Hi, I play the cello on Sundays." });
+
+    const counted = countRequests();
+    try {
+      await generateText({
+        model: wrapped,
+        prompt: "When do I play the cello?",
+        tools: { search_memory: zepSearchTool(memory, { userId: ids.userId }) },
+        stopWhen: isStepCount(3),
+      });
+    } finally {
+      counted.stop();
+    }
+    expect(model.doGenerateCalls).toHaveLength(3);
+    expect(counted.requests).toEqual([
+      `POST /threads/${ids.threadId}/messages`,
+      "POST /graph/search",
+      `POST /threads/${ids.threadId}/messages`,
+    ]);
+  });
+
   it("streams: the block reaches every step, the reply is stored once and whole", async () => {
     const memory = serverMemory();
     const before = { userId: uniqueId("cy"), threadId: uniqueId("thread") };
@@ -237,5 +263,32 @@ describe("zepSearchTool", () => {
       "Error: empty search query. Put the words to look for in `query`.",
     );
     expect(await search.execute?.({ query: "zzqx unrelated" }, options)).toBe("No results found.");
+  });
+
+  it("narrows its scopes and pins values as the app says: pinned ones leave the schema and win", async () => {
+    const memory = serverMemory();
+    const ids = { userId: uniqueId("hoa"), threadId: uniqueId("thread") };
+    await memory.beginTurn(ids, "My sister Ines keeps two ferrets called Salt and Pepper.");
+    await memory.beginTurn(ids, "Ines also grows chillies on her balcony.");
+    const options = { toolCallId: "c1", messages: [], context: {} };
+    const episodes = zepSearchTool(memory, { userId: ids.userId }, { scope: "episodes", limit: 1 });
+    const schema = await asSchema(episodes.inputSchema).jsonSchema;
+    expect(Object.keys(schema.properties ?? {})).toEqual(["query", "reranker", "mmrLambda"]);
+    // the model's scope and limit are ignored: one raw message comes back
+    const found = String(await episodes.execute?.({ query: "Ines ferrets chillies", scope: "nodes", limit: 9 }, options));
+    expect(found.split("\n")).toHaveLength(1);
+    expect(found).toMatch(/^- My sister Ines keeps two ferrets|^- Ines also grows chillies/u);
+
+    const some = zepSearchTool(memory, { userId: ids.userId }, { scopes: ["nodes", "edges"], reranker: "rrf" });
+    const offered = await asSchema(some.inputSchema).jsonSchema;
+    expect(Object.keys(offered.properties ?? {})).toEqual(["query", "scope", "limit"]);
+    expect(offered.properties?.["scope"]).toMatchObject({ enum: ["edges", "nodes"] });
+    expect(await some.execute?.({ query: "Ines", scope: "episodes" }, options)).toBe(
+      'Error: scope "episodes" is not available; choose one of ["edges","nodes"].',
+    );
+    expect(() => zepSearchTool(memory, { userId: ids.userId }, { limit: 51 })).toThrow(/between 1 and 50/u);
+    expect(() => zepSearchTool(memory, { userId: ids.userId }, { scopes: ["edges"], scope: "nodes" })).toThrow(
+      /"nodes" is not offered/u,
+    );
   });
 });

@@ -6,6 +6,9 @@ export {
   SEARCH_TOOL_NAME,
   type Identity,
   type MemoryLoopOptions,
+  type SearchReranker,
+  type SearchScope,
+  type SearchSettings,
 } from "@zepkit/core";
 export { REQUEST_CONTEXT_KEY } from "./identity.js";
 export {

@@ -14,7 +14,7 @@ export const SYSTEM_MESSAGE_TAG = "zepkit-memory";
 
 export interface ZepProcessorOptions {
   /** Identity fields for every run (the run's request context and memory ids fill the rest). */
-  identity?: Partial<Identity>;
+  identity?: Partial<Identity> | undefined;
 }
 
 type Part = MastraDBMessage["content"]["parts"][number];

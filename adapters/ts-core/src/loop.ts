@@ -16,29 +16,29 @@ import {
 } from "./limits.js";
 import { LRU } from "./lru.js";
 import { checkTemplate, DEFAULT_TEMPLATE, renderContext } from "./rendering.js";
-import { type SearchTarget, runSearch } from "./search.js";
+import { runSearch, type SearchSettings, type SearchTarget } from "./search.js";
 import { splitText } from "./splitting.js";
 
 const CACHE_SIZE = 2048;
 
 export interface MemoryLoopOptions {
   /** A configured client; otherwise one is made from `apiKey` and `baseUrl`. Never closed here. */
-  client?: ZepClient;
+  client?: ZepClient | undefined;
   /** Zep Cloud key, or a `zepkit serve` key (default: the `ZEP_API_KEY` variable). */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** The v3 API root: `http://HOST:PORT/api/v2` for `zepkit serve` (default: Zep Cloud). */
-  baseUrl?: string;
+  baseUrl?: string | undefined;
   /** The block's wording; must contain `{context}` once. */
-  template?: string;
+  template?: string | undefined;
   /** Budget for the rendered block (default 4000); `null` for none. */
-  maxContextChars?: number | null;
+  maxContextChars?: number | null | undefined;
   /** The name stored with captured replies (default "Assistant"). */
-  assistantName?: string;
+  assistantName?: string | undefined;
   /** Fail-soft policy: "log" (default), "raise" or a callback. */
-  onError?: OnError;
-  logger?: Logger;
+  onError?: OnError | undefined;
+  logger?: Logger | undefined;
   /** Seconds one memory operation may take in total (default 10). */
-  deadlineSeconds?: number;
+  deadlineSeconds?: number | undefined;
 }
 
 export interface TurnOptions {
@@ -122,11 +122,12 @@ export class MemoryLoop {
   }
 
   /** A search for the model: validated arguments in, one sentence or `- ` lines out; never
-   * throws. The target is the turn's user or a shared graph, never a model argument. */
-  async search(args: unknown, target: SearchTarget): Promise<string> {
+   * throws. The target is the turn's user or a shared graph, never a model argument; `settings`
+   * narrow the scopes and pin values (a tool checks them once, when it is made). */
+  async search(args: unknown, target: SearchTarget, settings: SearchSettings = {}): Promise<string> {
     if ("userId" in target) checkId(target.userId, "search: userId");
     else checkId(target.graphId, "search: graphId");
-    return runSearch(this.client, args, target, this.requestOptions(), (error, scope) =>
+    return runSearch(this.client, args, target, settings, this.requestOptions(), (error, scope) =>
       this.failsoft.handle("search tool", error, { ...target, scope }),
     );
   }

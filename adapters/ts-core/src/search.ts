@@ -32,6 +32,80 @@ export const SCOPE_HELP: Record<SearchScope, string> = {
   episodes: "raw past messages and documents",
 };
 
+/** How an app narrows the search tool, as zepkit's Python `SearchTool` does: the scopes the model
+ * may choose from, and values pinned here, which leave the schema and which the model cannot
+ * change. Checked once, when a tool is made (`checkSearchSettings`). */
+export interface SearchSettings {
+  /** The scopes offered to the model (default: all of `SEARCH_SCOPES`); one scope pins it. */
+  scopes?: readonly SearchScope[] | undefined;
+  /** Every search uses this scope. */
+  scope?: SearchScope | undefined;
+  /** Every search orders results this way. */
+  reranker?: SearchReranker | undefined;
+  /** Every search returns at most this many results (1 to 50). */
+  limit?: number | undefined;
+  /** The mmr balance whenever mmr orders results (0 to 1). */
+  mmrLambda?: number | undefined;
+}
+
+/** The parameters a model may send, in schema order. */
+export const SEARCH_PARAMETERS = ["query", "scope", "reranker", "limit", "mmrLambda"] as const;
+type Parameter = (typeof SEARCH_PARAMETERS)[number];
+type Pins = Partial<Record<Exclude<Parameter, "query">, unknown>>;
+
+/** Throws a `TypeError` for settings no search could honour: a programming error, found when the
+ * tool is made rather than when the model calls it. Returns them unchanged. */
+export function checkSearchSettings(settings: SearchSettings = {}): SearchSettings {
+  const { scopes, scope, reranker, limit, mmrLambda } = settings;
+  if (scopes !== undefined) {
+    const known = (one: unknown): boolean => SEARCH_SCOPES.includes(one as SearchScope);
+    if (!Array.isArray(scopes) || scopes.length === 0 || !scopes.every(known)) {
+      throw new TypeError(`search scopes must be some of ${JSON.stringify(SEARCH_SCOPES)}, got ${JSON.stringify(scopes)}`);
+    }
+  }
+  if (scope !== undefined && !(scopes ?? SEARCH_SCOPES).includes(scope)) {
+    throw new TypeError(`search scope ${JSON.stringify(scope)} is not offered; offered: ${JSON.stringify(scopes ?? SEARCH_SCOPES)}`);
+  }
+  if (reranker !== undefined && !SEARCH_RERANKERS.includes(reranker)) {
+    throw new TypeError(`search reranker ${JSON.stringify(reranker)} is unknown; use one of ${JSON.stringify(SEARCH_RERANKERS)}`);
+  }
+  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= MAX_SEARCH_LIMIT)) {
+    throw new TypeError(`search limit must be a whole number between 1 and ${MAX_SEARCH_LIMIT}, got ${JSON.stringify(limit)}`);
+  }
+  if (mmrLambda !== undefined && !(typeof mmrLambda === "number" && mmrLambda >= 0 && mmrLambda <= 1)) {
+    throw new TypeError(`search mmrLambda must be a number between 0 and 1, got ${JSON.stringify(mmrLambda)}`);
+  }
+  return settings;
+}
+
+/** The scopes the model may search, in `SEARCH_SCOPES` order. */
+export function offeredScopes(settings: SearchSettings = {}): readonly SearchScope[] {
+  if (settings.scope !== undefined) return [settings.scope];
+  const offered = settings.scopes ?? SEARCH_SCOPES;
+  return SEARCH_SCOPES.filter((scope) => offered.includes(scope));
+}
+
+/** The values the model cannot change: the pinned ones, and the scope when only one is offered. */
+function pinsOf(settings: SearchSettings): Pins {
+  const scopes = offeredScopes(settings);
+  const pins: Pins = {
+    scope: scopes.length === 1 ? scopes[0] : undefined,
+    reranker: settings.reranker,
+    limit: settings.limit,
+  };
+  if (settings.mmrLambda !== undefined) pins.mmrLambda = settings.mmrLambda;
+  return Object.fromEntries(Object.entries(pins).filter(([, value]) => value !== undefined));
+}
+
+/** The parameters the model sees: `query`, and whatever is neither pinned nor meaningless (no
+ * `mmrLambda` when the reranker is pinned to something else). */
+export function visibleParameters(settings: SearchSettings = {}): Parameter[] {
+  const pins = pinsOf(settings);
+  return SEARCH_PARAMETERS.filter(
+    (name) => !(name in pins) && !(name === "mmrLambda" && settings.reranker !== undefined && settings.reranker !== "mmr"),
+  );
+}
+
 /** Whose memory a search reads: the turn's user, or a shared graph fixed by the app. */
 export type SearchTarget = { userId: string } | { graphId: string };
 
@@ -52,24 +126,30 @@ interface Parsed {
   mmrLambda: number | undefined;
 }
 
-/** Validate what the model sent; a sentence for the model when it cannot be run. */
-export function parseSearchArgs(args: unknown): Parsed | string {
+/** Validate what the model sent under `settings` (pinned values win; a pinned parameter the
+ * model sends anyway is ignored); a sentence for the model when it cannot be run. */
+export function parseSearchArgs(args: unknown, settings: SearchSettings = {}): Parsed | string {
   if (args === null || typeof args !== "object" || Array.isArray(args)) {
     return "Error: the search arguments must be an object with a `query` field.";
   }
-  const given = args as Record<string, unknown>;
-  const valid = ["query", "scope", "reranker", "limit", "mmrLambda"];
-  const unknown = Object.keys(given).filter((key) => !valid.includes(key) && given[key] !== undefined);
+  const pins = pinsOf(settings);
+  const valid: string[] = visibleParameters(settings);
+  const sent = Object.fromEntries(
+    Object.entries(args as Record<string, unknown>).filter(([key, value]) => value !== undefined && !(key in pins)),
+  );
+  const unknown = Object.keys(sent).filter((key) => !valid.includes(key));
   if (unknown.length > 0) {
     return `Error: unknown parameter(s) ${JSON.stringify(unknown.sort())}; valid: ${JSON.stringify(valid)}.`;
   }
+  const given: Record<string, unknown> = { ...sent, ...pins };
   const query = given["query"];
   if (typeof query !== "string" || !query.trim()) {
     return "Error: empty search query. Put the words to look for in `query`.";
   }
-  const scope = given["scope"] ?? "edges";
-  if (!SEARCH_SCOPES.includes(scope as SearchScope)) {
-    return `Error: scope ${JSON.stringify(scope)} is not available; choose one of ${JSON.stringify(SEARCH_SCOPES)}.`;
+  const scopes = offeredScopes(settings);
+  const scope = given["scope"] ?? (scopes.includes("edges") ? "edges" : scopes[0]);
+  if (!scopes.includes(scope as SearchScope)) {
+    return `Error: scope ${JSON.stringify(scope)} is not available; choose one of ${JSON.stringify(scopes)}.`;
   }
   const reranker = given["reranker"] ?? "rrf";
   if (!SEARCH_RERANKERS.includes(reranker as SearchReranker)) {
@@ -98,10 +178,11 @@ export async function runSearch(
   client: ZepClient,
   args: unknown,
   target: SearchTarget,
+  settings: SearchSettings,
   requestOptions: { timeoutInSeconds: number; maxRetries: number; abortSignal: AbortSignal },
   onFailure: (error: unknown, scope: string) => void,
 ): Promise<string> {
-  const parsed = parseSearchArgs(args);
+  const parsed = parseSearchArgs(args, settings);
   if (typeof parsed === "string") return parsed;
   const request: Zep.GraphSearchQuery = {
     ...target,

@@ -30,7 +30,7 @@ export interface ZepCallOptions extends Partial<Identity> {
 
 export interface ZepMemoryMiddlewareOptions {
   /** Identity fields for every call (a per-call `providerOptions.zepkit` wins field by field). */
-  identity?: Partial<Identity>;
+  identity?: Partial<Identity> | undefined;
 }
 
 /** Long-term memory for any model: `wrapLanguageModel({ model, middleware: zepMemoryMiddleware(memory) })`. */

@@ -3,23 +3,27 @@
 import { tool, type Tool } from "ai";
 import {
   type MemoryLoop,
+  type SearchInput,
+  type SearchSettings,
   type SearchTarget,
   SEARCH_TOOL_DESCRIPTION,
-  searchInputSchema,
-  type SearchInput,
+  searchInputSchemaFor,
 } from "@zepkit/core";
 
-export interface ZepSearchToolOptions {
+export interface ZepSearchToolOptions extends SearchSettings {
   /** The model-facing description (default: zepkit's). */
-  description?: string;
+  description?: string | undefined;
 }
 
 /** `tools: { search_memory: zepSearchTool(memory, { userId }) }`: one user's memory, or a shared
- * graph with `{ graphId }`. Make one per request for per-user tools. */
+ * graph with `{ graphId }`. Make one per request for per-user tools. `options` may narrow the
+ * scopes (`scopes`) and pin `scope`, `reranker`, `limit` or `mmrLambda`: pinned values leave the
+ * schema; settings no search could honour throw a `TypeError` here. */
 export function zepSearchTool(memory: MemoryLoop, target: SearchTarget, options: ZepSearchToolOptions = {}): Tool<SearchInput, string> {
+  const { description, ...settings } = options;
   return tool({
-    description: options.description ?? SEARCH_TOOL_DESCRIPTION,
-    inputSchema: searchInputSchema,
-    execute: async (input) => memory.search(input, target),
+    description: description ?? SEARCH_TOOL_DESCRIPTION,
+    inputSchema: searchInputSchemaFor(settings),
+    execute: async (input) => memory.search(input, target, settings),
   });
 }
