@@ -178,7 +178,8 @@ def examples(session: nox.Session) -> None:
 
 def adapter_tests(session: nox.Session, key: str, framework: str | list[str]) -> None:
     """One adapter in its own environment: `mypy --strict` on it (newest framework), its tests,
-    the README blocks that use it and its pinned public names, then its examples, all offline.
+    its README's blocks (and any other README block using it) and its pinned public names, then
+    its examples, all offline.
 
     `framework` is the requirement(s) for the framework itself: the newest release, or the oldest
     one the adapter claims to support (with the pins that release needs).
@@ -404,8 +405,8 @@ def packages(session: nox.Session) -> None:
     """Build every distribution (sdist, then the wheel from it) into dist/ and check them as PyPI
     would; then, in a fresh environment each, install `zepkit` and every `zepkit[<key>]` from there
     (no workspace, no editable installs) and run the demo or the framework's example. Also runs
-    the README's first command and one clone install line with plain pip. The release workflow
-    publishes what this session built."""
+    the README's first command and an adapter README's clone install line with plain pip. The
+    release workflow publishes what this session built."""
     session.install("uv", "twine>=6.1", *TEST_TOOLS)
     shutil.rmtree(WHEELHOUSE, ignore_errors=True)
     adapters = [ROOT / "adapters" / key for key in ADAPTER_KEYS]
@@ -465,14 +466,15 @@ def packages(session: nox.Session) -> None:
 
 
 def _readme_commands_from_a_clone(session: nox.Session, clone: Path) -> None:
-    """The README's first command, then the clone install line of one framework, run as written
-    (plain pip in a new virtual environment) in a copy of this checkout."""
+    """The README's first command, then the clone install line of one framework's README, run as
+    written (plain pip in a new virtual environment) in a copy of this checkout."""
     readme = (ROOT / "README.md").read_text()
+    adapter_readme = (ROOT / "adapters" / "pydantic-ai" / "README.md").read_text()
     try_it = re.search(r"## Try it\n.*?```bash\n(.+?)\n```", readme, flags=re.S)
     clone_line = r"^(\.venv/bin/pip install \S+ \./adapters/pydantic-ai)  # from a clone$"
-    line = re.search(clone_line, readme, flags=re.M)
+    line = re.search(clone_line, adapter_readme, flags=re.M)
     if not (try_it and line):
-        session.error("the README lost its first command or the pydantic-ai clone install line")
+        session.error("the README lost its first command, or pydantic-ai's its clone install line")
     skip = shutil.ignore_patterns(
         ".git", ".venv", ".nox", "dist", "__pycache__", "*.db*", "node_modules"
     )

@@ -76,6 +76,19 @@ def test_adapters_use_only_the_public_core_and_themselves(package: Path) -> None
     assert bad == []
 
 
+@pytest.mark.parametrize("package", ADAPTER_SOURCES, ids=lambda p: p.name)
+def test_adapters_never_import_the_zep_sdk(package: Path) -> None:
+    """A Zep client given as memory is the core's to recognise (`as_memory`), so an adapter works
+    the same on every backend and never ties itself to the SDK (a type-only import counts too)."""
+    bad = [
+        f"{path.relative_to(ROOT)}:{node.lineno} imports {module}"
+        for path in _sources(package)
+        for module, node in _imports(path)
+        if _within(module, "zep_cloud")
+    ]
+    assert bad == []
+
+
 def _public(package: str) -> set[str]:
     """The names a public core module exports (a `from zepkit.core import X` is fine)."""
     path = SRC / "core" / ("spi.py" if package.endswith(".spi") else "__init__.py")

@@ -66,6 +66,20 @@ def test_every_adapter_is_named_by_its_key_everywhere() -> None:
         assert sources[distribution] == {"path": f"adapters/{key}", "editable": True}
 
 
+def test_every_adapter_has_its_own_readme() -> None:
+    """An adapter's documentation is its README (also its PyPI page), linked from the root
+    README's framework table."""
+    root_readme = (ROOT / "README.md").read_text()
+    for key in _adapter_keys():
+        folder = ROOT / "adapters" / key
+        project = tomllib.loads((folder / "pyproject.toml").read_text())["project"]
+        assert project["readme"] == "README.md", key
+        readme = (folder / "README.md").read_text()
+        assert readme.startswith(f"# zepkit-{key}\n"), key
+        assert f'pip install "zepkit[{key}]"' in readme, key
+        assert f"](adapters/{key}/README.md)" in root_readme, key
+
+
 def test_typescript_packages_are_named_by_their_folder() -> None:
     """`adapters/<key>/` with a `package.json` (and no `pyproject.toml`) is the npm package
     `@zepkit/<key>` (`ts-core` is their shared `@zepkit/core`), a member of the root npm

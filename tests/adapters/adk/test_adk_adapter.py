@@ -16,7 +16,6 @@ from google.genai import types
 from zepkit.adk import (
     ZepContextTool,
     ZepGraphSearchTool,
-    as_memory_loop,
     create_after_model_callback,
     resolve_identity,
 )
@@ -214,9 +213,8 @@ async def test_a_zep_client_is_accepted_and_wrapped_once(
     adk_harness: Callable[..., Any], caplog: pytest.LogCaptureFixture
 ) -> None:
     client = FakeZep().client()
-    loop = as_memory_loop(client)
-    assert as_memory_loop(client) is loop  # tools and callback share one loop per client
-    assert ZepContextTool(client).memory is loop
+    loop = ZepContextTool(client).memory
+    assert ZepGraphSearchTool(client).memory is loop  # the pieces share one loop per client
     harness = adk_harness(client)
     with caplog.at_level(logging.WARNING, logger="zepkit"):
         await harness.run("alice", "s1", FACT, [text("Noted.")])
@@ -225,4 +223,4 @@ async def test_a_zep_client_is_accepted_and_wrapped_once(
     assert all("Lisbon" in seen for seen in harness.llm.inputs)
     assert [m.role for m in await loop.get_messages("s2")] == ["user", "assistant"]
     with pytest.raises(TypeError, match="MemoryLoop"):
-        as_memory_loop("not memory")  # type: ignore[arg-type]
+        ZepContextTool("not memory")

@@ -16,7 +16,7 @@ from ag2.context import ConversationContext
 from ag2.events import ToolCallEvent, ToolResultEvent
 from ag2.testing import TestConfig
 
-from zepkit.ag2 import RunIdentity, zep_memory_plugin, zep_search_tool
+from zepkit.ag2 import RunIdentity, search_tool, zep_memory_plugin
 from zepkit.core import ConfigurationError, Identity, MemoryLoop
 from zepkit.core.spi import Backend
 from zepkit.local import LocalBackend
@@ -150,7 +150,7 @@ async def test_a_missing_user_raises_when_the_policy_says_so() -> None:
 
 async def test_shared_graph_tool_needs_no_user(memory: MemoryLoop) -> None:
     await memory.add_data("The shop opens at 9am on weekdays.", graph_id="shop")
-    tool = zep_search_tool(memory, graph_id="shop", limit=3)
+    tool = search_tool(memory, graph_id="shop", limit=3)
     assert "limit" not in tool.schema.function.parameters["properties"]
     agent = Agent(
         "assistant", "x", config=TestConfig(search_call(query="opens"), "9am."), tools=[tool]
@@ -161,7 +161,7 @@ async def test_shared_graph_tool_needs_no_user(memory: MemoryLoop) -> None:
 
 def test_tool_schema_is_the_core_schema(memory: MemoryLoop) -> None:
     search = memory.search_tool(reranker=None)
-    tool = zep_search_tool(memory, reranker=None)
+    tool = search_tool(memory, reranker=None)
     assert tool.name == search.name == "search_memory"
     assert tool.schema.function.description == search.description
     assert tool.schema.function.parameters == search.parameters

@@ -20,7 +20,7 @@ from autogen_core.model_context import (
 from autogen_core.models import LLMMessage, SystemMessage, UserMessage
 from autogen_core.tools import FunctionTool
 
-from zepkit.autogen import ZepChatCompletionContext, ZepMemory, search_function_tool
+from zepkit.autogen import ZepChatCompletionContext, ZepMemory, search_tool
 from zepkit.core import BackendError, MemoryLoop
 from zepkit.local import LocalBackend
 from zepkit.testing import FailingBackend
@@ -346,18 +346,18 @@ async def test_search_tool_shows_the_core_schema_and_binds_the_user(memory: Memo
 
 def test_the_tool_function_takes_the_parameters_the_model_sees(memory: MemoryLoop) -> None:
     search = memory.search_tool()
-    tool = search_function_tool(search, "alice")
+    tool = search_tool(memory, "alice")
     assert list(inspect.signature(tool._func).parameters) == list(search.visible_parameters)
-    pinned = search_function_tool(memory.search_tool(scope="nodes", limit=3), "alice")
+    pinned = search_tool(memory, "alice", scope="nodes", limit=3)
     assert set(inspect.signature(pinned._func).parameters) == {"query", "reranker", "mmr_lambda"}
 
 
 async def test_shared_graph_tool_needs_no_user(memory: MemoryLoop) -> None:
     await memory.add_data("Refunds take 5 business days.", graph_id="policies")
-    tool = search_function_tool(memory.search_tool(graph_id="policies", scope="episodes"), None)
+    tool = search_tool(memory, None, graph_id="policies", scope="episodes")
     assert "5 business days" in await tool.run_json({"query": "refunds"}, None)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="identity"):
-        search_function_tool(memory.search_tool(), None)
+        search_tool(memory, None)
 
 
 def test_identity_is_checked_at_construction(memory: MemoryLoop) -> None:

@@ -21,10 +21,10 @@ from zepkit.langgraph import (
     ZepMemoryMiddleware,
     build_system_message,
     build_system_message_sync,
-    create_graph_search_tool,
-    create_graph_search_tool_sync,
     persist_messages,
     persist_messages_sync,
+    search_tool,
+    search_tool_sync,
 )
 from zepkit.testing import AdapterContract, AdapterHarness, TurnResult
 
@@ -64,7 +64,7 @@ class StateGraphHarness:
         memory = self.memory
         graph = StateGraph(State)
         if self.sync:
-            tool = create_graph_search_tool_sync(memory, user_id=user_id)
+            tool = search_tool_sync(memory, user_id=user_id)
 
             def remember(state: State, config: RunnableConfig) -> dict[str, Any]:
                 persist_messages_sync(memory, messages=state["messages"][-1:], **_ids(config))
@@ -80,7 +80,7 @@ class StateGraphHarness:
             graph.add_node("agent", agent)
             graph.add_node("save", remember)
         else:
-            tool = await create_graph_search_tool(memory, user_id=user_id)
+            tool = await search_tool(memory, user_id=user_id)
 
             async def aremember(state: State, config: RunnableConfig) -> dict[str, Any]:
                 await persist_messages(memory, messages=state["messages"][-1:], **_ids(config))

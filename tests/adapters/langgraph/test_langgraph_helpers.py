@@ -15,13 +15,13 @@ from zepkit.langgraph import (
     ZepMemoryMiddleware,
     build_system_message,
     build_system_message_sync,
-    create_graph_search_tool,
-    create_graph_search_tool_sync,
     get_zep_context,
     get_zep_context_sync,
     persist_messages,
     persist_messages_sync,
     resolve_identity,
+    search_tool,
+    search_tool_sync,
 )
 from zepkit.langgraph._helpers import FALLBACK_INSTRUCTIONS
 
@@ -80,11 +80,11 @@ async def test_context_and_system_message(memory: MemoryLoop) -> None:
 
 async def test_search_tool_needs_exactly_one_target(memory: MemoryLoop) -> None:
     with pytest.raises(ValueError, match="exactly one"):
-        await create_graph_search_tool(memory)
+        await search_tool(memory)
     with pytest.raises(ValueError, match="exactly one"):
-        create_graph_search_tool_sync(memory, user_id="a", graph_id="g")
+        search_tool_sync(memory, user_id="a", graph_id="g")
     with pytest.raises(ValueError, match="cannot be pinned"):
-        await create_graph_search_tool(memory, graph_id="g", user_id=None, thread_id="t")
+        await search_tool(memory, graph_id="g", user_id=None, thread_id="t")
 
 
 async def test_search_tool_on_a_user_and_on_a_shared_graph(memory: MemoryLoop) -> None:
@@ -92,15 +92,15 @@ async def test_search_tool_on_a_user_and_on_a_shared_graph(memory: MemoryLoop) -
         memory, thread_id="t1", user_id="ana", messages=[HumanMessage("I play the oboe.")]
     )
     await memory.add_data("Refunds take five business days.", graph_id="policies")
-    user_tool = await create_graph_search_tool(memory, user_id="ana", limit=3)
+    user_tool = await search_tool(memory, user_id="ana", limit=3)
     assert user_tool.name == "search_memory"
     assert "limit" not in user_tool.args and "query" in user_tool.args
     assert "oboe" in await user_tool.ainvoke({"query": "oboe"})
     assert "oboe" in user_tool.invoke({"query": "oboe"})
     assert (await user_tool.ainvoke({"query": "  "})).startswith("Error")
-    shared = create_graph_search_tool_sync(memory, graph_id="policies")
+    shared = search_tool_sync(memory, graph_id="policies")
     assert "five business days" in shared.invoke({"query": "refunds"})
-    fresh = await create_graph_search_tool(memory, user_id="nobody-yet")
+    fresh = await search_tool(memory, user_id="nobody-yet")
     assert await fresh.ainvoke({"query": "oboe"}) == "No results found."
 
 

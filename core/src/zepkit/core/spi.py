@@ -1,12 +1,13 @@
 """What adapter and backend authors build on; apps need only `zepkit.core`.
 
 Adapters import from here and from `zepkit.core`, nothing else of zepkit's (a test holds them to
-it): the identity kit (`IdentityResolver`), the option checks and the fail-soft hook guard keep
-every adapter deciding these the same way. Backends implement `Backend` and declare what they can
-do in `Capabilities`.
+it): the identity kit (`IdentityResolver`), the option checks, `as_memory` (a loop, or a Zep
+client made one) and the fail-soft hook guard keep every adapter deciding these the same way.
+Backends implement `Backend` and declare what they can do in `Capabilities`.
 """
 
 from zepkit.core._backend import Backend, Capabilities, SearchRequest, UserProfile
+from zepkit.core._coerce import as_memory
 from zepkit.core._extras import missing_framework
 from zepkit.core._failsoft import fail_soft
 from zepkit.core._identity import IdentityFunction, IdentityResolver, IdentitySource
@@ -26,6 +27,7 @@ __all__ = [
     "IdentitySource",
     "SearchRequest",
     "UserProfile",
+    "as_memory",
     "check_id",
     "check_memory",
     "compose_context",

@@ -29,7 +29,6 @@ from zepkit.adk._identity import (
 )
 from zepkit.adk._memory_service import ZepMemoryService
 from zepkit.adk._tool import ZepGraphSearchTool
-from zepkit.adk._wrap import as_memory_loop
 
 __all__ = [
     "STATE_EMAIL",
@@ -40,7 +39,6 @@ __all__ = [
     "ZepContextTool",
     "ZepGraphSearchTool",
     "ZepMemoryService",
-    "as_memory_loop",
     "create_after_model_callback",
     "resolve_identity",
 ]

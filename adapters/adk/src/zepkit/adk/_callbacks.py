@@ -9,14 +9,15 @@ from google.adk.agents.callback_context import CallbackContext
 from google.adk.models.llm_response import LlmResponse
 
 from zepkit.adk._identity import content_text, has_tool_parts, resolve_identity
-from zepkit.adk._wrap import MemoryLike, as_memory_loop
+from zepkit.core import MemoryLoop
+from zepkit.core.spi import as_memory
 
 # Called like ADK calls it: callback(callback_context=..., llm_response=...), sync or async.
 AfterModelCallback = Callable[..., Awaitable[LlmResponse | None] | LlmResponse | None]
 
 
 def create_after_model_callback(
-    memory: MemoryLike, *, chain: AfterModelCallback | None = None
+    memory: MemoryLoop | object, *, chain: AfterModelCallback | None = None
 ) -> Callable[..., Awaitable[LlmResponse | None]]:
     """An `after_model_callback` that persists the final assistant text once per invocation.
 
@@ -24,7 +25,7 @@ def create_after_model_callback(
     or async, same keyword arguments) runs first; when it returns a replacement response, that
     replacement is what gets stored and returned.
     """
-    loop = as_memory_loop(memory)
+    loop = as_memory(memory)
 
     async def after_model_callback(
         callback_context: CallbackContext, llm_response: LlmResponse

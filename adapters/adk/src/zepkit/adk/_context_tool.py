@@ -9,7 +9,8 @@ from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
 
 from zepkit.adk._identity import content_text, resolve_identity
-from zepkit.adk._wrap import MemoryLike, as_memory_loop
+from zepkit.core import MemoryLoop
+from zepkit.core.spi import as_memory
 
 DESCRIPTION = "Adds the user's long-term memory to the instructions (never called by the model)."
 
@@ -21,9 +22,9 @@ class ZepContextTool(BaseTool):
     Identity is resolved per call from the session, so one instance serves every user.
     """
 
-    def __init__(self, memory: MemoryLike, *, name: str = "zep_context") -> None:
+    def __init__(self, memory: MemoryLoop | object, *, name: str = "zep_context") -> None:
         super().__init__(name=name, description=DESCRIPTION)
-        self.memory = as_memory_loop(memory)
+        self.memory = as_memory(memory)
 
     async def process_llm_request(
         self, *, tool_context: ToolContext, llm_request: LlmRequest

@@ -13,8 +13,8 @@ from google.adk.memory.memory_entry import MemoryEntry
 from google.genai import types
 
 from zepkit.adk._identity import content_text, has_tool_parts, resolve_identity
-from zepkit.adk._wrap import MemoryLike, as_memory_loop
-from zepkit.core import MAX_SEARCH_LIMIT, Identity, Message, Scope, SearchResults
+from zepkit.core import MAX_SEARCH_LIMIT, Identity, MemoryLoop, Message, Scope, SearchResults
+from zepkit.core.spi import as_memory
 
 if TYPE_CHECKING:
     from google.adk.events.event import Event
@@ -34,8 +34,10 @@ class ZepMemoryService(BaseMemoryService):
     differs from it is not visible there.
     """
 
-    def __init__(self, memory: MemoryLike, *, scope: Scope = "edges", limit: int = 10) -> None:
-        self.memory = as_memory_loop(memory)
+    def __init__(
+        self, memory: MemoryLoop | object, *, scope: Scope = "edges", limit: int = 10
+    ) -> None:
+        self.memory = as_memory(memory)
         supported = list(self.memory.capabilities.scopes)
         if scope not in supported:
             raise ValueError(f"scope {scope!r} is not supported; supported: {supported}")

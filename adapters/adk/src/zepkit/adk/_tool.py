@@ -9,7 +9,8 @@ from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 
 from zepkit.adk._identity import resolve_identity
-from zepkit.adk._wrap import MemoryLike, as_memory_loop
+from zepkit.core import MemoryLoop
+from zepkit.core.spi import as_memory
 
 
 class ZepGraphSearchTool(BaseTool):
@@ -19,8 +20,10 @@ class ZepGraphSearchTool(BaseTool):
     the schema the model sees. The user always comes from the session, never from the model.
     """
 
-    def __init__(self, memory: MemoryLike, *, graph_id: str | None = None, **pinned: Any) -> None:
-        self.memory = as_memory_loop(memory)
+    def __init__(
+        self, memory: MemoryLoop | object, *, graph_id: str | None = None, **pinned: Any
+    ) -> None:
+        self.memory = as_memory(memory)
         self.search = self.memory.search_tool(graph_id=graph_id, **pinned)
         super().__init__(name=self.search.name, description=self.search.description)
 

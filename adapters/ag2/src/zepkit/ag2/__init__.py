@@ -16,6 +16,6 @@ except ImportError as exc:  # pragma: no cover - exercised only without the fram
 from zepkit.ag2._identity import RunIdentity
 from zepkit.ag2._middleware import ZepMemoryMiddleware
 from zepkit.ag2._plugin import zep_memory_plugin
-from zepkit.ag2._tool import zep_search_tool
+from zepkit.ag2._tool import search_tool
 
-__all__ = ["RunIdentity", "ZepMemoryMiddleware", "zep_memory_plugin", "zep_search_tool"]
+__all__ = ["RunIdentity", "ZepMemoryMiddleware", "search_tool", "zep_memory_plugin"]

@@ -19,9 +19,7 @@ from zepkit.ag2._identity import RunIdentity
 from zepkit.core import MemoryLoop, SearchTool
 
 
-def zep_search_tool(
-    memory: MemoryLoop, *, user_id: str | None = None, **pinned: Any
-) -> FunctionTool:
+def search_tool(memory: MemoryLoop, *, user_id: str | None = None, **pinned: Any) -> FunctionTool:
     """The memory search tool for `Agent(tools=[...])`: searches the run's user graph (a fixed
     `user_id`, else `variables["user_id"]`), or the shared graph of `graph_id=`. Other keyword
     arguments pin search parameters (see `MemoryLoop.search_tool`)."""

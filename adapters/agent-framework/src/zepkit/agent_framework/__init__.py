@@ -17,6 +17,6 @@ except ImportError as exc:  # pragma: no cover - exercised only without the fram
 
 from zepkit.agent_framework._identity import IdentityResolver
 from zepkit.agent_framework._provider import ZepContextProvider
-from zepkit.agent_framework._tool import search_function_tool
+from zepkit.agent_framework._tool import search_tool
 
-__all__ = ["IdentityResolver", "ZepContextProvider", "search_function_tool"]
+__all__ = ["IdentityResolver", "ZepContextProvider", "search_tool"]

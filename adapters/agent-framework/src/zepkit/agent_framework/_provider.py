@@ -10,7 +10,7 @@ from agent_framework import AgentSession, ContextProvider, SessionContext, Suppo
 
 from zepkit.agent_framework._identity import IdentityResolver, identity_state, run_identity
 from zepkit.agent_framework._messages import final_reply, user_text
-from zepkit.agent_framework._tool import search_function_tool
+from zepkit.agent_framework._tool import wrap_search
 from zepkit.core import Identity, MemoryLoop, SearchTool
 from zepkit.core.spi import check_id, check_memory
 
@@ -119,7 +119,7 @@ class ZepContextProvider(ContextProvider):
                     context.extend_instructions(self.source_id, block)
                 context.metadata[self.source_id] = turn
             if self.search is not None:
-                context.extend_tools(self.source_id, [search_function_tool(self.search, identity)])
+                context.extend_tools(self.source_id, [wrap_search(self.search, identity)])
         except Exception as exc:
             self.memory.failsoft.handle(
                 "agent_framework before_run", exc, session_id=session.session_id

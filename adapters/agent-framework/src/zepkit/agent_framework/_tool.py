@@ -6,10 +6,17 @@ from typing import Any
 
 from agent_framework import FunctionTool
 
-from zepkit.core import Identity, SearchTool
+from zepkit.core import Identity, MemoryLoop, SearchTool
 
 
-def search_function_tool(search: SearchTool, identity: Identity) -> FunctionTool:
+def search_tool(memory: MemoryLoop, identity: Identity, **pinned: Any) -> FunctionTool:
+    """The memory search tool for one user's runs: the model sends the arguments, the user comes
+    from `identity`. Keyword arguments pin search parameters or name a shared graph (`graph_id=`,
+    see `MemoryLoop.search_tool`)."""
+    return wrap_search(memory.search_tool(**pinned), identity)
+
+
+def wrap_search(search: SearchTool, identity: Identity) -> FunctionTool:
     """Wrap `search` for one run: the model sends the arguments, the user comes from `identity`.
 
     A tool is built per run rather than shared, so concurrent runs of different users cannot

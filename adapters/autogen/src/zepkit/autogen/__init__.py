@@ -20,6 +20,6 @@ except ImportError as exc:  # pragma: no cover - exercised only without the fram
 
 from zepkit.autogen._context import ZepChatCompletionContext
 from zepkit.autogen._memory import ZepMemory
-from zepkit.autogen._tool import search_function_tool
+from zepkit.autogen._tool import search_tool
 
-__all__ = ["ZepChatCompletionContext", "ZepMemory", "search_function_tool"]
+__all__ = ["ZepChatCompletionContext", "ZepMemory", "search_tool"]

@@ -18,7 +18,7 @@ from autogen_core.tools import FunctionTool
 
 from zepkit.autogen._content import as_contents, as_data, mime_of, newest_user_text
 from zepkit.autogen._context import ZepChatCompletionContext
-from zepkit.autogen._tool import search_function_tool
+from zepkit.autogen._tool import wrap_search
 from zepkit.core import Identity, MemoryLoop, Message, NotFoundError
 
 _NO_MEMORIES = MemoryQueryResult(results=[])
@@ -188,9 +188,7 @@ class ZepMemory(Memory):
     def search_tool(self, *, graph_id: str | None = None, **pinned: Any) -> FunctionTool:
         """The memory search tool for this user (or the shared graph `graph_id`) as an AutoGen
         `FunctionTool`; `pinned` parameters are fixed and leave the model's schema."""
-        return search_function_tool(
-            self.memory.search_tool(graph_id=graph_id, **pinned), self.identity
-        )
+        return wrap_search(self.memory.search_tool(graph_id=graph_id, **pinned), self.identity)
 
     def _ids(self) -> dict[str, Any]:
         return {"user_id": self.identity.user_id, "thread_id": self.identity.thread_id}

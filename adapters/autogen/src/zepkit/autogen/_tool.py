@@ -6,7 +6,7 @@ from typing import Any
 
 from autogen_core.tools import FunctionTool, ParametersSchema, ToolSchema
 
-from zepkit.core import Identity, SearchTool
+from zepkit.core import Identity, MemoryLoop, SearchTool
 
 
 class SearchFunctionTool(FunctionTool):
@@ -42,7 +42,13 @@ class SearchFunctionTool(FunctionTool):
         )
 
 
-def search_function_tool(search: SearchTool, identity: Identity | str | None) -> FunctionTool:
-    """Wrap `search` for AutoGen: the model sends the arguments, the user comes from `identity`
-    (an `Identity` or a user id; None only for a tool fixed to a shared graph)."""
+def search_tool(memory: MemoryLoop, identity: Identity | str | None, **pinned: Any) -> FunctionTool:
+    """The memory search tool for AutoGen: the model sends the arguments, the user comes from
+    `identity` (an `Identity` or a user id; None only with `graph_id=`, a shared graph). Other
+    keyword arguments pin search parameters (see `MemoryLoop.search_tool`)."""
+    return wrap_search(memory.search_tool(**pinned), identity)
+
+
+def wrap_search(search: SearchTool, identity: Identity | str | None) -> FunctionTool:
+    """Wrap a core `SearchTool` for AutoGen, bound to `identity`."""
     return SearchFunctionTool(search, identity)

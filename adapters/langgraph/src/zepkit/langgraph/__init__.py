@@ -20,12 +20,12 @@ except ImportError as exc:  # pragma: no cover - exercised only without the fram
 from zepkit.langgraph._helpers import (
     build_system_message,
     build_system_message_sync,
-    create_graph_search_tool,
-    create_graph_search_tool_sync,
     get_zep_context,
     get_zep_context_sync,
     persist_messages,
     persist_messages_sync,
+    search_tool,
+    search_tool_sync,
 )
 from zepkit.langgraph._identity import resolve_identity
 from zepkit.langgraph._middleware import ZepMemoryMiddleware
@@ -37,12 +37,12 @@ __all__ = [
     "ZepStore",
     "build_system_message",
     "build_system_message_sync",
-    "create_graph_search_tool",
-    "create_graph_search_tool_sync",
     "default_namespace_target",
     "get_zep_context",
     "get_zep_context_sync",
     "persist_messages",
     "persist_messages_sync",
     "resolve_identity",
+    "search_tool",
+    "search_tool_sync",
 ]

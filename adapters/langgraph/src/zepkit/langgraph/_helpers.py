@@ -114,7 +114,7 @@ def persist_messages_sync(
     )
 
 
-async def create_graph_search_tool(
+async def search_tool(
     memory: MemoryLoop,
     *,
     user_id: str | None = None,
@@ -126,7 +126,7 @@ async def create_graph_search_tool(
     The target is created first if needed (fail-soft), so the first search finds it. The tool
     works with `invoke` and `ainvoke` and answers with sentences, never exceptions."""
     if (user_id is None) == (graph_id is None):
-        raise ValueError("create_graph_search_tool needs exactly one of user_id and graph_id")
+        raise ValueError("search_tool needs exactly one of user_id and graph_id")
     search = memory.search_tool(graph_id=graph_id, **pinned)
     # The core's search tool targets the user of an Identity; only its user_id is used.
     identity = None if user_id is None else Identity(user_id=user_id, thread_id=user_id)
@@ -136,18 +136,16 @@ async def create_graph_search_tool(
         else:
             await memory.ensure_graph(str(graph_id))
     except Exception as exc:
-        memory.failsoft.handle("create_graph_search_tool", exc, user_id=user_id, graph_id=graph_id)
+        memory.failsoft.handle("search_tool", exc, user_id=user_id, graph_id=graph_id)
     return as_structured_tool(search, lambda: identity)
 
 
-def create_graph_search_tool_sync(
+def search_tool_sync(
     memory: MemoryLoop,
     *,
     user_id: str | None = None,
     graph_id: str | None = None,
     **pinned: Any,
 ) -> StructuredTool:
-    """Blocking twin of `create_graph_search_tool`."""
-    return memory.sync.run(
-        create_graph_search_tool(memory, user_id=user_id, graph_id=graph_id, **pinned)
-    )
+    """Blocking twin of `search_tool`."""
+    return memory.sync.run(search_tool(memory, user_id=user_id, graph_id=graph_id, **pinned))

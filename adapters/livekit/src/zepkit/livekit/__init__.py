@@ -21,7 +21,7 @@ from zepkit.livekit._agent import (
     ZepMemoryAgent,
     ZepMemoryMixin,
 )
-from zepkit.livekit._tool import search_function_tool
+from zepkit.livekit._tool import search_tool
 
 __all__ = [
     "CONTEXT_ITEM_PREFIX",
@@ -29,5 +29,5 @@ __all__ = [
     "IdentitySource",
     "ZepMemoryAgent",
     "ZepMemoryMixin",
-    "search_function_tool",
+    "search_tool",
 ]

@@ -25,7 +25,7 @@ from zepkit.core.spi import (
     check_memory,
     search_tool_option,
 )
-from zepkit.livekit._tool import search_function_tool
+from zepkit.livekit._tool import wrap_search
 
 logger = logging.getLogger("zepkit.livekit")
 
@@ -98,7 +98,7 @@ class ZepMemoryMixin:
         self.search = search
         tools = list(kwargs.pop("tools", None) or [])
         if self.search is not None:
-            tools.append(search_function_tool(self.search, self._tool_identity))
+            tools.append(wrap_search(self.search, self._tool_identity))
         self._writes: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._hooked: OrderedDict[str, str] = OrderedDict()  # message id -> text, from the hook

@@ -8,10 +8,19 @@ from typing import Any
 from livekit.agents import RunContext, function_tool
 from livekit.agents.llm import RawFunctionTool
 
-from zepkit.core import Identity, SearchTool
+from zepkit.core import Identity, MemoryLoop, SearchTool
 
 
-def search_function_tool(
+def search_tool(
+    memory: MemoryLoop, identity: Callable[[RunContext[Any]], Identity | None], **pinned: Any
+) -> RawFunctionTool[Any, Any]:
+    """The memory search tool for an agent's `tools`: the user comes from `identity(run_context)`
+    (e.g. the session's userdata), never from the model. Keyword arguments pin search parameters
+    or name a shared graph (`graph_id=`, see `MemoryLoop.search_tool`)."""
+    return wrap_search(memory.search_tool(**pinned), identity)
+
+
+def wrap_search(
     search: SearchTool, identity: Callable[[RunContext[Any]], Identity | None]
 ) -> RawFunctionTool[Any, Any]:
     """One raw-schema tool with the core's name, description and JSON schema. The user comes from

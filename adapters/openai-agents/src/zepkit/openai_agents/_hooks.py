@@ -20,7 +20,7 @@ from zepkit.core import Identity, MemoryLoop, SearchTool
 from zepkit.core.spi import search_tool_option
 from zepkit.openai_agents._identity import STAGE, IdentityResolver, run_identity
 from zepkit.openai_agents._messages import output_text, user_text
-from zepkit.openai_agents._tool import search_function_tool
+from zepkit.openai_agents._tool import wrap_search
 
 Instructions: TypeAlias = (
     str | Callable[[RunContextWrapper[Any], Agent[Any]], str | Awaitable[str]] | None
@@ -55,7 +55,7 @@ class ZepMemory(AgentHooks[Any]):
         self.memory = memory
         self.resolver = run_identity(identity)
         self.tools: list[FunctionTool] = (
-            [search_function_tool(self.search, self.resolver)] if self.search else []
+            [wrap_search(self.search, self.resolver)] if self.search else []
         )
         # One turn id per run: the SDK hands every instructions call of a run the same wrapper.
         self._turns: weakref.WeakKeyDictionary[RunContextWrapper[Any], str] = (

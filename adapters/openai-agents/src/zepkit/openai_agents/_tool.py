@@ -13,7 +13,7 @@ from zepkit.core.spi import IdentityResolver
 from zepkit.openai_agents._identity import STAGE
 
 
-def search_function_tool(search: SearchTool, resolver: IdentityResolver[Any]) -> FunctionTool:
+def wrap_search(search: SearchTool, resolver: IdentityResolver[Any]) -> FunctionTool:
     """One tool with the core's name, description and schema. The user comes from the run's
     context, never from the model; a run without a user does not see a user-graph search."""
 
