@@ -37,6 +37,7 @@ PUBLIC: dict[str, list[str]] = {
         "Episode",
         "Fact",
         "FailSoft",
+        "Hit",
         "Identity",
         "MemoryLoop",
         "Message",
