@@ -19,7 +19,7 @@ from zepkit.core import (
     SearchResults,
 )
 from zepkit.core._search_params import SearchParams, check_pins
-from zepkit.core.spi import Capabilities, SearchRequest, format_results
+from zepkit.core.spi import Capabilities, SearchRequest, check_search_options, format_results
 
 ZEP_LIKE = Capabilities(
     rerankers={
@@ -137,11 +137,11 @@ def test_requests_one_per_scope_on_the_target() -> None:
 @pytest.mark.parametrize(
     ("pins", "match"),
     [
-        ({"limit": 0}, "pinned limit must be between 1 and 50"),
-        ({"mmr_lambda": 2}, "pinned mmr_lambda"),
-        ({"scope": "galaxy"}, "pinned scope 'galaxy' is not supported"),
+        ({"limit": 0}, "^limit must be between 1 and 50, got 0"),
+        ({"mmr_lambda": 2}, "^mmr_lambda"),
+        ({"scope": "galaxy"}, "^scope 'galaxy' is not supported"),
         ({"reranker": "episode_mentions"}, "not valid for scope 'nodes'"),
-        ({"center_node_uuid": 5}, "pinned center_node_uuid"),
+        ({"center_node_uuid": 5}, "^center_node_uuid"),
         ({"query": "x"}, "cannot pin"),
     ],
 )
@@ -153,6 +153,17 @@ def test_pins_are_checked_strictly(pins: dict[str, Any], match: str) -> None:
 def test_a_pin_valid_for_the_offered_scopes_passes() -> None:
     check_pins({"reranker": "episode_mentions"}, ZEP_LIKE, ("edges",))
     check_pins({"scope": None, "limit": None, "reranker": None}, ZEP_LIKE, ("edges",))
+
+
+def test_an_adapters_fixed_options_are_checked_by_the_same_rules() -> None:
+    check_search_options(ZEP_LIKE, scope="all", limit=5)
+    check_search_options(ZEP_LIKE, scope="edges", reranker="episode_mentions")
+    with pytest.raises(ValueError, match=r"^scope 'galaxy'"):
+        check_search_options(ZEP_LIKE, scope="galaxy")
+    with pytest.raises(ValueError, match=r"^limit must be between 1 and 50, got 51"):
+        check_search_options(ZEP_LIKE, limit=51)
+    with pytest.raises(ValueError, match="not valid for scope 'nodes'"):
+        check_search_options(ZEP_LIKE, scope="all", reranker="episode_mentions")
 
 
 # -- the query policy: clip to MAX_QUERY_CHARS, one INFO line, no content ---------------------

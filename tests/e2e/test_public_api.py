@@ -72,6 +72,7 @@ PUBLIC: dict[str, list[str]] = {
         "UserProfile",
         "check_id",
         "check_memory",
+        "check_search_options",
         "compose_context",
         "fail_soft",
         "format_results",

@@ -122,17 +122,23 @@ def check_pins(pinned: Mapping[str, Any], caps: Capabilities, offered: Sequence[
     if unknown:
         raise ValueError(f"cannot pin {sorted(unknown)}; pinnable parameters: {sorted(PINNABLE)}")
     try:
+        scopes = tuple(cast(Scope, s) for s in offered if s != ALL)
         if pinned.get("scope") is not None:
-            parse_scopes(pinned["scope"], caps, None)
+            scopes = parse_scopes(pinned["scope"], caps, None)
         if pinned.get("reranker") is not None:
-            scopes = [s for s in offered if s != ALL]
-            _reranker(pinned["reranker"], tuple(cast(list[Scope], scopes)), caps)
+            _reranker(pinned["reranker"], scopes, caps)
         if pinned.get("limit") is not None:
             _limit(pinned["limit"], strict=True)
         _mmr_lambda(pinned.get("mmr_lambda"))
         _center(pinned.get("center_node_uuid"))
     except _Invalid as bad:
-        raise ValueError(f"pinned {bad.error}") from None
+        raise ValueError(str(bad.error)) from None
+
+
+def check_search_options(caps: Capabilities, **options: Any) -> None:
+    """Fixed search options (an adapter's `scope=`, `limit=`, ...) checked once, strictly, by the
+    rules a search applies: a `ValueError` naming the option."""
+    check_pins(options, caps, offered_scopes(caps, options.get("scope"), offer_all=True))
 
 
 def offered_scopes(caps: Capabilities, pinned_scope: object, *, offer_all: bool) -> tuple[str, ...]:
