@@ -20,6 +20,8 @@ from zepkit.core import (
 )
 from zepkit.core._search_params import SearchParams, check_pins
 from zepkit.core.spi import Capabilities, SearchRequest, check_search_options, format_results
+from zepkit.local import LocalBackend
+from zepkit.testing import FailingBackend
 
 ZEP_LIKE = Capabilities(
     rerankers={
@@ -270,3 +272,19 @@ async def test_the_tool_offers_all_when_asked(memory: MemoryLoop) -> None:
     pinned = memory.search_tool(scope="all")
     assert "scope" not in pinned.parameters["properties"]
     assert await pinned.call({"query": "Tobias trombone"}, ALICE) == text
+
+
+async def test_a_failed_search_of_several_scopes_is_one_sentence_and_one_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    loop = MemoryLoop(FailingBackend(LocalBackend(":memory:")))
+    with caplog.at_level(logging.WARNING, logger="zepkit"):
+        answer = await loop.search_tool(scope="all").call({"query": "Tobias"}, ALICE)
+        empty = await loop.search("Tobias", user_id="alice", scope="all")
+    await loop.aclose()
+    assert answer == "Memory search failed (BackendUnavailableError); continue without it."
+    assert empty.is_empty() and empty.scopes == ("edges", "nodes", "episodes")
+    tool_lines = [r.getMessage() for r in caplog.records if "search tool" in r.getMessage()]
+    assert len(tool_lines) == 1 and "scope='edges+nodes+episodes'" in tool_lines[0]
+    per_scope = [r.getMessage() for r in caplog.records if "zepkit search failed" in r.getMessage()]
+    assert len(per_scope) == 3  # the loop reports each scope, and keeps what the others found

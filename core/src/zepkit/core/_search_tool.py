@@ -107,13 +107,21 @@ class SearchTool:
 
         `identity` is the turn's `Identity` or just the user id; it is ignored for a tool fixed
         to a shared graph."""
+        requests = self.requests(args, identity)
+        if isinstance(requests, str):
+            return requests
         try:
-            results = await self.search(args, identity)
+            results = await self._run(requests)
         except Exception as exc:
-            user_id = identity.user_id if isinstance(identity, Identity) else identity
-            self.loop.failsoft.handle("search tool", exc, user_id=user_id, graph_id=self.graph_id)
+            self.loop.failsoft.handle(
+                "search tool",
+                exc,
+                user_id=requests[0].user_id,
+                graph_id=self.graph_id,
+                scope="+".join(r.scope for r in requests),
+            )
             return f"Memory search failed ({type(exc).__name__}); continue without it."
-        return results if isinstance(results, str) else format_results(results)
+        return format_results(results)
 
     async def search(
         self, args: Mapping[str, Any] | None, identity: Identity | str | None = None
@@ -121,10 +129,10 @@ class SearchTool:
         """What `call` finds, as data: the results, or the sentence telling the model what is
         wrong with its arguments. A backend failure raises (`call` turns it into a sentence)."""
         requests = self.requests(args, identity)
-        if isinstance(requests, str):
-            return requests
-        parts = await asyncio.gather(*(self.loop.run_search(r) for r in requests))
-        return merge_results(parts)
+        return requests if isinstance(requests, str) else await self._run(requests)
+
+    async def _run(self, requests: Sequence[SearchRequest]) -> SearchResults:
+        return merge_results(await asyncio.gather(*(self.loop.run_search(r) for r in requests)))
 
     def requests(
         self, args: Mapping[str, Any] | None, identity: Identity | str | None = None
