@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from zepkit.core import MemoryLoop
 from zepkit.core._backend import SearchRequest, UserProfile
 from zepkit.core._errors import NotFoundError
 from zepkit.core._models import Message
@@ -98,3 +99,40 @@ async def test_thread_owned_elsewhere_is_checked_with_zep(fake: FakeZep, zep: Ze
     await zep.id_map.delete("thread_owner", "t1")
     assert await zep.ensure_thread("t1", "alice") is False
     assert await zep.id_map.get("thread_owner", "t1") == "alice"
+
+
+async def test_loop_searches_several_scopes_on_zep(fake: FakeZep, seeded: ZepBackend) -> None:
+    """One search of facts, entities and episodes: one Zep call per scope, each with the same
+    ranking, merged into one result; the search tool's "all" is the same search."""
+    memory = MemoryLoop(seeded)
+    found = await memory.search("Comet beach", user_id="alice", scope="all", reranker="mmr")
+    assert found.scopes == ("edges", "nodes", "episodes")
+    assert found.edges and found.nodes and found.episodes
+    assert found.hits()[0].kind == "edge"
+    calls = fake.calls("POST", "*/search/*")
+    assert sorted(c.path.rsplit("/", 1)[1] for c in calls) == ["edges", "episodes", "nodes"]
+    assert {(c.json or {}).get("mmr_lambda") for c in calls} == {0.5}
+    episode = next(hit for hit in found.hits() if hit.kind == "episode")
+    assert (episode.role, episode.name) == ("user", "Alice")
+    tool = memory.search_tool(offer_all=True)
+    text = await tool.call({"query": "Comet beach", "scope": "all", "reranker": "mmr"}, "alice")
+    assert text.startswith("Facts:\n- ") and "\n\nEntities:\n- " in text
+    assert "\n\nEpisodes:\n- My greyhound Comet" in text
+
+
+async def test_zep_only_scopes_combine_and_rules_hold_before_any_call(
+    fake: FakeZep, seeded: ZepBackend
+) -> None:
+    memory = MemoryLoop(seeded)
+    found = await memory.search(
+        "greyhound", user_id="alice", scope=("observations", "thread_summaries")
+    )
+    assert found.nodes and found.nodes[0].name == "Observation" and found.episodes
+    before = len(fake.requests)
+    with pytest.raises(ValueError, match="needs center_node_uuid"):
+        await memory.search(
+            "Comet", user_id="alice", scope=("edges", "nodes"), reranker="node_distance"
+        )
+    with pytest.raises(ValueError, match="not valid for scope 'nodes'"):
+        await memory.search("Comet", user_id="alice", scope="all", reranker="episode_mentions")
+    assert len(fake.requests) == before

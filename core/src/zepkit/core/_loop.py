@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from os import PathLike, fspath
-from typing import Any, TypeAlias, TypeVar
+from typing import Any, Literal, TypeAlias, TypeVar
 
 from zepkit.core._backend import Backend, Capabilities, SearchRequest, UserProfile
 from zepkit.core._errors import BackendUnavailableError, ConflictError, NotFoundError
@@ -55,6 +55,7 @@ from zepkit.core._rendering import (
     render_context,
     strip_rendered_block,
 )
+from zepkit.core._search_params import SearchParams, merge_results
 from zepkit.core._search_tool import SearchTool
 from zepkit.core._spool import TRANSIENT, Spool
 from zepkit.core._statedir import zep_outbox_path
@@ -63,9 +64,7 @@ from zepkit.core._turns import LRU, Once
 from zepkit.core._validation import (
     batches,
     check_id,
-    check_limit,
     check_page,
-    check_query,
     check_target,
     chunk_data,
     prepare_messages,
@@ -498,47 +497,42 @@ class MemoryLoop:
         *,
         user_id: str | None = None,
         graph_id: str | None = None,
-        scope: Scope = "edges",
+        scope: Scope | Sequence[Scope] | Literal["all"] = "edges",
         reranker: Reranker | None = "rrf",
         limit: int = DEFAULT_SEARCH_LIMIT,
         mmr_lambda: float | None = None,
         center_node_uuid: str | None = None,
     ) -> SearchResults:
-        """Search a user's graph or a shared graph (exactly one); empty results on failure. A query
-        longer than `MAX_QUERY_CHARS` is cut to it (one INFO line)."""
-        query = check_query(query)
+        """Search a user's graph or a shared graph (exactly one); empty results on failure.
+
+        `scope` is one scope, several (`("edges", "nodes")`, searched in parallel, each scope's
+        results in its own list, `limit` per scope) or "all" (facts, entities and episodes). A
+        query longer than `MAX_QUERY_CHARS` is cut to it (one INFO line). The rules are
+        `SearchParams`'s, the search tool's too: mmr_lambda defaults to 0.5 under mmr,
+        node_distance needs center_node_uuid."""
         check_target(user_id, graph_id)
-        check_limit(limit)
-        if not self.capabilities.supports(scope):
-            raise ValueError(
-                f"scope {scope!r} is not supported; supported: {list(self.capabilities.scopes)}"
-            )
-        if (
-            scope != "auto"
-            and reranker is not None
-            and not self.capabilities.supports(scope, reranker)
-        ):
-            valid = sorted(self.capabilities.rerankers[scope])
-            raise ValueError(
-                f"reranker {reranker!r} is not valid for scope {scope!r}; valid: {valid}"
-            )
-        if mmr_lambda is not None and not 0 <= mmr_lambda <= 1:
-            raise ValueError(f"mmr_lambda must be between 0 and 1, got {mmr_lambda}")
-        request = SearchRequest(
-            query=query,
-            user_id=user_id,
-            graph_id=graph_id,
-            scope=scope,
-            reranker=None if scope == "auto" else reranker,
-            limit=limit,
-            mmr_lambda=mmr_lambda,
-            center_node_uuid=center_node_uuid,
-        )
-        try:
-            return await self.run_search(request)
-        except Exception as exc:
-            self.failsoft.handle("search", exc, user_id=user_id, graph_id=graph_id, scope=scope)
-            return SearchResults(scope=scope)
+        raw = {
+            "query": query,
+            "scope": scope,
+            "reranker": reranker,
+            "limit": limit,
+            "mmr_lambda": mmr_lambda,
+            "center_node_uuid": center_node_uuid,
+        }
+        params = SearchParams.parse(raw, self.capabilities, strict=True)
+        assert not isinstance(params, str)  # strict parsing raises instead
+
+        async def one(request: SearchRequest) -> SearchResults:
+            try:
+                return await self.run_search(request)
+            except Exception as exc:
+                self.failsoft.handle(
+                    "search", exc, user_id=user_id, graph_id=graph_id, scope=request.scope
+                )
+                return SearchResults(scope=request.scope)
+
+        requests = params.requests(user_id=user_id, graph_id=graph_id)
+        return merge_results(await asyncio.gather(*(one(r) for r in requests)))
 
     async def run_search(self, request: SearchRequest) -> SearchResults:
         """Send a validated request to the backend as is (strict: failures raise). Bounded by

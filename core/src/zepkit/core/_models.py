@@ -6,6 +6,7 @@ they need internally.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, Literal, TypeVar, get_args
 
@@ -97,17 +98,63 @@ class Episode(BaseModel):
     score: float | None = None
 
 
+HitKind = Literal["edge", "node", "episode"]
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One search result, whatever its kind, as a record or a line: the fact's text, an entity's
+    `name: summary`, or an episode's content, with its id, time and score. `when` is when a fact
+    became true (else when it was stored); `role` and `name` are an episode's speaker, `name` an
+    entity's name."""
+
+    kind: HitKind
+    uuid: str
+    text: str
+    when: datetime | None = None
+    score: float | None = None
+    role: str | None = None
+    name: str | None = None
+
+
 class SearchResults(BaseModel):
-    """What a search found: the list for the scope asked, or a ready block for scope `auto`."""
+    """What a search found: the list for the scope asked, or a ready block for scope `auto`.
+
+    A search of several scopes at once fills each scope's list; `scopes` then names them in the
+    order searched (and `scope` is the first)."""
 
     scope: Scope = "edges"
     edges: list[Fact] = Field(default_factory=list)
     nodes: list[Entity] = Field(default_factory=list)
     episodes: list[Episode] = Field(default_factory=list)
     context: str | None = None
+    scopes: tuple[Scope, ...] = ()
 
     def is_empty(self) -> bool:
         return not (self.edges or self.nodes or self.episodes or (self.context or "").strip())
+
+    def hits(self) -> list[Hit]:
+        """Facts, then entities, then episodes, each as a `Hit` (a scope `auto` block is text,
+        not hits: read `context`)."""
+        hits = [
+            Hit("edge", e.uuid, e.fact, e.valid_at or e.created_at, e.score) for e in self.edges
+        ]
+        hits += [
+            Hit(
+                "node",
+                n.uuid,
+                f"{n.name}: {n.summary}" if n.summary else n.name,
+                n.created_at,
+                n.score,
+                name=n.name,
+            )
+            for n in self.nodes
+        ]
+        hits += [
+            Hit("episode", e.uuid, e.content, e.created_at, e.score, role=e.role, name=e.name)
+            for e in self.episodes
+        ]
+        return hits
 
 
 class Identity(BaseModel):

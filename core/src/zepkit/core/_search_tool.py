@@ -9,9 +9,9 @@ and failures come back as a sentence it can act on.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import logging
-import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
@@ -24,13 +24,18 @@ from zepkit.core._escaping import (
     one_line,
 )
 from zepkit.core._limits import (
-    DEFAULT_MMR_LAMBDA,
     DEFAULT_SEARCH_LIMIT,
     MAX_QUERY_CHARS,
     MAX_SEARCH_LIMIT,
 )
-from zepkit.core._models import SCOPES, Identity, SearchResults
-from zepkit.core._validation import clip_query
+from zepkit.core._models import Hit, Identity, SearchResults
+from zepkit.core._search_params import (
+    ALL,
+    SearchParams,
+    check_pins,
+    merge_results,
+    offered_scopes,
+)
 
 if TYPE_CHECKING:
     from zepkit.core._loop import MemoryLoop
@@ -38,7 +43,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger("zepkit.core")
 
 PARAMETERS = ("query", "scope", "reranker", "limit", "mmr_lambda", "center_node_uuid")
-_PINNABLE = frozenset(PARAMETERS) - {"query"}
 NO_RESULTS = "No results found."
 
 DEFAULT_NAME = "search_memory"
@@ -54,11 +58,15 @@ _SCOPE_HELP = {
     "observations": "observations derived from the data",
     "thread_summaries": "summaries of past conversations",
     "auto": "a ready-made context block",
+    ALL: "facts, entities and raw messages together",
 }
 
 
 class SearchTool:
-    """Memory search for a model: schema, pinning, validation and result formatting."""
+    """Memory search for a model: schema, pinning, validation and result formatting.
+
+    With `offer_all=True` the model may also choose scope "all": facts, entities and episodes in
+    one search (pinning `scope="all"` fixes it)."""
 
     def __init__(
         self,
@@ -67,6 +75,7 @@ class SearchTool:
         graph_id: str | None = None,
         name: str = DEFAULT_NAME,
         description: str = DEFAULT_DESCRIPTION,
+        offer_all: bool = False,
         **pinned: Any,
     ) -> None:
         for key in ("user_id", "thread_id"):
@@ -75,22 +84,16 @@ class SearchTool:
                     f"{key} cannot be pinned: the user comes from each turn's identity "
                     "(use graph_id= for a shared graph)"
                 )
-        unknown = set(pinned) - _PINNABLE
-        if unknown:
-            raise ValueError(
-                f"cannot pin {sorted(unknown)}; pinnable parameters: {sorted(_PINNABLE)}"
-            )
         if graph_id is not None and not graph_id.strip():
             raise ValueError("graph_id must be a non-empty string")
-        self._loop = loop
         self.loop = loop
         self.graph_id = graph_id
         self.name = name
         self.description = description
         self.pinned: dict[str, Any] = dict(pinned)
         caps = loop.capabilities
-        self._scopes = _offered_scopes(caps, self.pinned)
-        self._check_pins(caps)
+        self._scopes = offered_scopes(caps, pinned.get("scope"), offer_all=offer_all)
+        check_pins(self.pinned, caps, self._scopes)
         self.parameters: dict[str, Any] = self._schema(caps)
 
     @property
@@ -104,40 +107,65 @@ class SearchTool:
 
         `identity` is the turn's `Identity` or just the user id; it is ignored for a tool fixed
         to a shared graph."""
-        request = self.request(args, identity)
-        if isinstance(request, str):
-            return request
-        user_id = request.user_id
+        requests = self.requests(args, identity)
+        if isinstance(requests, str):
+            return requests
         try:
-            results = await self._loop.run_search(request)
+            results = await self._run(requests)
         except Exception as exc:
-            self._loop.failsoft.handle(
-                "search tool", exc, user_id=user_id, graph_id=self.graph_id, scope=request.scope
+            self.loop.failsoft.handle(
+                "search tool",
+                exc,
+                user_id=requests[0].user_id,
+                graph_id=self.graph_id,
+                scope="+".join(r.scope for r in requests),
             )
             return f"Memory search failed ({type(exc).__name__}); continue without it."
         return format_results(results)
 
-    def request(
+    async def search(
         self, args: Mapping[str, Any] | None, identity: Identity | str | None = None
-    ) -> SearchRequest | str:
-        """The search the model's arguments ask for, validated and pinned, or the sentence that
-        tells the model what is wrong (what `call` sends, for callers that want the results as
-        data as well as text: run it with `loop.run_search` and format with `format_results`)."""
-        parsed = self._parse(args or {})
-        if isinstance(parsed, str):
-            return parsed
+    ) -> SearchResults | str:
+        """What `call` finds, as data: the results, or the sentence telling the model what is
+        wrong with its arguments. A backend failure raises (`call` turns it into a sentence)."""
+        requests = self.requests(args, identity)
+        return requests if isinstance(requests, str) else await self._run(requests)
+
+    async def _run(self, requests: Sequence[SearchRequest]) -> SearchResults:
+        return merge_results(await asyncio.gather(*(self.loop.run_search(r) for r in requests)))
+
+    def requests(
+        self, args: Mapping[str, Any] | None, identity: Identity | str | None = None
+    ) -> list[SearchRequest] | str:
+        """The backend requests the model's arguments ask for (one per scope), validated and
+        pinned, or the sentence that tells the model what is wrong."""
+        params = self._parse(args or {})
+        if isinstance(params, str):
+            return params
         user_id = None
         if self.graph_id is None:
             user_id = identity.user_id if isinstance(identity, Identity) else identity
             if not isinstance(user_id, str) or not user_id.strip():
                 return "Error: memory search has no user for this conversation."
-        return SearchRequest(user_id=user_id, graph_id=self.graph_id, **parsed)
+        return params.requests(user_id=user_id, graph_id=self.graph_id)
+
+    def request(
+        self, args: Mapping[str, Any] | None, identity: Identity | str | None = None
+    ) -> SearchRequest | str:
+        """The one backend request of a single-scope search (see `requests`; a search of
+        several scopes comes back as a sentence here: use `requests` or `search`)."""
+        requests = self.requests(args, identity)
+        if isinstance(requests, str):
+            return requests
+        if len(requests) > 1:
+            return "Error: this search covers several scopes; choose one scope."
+        return requests[0]
 
     def call_sync(
         self, args: Mapping[str, Any] | None, identity: Identity | str | None = None
     ) -> str:
         """Blocking twin of `call`, usable inside or outside a running event loop."""
-        return self._loop.sync.run(self.call(args, identity))
+        return self.loop.sync.run(self.call(args, identity))
 
     def model_function(
         self, call: Callable[..., Any], *, leading: Sequence[inspect.Parameter] = ()
@@ -190,92 +218,22 @@ class SearchTool:
         function.__doc__ = self.description
         return function
 
-    def _parse(self, args: Mapping[str, Any]) -> dict[str, Any] | str:
+    def _parse(self, args: Mapping[str, Any]) -> SearchParams | str:
         if not isinstance(args, Mapping):
             return "Error: the search arguments must be an object with a `query` field."
-        unknown = set(args) - set(self.visible_parameters)
-        if unknown - set(self.pinned):
+        unknown = set(args) - set(self.visible_parameters) - set(self.pinned)
+        if unknown:
             return (
-                f"Error: unknown parameter(s) {sorted(unknown - set(self.pinned))}; "
+                f"Error: unknown parameter(s) {sorted(unknown)}; "
                 f"valid: {list(self.visible_parameters)}."
             )
         values = {**{k: v for k, v in args.items() if k not in self.pinned}, **self.pinned}
-        query = values.get("query")
-        if not isinstance(query, str) or not query.strip():
-            return "Error: empty search query. Put the words to look for in `query`."
-        query = clip_query(query)
-        scope = values.get("scope") or "edges"
-        if scope not in self._scopes:
-            return f"Error: scope {scope!r} is not available; choose one of {list(self._scopes)}."
-        caps = self._loop.capabilities
-        valid = sorted(caps.rerankers[scope])
-        if scope == "auto":
-            return {"query": query, "scope": "auto", "reranker": None}
-        reranker = values.get("reranker", "rrf")
-        if reranker is not None and reranker not in valid:
-            return (
-                f"Error: reranker {reranker!r} cannot be used with scope {scope!r}; "
-                f"use one of {valid}."
-            )
-        if reranker == "node_distance" and not values.get("center_node_uuid"):
-            return "Error: reranker 'node_distance' needs center_node_uuid."
-        limit = values.get("limit", DEFAULT_SEARCH_LIMIT)
-        if limit is not None:
-            if (
-                isinstance(limit, bool)
-                or not isinstance(limit, int | float)
-                or not math.isfinite(limit)
-            ):
-                return f"Error: limit must be a whole number between 1 and {MAX_SEARCH_LIMIT}."
-            limit = min(max(int(limit), 1), MAX_SEARCH_LIMIT)
-        mmr_lambda = values.get("mmr_lambda")
-        if reranker == "mmr" and mmr_lambda is None and "mmr_lambda" not in self.pinned:
-            mmr_lambda = DEFAULT_MMR_LAMBDA
-        if mmr_lambda is not None and not (
-            isinstance(mmr_lambda, int | float) and 0 <= mmr_lambda <= 1
-        ):
-            return "Error: mmr_lambda must be a number between 0 and 1."
-        return {
-            "query": query,
-            "scope": scope,
-            "reranker": reranker,
-            "limit": limit if limit is not None else DEFAULT_SEARCH_LIMIT,
-            "mmr_lambda": None if reranker != "mmr" else mmr_lambda,
-            "center_node_uuid": values.get("center_node_uuid"),
-        }
-
-    def _check_pins(self, caps: Capabilities) -> None:
-        """A pinned value the backend cannot honour is a programming error: fail at construction."""
-        pins = self.pinned
-        if "scope" in pins and pins["scope"] is not None and pins["scope"] not in self._scopes:
-            raise ValueError(
-                f"scope {pins['scope']!r} is not supported here; supported: {list(caps.scopes)}"
-            )
-        reranker = pins.get("reranker")
-        if reranker is not None:
-            scopes = [pins["scope"]] if pins.get("scope") else list(self._scopes)
-            bad = [s for s in scopes if s != "auto" and reranker not in caps.rerankers[s]]
-            if bad:
-                raise ValueError(
-                    f"reranker {reranker!r} is not valid for scope {bad[0]!r}; "
-                    f"valid: {sorted(caps.rerankers[bad[0]])}"
-                )
-        limit = pins.get("limit")
-        if limit is not None and (
-            isinstance(limit, bool)
-            or not isinstance(limit, int)
-            or not 1 <= limit <= MAX_SEARCH_LIMIT
-        ):
-            raise ValueError(
-                f"pinned limit must be between 1 and {MAX_SEARCH_LIMIT}, got {limit!r}"
-            )
-        lam = pins.get("mmr_lambda")
-        if lam is not None and not (isinstance(lam, int | float) and 0 <= lam <= 1):
-            raise ValueError(f"pinned mmr_lambda must be between 0 and 1, got {lam!r}")
+        caps = self.loop.capabilities
+        return SearchParams.parse(values, caps, strict=False, offered=self._scopes)
 
     def _schema(self, caps: Capabilities) -> dict[str, Any]:
         rerankers = sorted(
-            {r for s in self._scopes if s != "auto" for r in caps.rerankers[s]}
+            {r for s in self._scopes if s not in ("auto", ALL) for r in caps.rerankers[s]}
             - ({"node_distance"} if "center_node_uuid" not in self.pinned else set())
         )
         props: dict[str, Any] = {
@@ -330,24 +288,27 @@ class SearchTool:
         return {"type": "object", "properties": props, "required": ["query"]}
 
 
-def _offered_scopes(caps: Capabilities, pinned: Mapping[str, Any]) -> tuple[str, ...]:
-    scopes = tuple(s for s in SCOPES if s in caps.rerankers)
-    if pinned.get("scope") is not None:
-        return tuple(s for s in scopes if s == pinned["scope"])
-    return scopes
+_HEADINGS = {"edge": "Facts", "node": "Entities", "episode": "Episodes"}
 
 
 def format_results(results: SearchResults) -> str:
-    """Results as the model reads them: one `- ` line per item, per scope, stored text carrying
-    no markup (tags neutralised, line breaks collapsed)."""
-    if results.scope == "auto":
+    """Results as the model reads them: one `- ` line per item (under a heading per kind when
+    several scopes were searched), stored text carrying no markup (tags neutralised, line breaks
+    collapsed)."""
+    if results.scope == "auto" and len(results.scopes) <= 1:
         context = (results.context or "").strip()
         context = escape_all_tags(escape_tags(context, {"ZEP_CONTEXT"}), keep_structure=True)
         return defuse_role_lines(context) or NO_RESULTS
-    items = [edge.fact for edge in results.edges]
-    items += [
-        f"{node.name}: {node.summary}" if node.summary else node.name for node in results.nodes
+    hits = results.hits()
+    if len(results.scopes) <= 1:
+        return "\n".join(_line(hit) for hit in hits) or NO_RESULTS
+    parts = [
+        f"{heading}:\n" + "\n".join(_line(hit) for hit in hits if hit.kind == kind)
+        for kind, heading in _HEADINGS.items()
+        if any(hit.kind == kind for hit in hits)
     ]
-    items += [episode.content for episode in results.episodes]
-    lines = [f"- {escape_all_tags(escape_tags(one_line(item), LAYOUT_TAGS))}" for item in items]
-    return "\n".join(lines) if lines else NO_RESULTS
+    return "\n\n".join(parts) or NO_RESULTS
+
+
+def _line(hit: Hit) -> str:
+    return f"- {escape_all_tags(escape_tags(one_line(hit.text), LAYOUT_TAGS))}"

@@ -11,7 +11,6 @@ from zepkit.core._limits import (
     MAX_MESSAGE_CHARS,
     MAX_PAGE_SIZE,
     MAX_QUERY_CHARS,
-    MAX_SEARCH_LIMIT,
 )
 from zepkit.core._models import Message
 from zepkit.core._splitting import split_text
@@ -21,9 +20,7 @@ logger = logging.getLogger("zepkit.core")
 __all__ = [
     "batches",
     "check_id",
-    "check_limit",
     "check_page",
-    "check_query",
     "check_target",
     "chunk_data",
     "clip_query",
@@ -54,14 +51,6 @@ def check_target(user_id: str | None, graph_id: str | None) -> tuple[str | None,
     return user_id, graph_id
 
 
-def check_limit(limit: object) -> int:
-    if isinstance(limit, bool) or not isinstance(limit, int):
-        raise TypeError(f"limit must be an integer, got {type(limit).__name__}")
-    if not 1 <= limit <= MAX_SEARCH_LIMIT:
-        raise ValueError(f"limit must be between 1 and {MAX_SEARCH_LIMIT}, got {limit}")
-    return limit
-
-
 def check_page(limit: object, cursor: object) -> int:
     """A listing's page size (1 to `MAX_PAGE_SIZE`) and cursor (a string from an earlier page)."""
     if isinstance(limit, bool) or not isinstance(limit, int):
@@ -71,15 +60,6 @@ def check_page(limit: object, cursor: object) -> int:
     if cursor is not None and (not isinstance(cursor, str) or not cursor):
         raise ValueError(f"cursor must be a next_cursor from an earlier page, got {cursor!r}")
     return limit
-
-
-def check_query(query: object) -> str:
-    """The query to search with: a non-empty string, clipped to `MAX_QUERY_CHARS`."""
-    if not isinstance(query, str):
-        raise TypeError(f"query must be a string, got {type(query).__name__}")
-    if not query.strip():
-        raise ValueError("query must be a non-empty string")
-    return clip_query(query)
 
 
 def clip_query(query: str) -> str:

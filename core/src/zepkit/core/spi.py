@@ -13,6 +13,7 @@ from zepkit.core._failsoft import fail_soft
 from zepkit.core._identity import IdentityFunction, IdentityResolver, IdentitySource
 from zepkit.core._options import check_memory, search_tool_option
 from zepkit.core._rendering import compose_context, is_rendered_block, strip_rendered_block
+from zepkit.core._search_params import check_search_options
 from zepkit.core._search_tool import NO_RESULTS, format_results
 from zepkit.core._search_tool import PARAMETERS as SEARCH_PARAMETERS
 from zepkit.core._validation import check_id
@@ -30,6 +31,7 @@ __all__ = [
     "as_memory",
     "check_id",
     "check_memory",
+    "check_search_options",
     "compose_context",
     "fail_soft",
     "format_results",

@@ -146,9 +146,10 @@ class Tools:
         """The rendered block for a topic, or for the user's latest thread; and that thread."""
         memory = self.memory
         if query is not None and query.strip():
-            request = SearchRequest(query=query[:400], user_id=user_id, scope="auto", reranker=None)
-            if not memory.capabilities.supports("auto"):
-                request = SearchRequest(query=query[:400], user_id=user_id, scope="edges")
+            scope = "auto" if memory.capabilities.supports("auto") else "edges"
+            request = memory.search_tool(scope=scope).request({"query": query}, user_id)
+            if isinstance(request, str):  # a blank user id: nobody's memory to read
+                return "", None
             results = await self._run(request)
             raw = results.context if results.scope == "auto" else format_results(results)
             if results.is_empty():

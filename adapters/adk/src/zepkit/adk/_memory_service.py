@@ -6,15 +6,15 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from google.adk.memory.base_memory_service import BaseMemoryService, SearchMemoryResponse
 from google.adk.memory.memory_entry import MemoryEntry
 from google.genai import types
 
 from zepkit.adk._identity import content_text, has_tool_parts, resolve_identity
-from zepkit.core import MAX_SEARCH_LIMIT, Identity, MemoryLoop, Message, Scope, SearchResults
-from zepkit.core.spi import as_memory
+from zepkit.core import Identity, MemoryLoop, Message, Scope, SearchResults
+from zepkit.core.spi import as_memory, check_search_options
 
 if TYPE_CHECKING:
     from google.adk.events.event import Event
@@ -38,17 +38,7 @@ class ZepMemoryService(BaseMemoryService):
         self, memory: MemoryLoop | object, *, scope: Scope = "edges", limit: int = 10
     ) -> None:
         self.memory = as_memory(memory)
-        supported = list(self.memory.capabilities.scopes)
-        if scope not in supported:
-            raise ValueError(f"scope {scope!r} is not supported; supported: {supported}")
-        if (
-            isinstance(limit, bool)
-            or not isinstance(limit, int)
-            or not 1 <= limit <= MAX_SEARCH_LIMIT
-        ):
-            raise ValueError(
-                f"limit must be an integer between 1 and {MAX_SEARCH_LIMIT}, got {limit!r}"
-            )
+        check_search_options(self.memory.capabilities, scope=scope, limit=limit)
         self.scope: Scope = scope
         self.limit = limit
         self._ingest_lock = asyncio.Lock()
@@ -122,42 +112,35 @@ class ZepMemoryService(BaseMemoryService):
 
 def _entries(results: SearchResults) -> list[MemoryEntry]:
     """One `MemoryEntry` per fact, entity or episode (one for an `auto` context block)."""
-    entries: list[MemoryEntry] = []
-
-    def add(
-        text: str,
-        *,
-        id: str | None,
-        when: datetime | None,
-        author: str | None = None,
-        role: str = "user",
-        **metadata: Any,
-    ) -> None:
-        entries.append(
-            MemoryEntry(
-                content=types.Content(role=role, parts=[types.Part(text=text)]),
-                id=id,
-                author=author,
-                timestamp=when.isoformat() if when else None,
-                custom_metadata={k: v for k, v in metadata.items() if v is not None},
-            )
+    entries = [
+        _entry(
+            hit.text,
+            id=hit.uuid,
+            when=hit.when,
+            author=(hit.name or hit.role) if hit.kind == "episode" else None,
+            role="user" if hit.role in (None, "user") else "model",
+            score=hit.score,
         )
-
-    for edge in results.edges:
-        add(edge.fact, id=edge.uuid, when=edge.valid_at or edge.created_at, score=edge.score)
-    for node in results.nodes:
-        text = f"{node.name}: {node.summary}" if node.summary else node.name
-        add(text, id=node.uuid, when=node.created_at, score=node.score)
-    for episode in results.episodes:
-        role = "user" if episode.role in (None, "user") else "model"
-        add(
-            episode.content,
-            id=episode.uuid,
-            when=episode.created_at,
-            author=episode.name or episode.role,
-            role=role,
-            score=episode.score,
-        )
+        for hit in results.hits()
+    ]
     if results.context and results.context.strip():
-        add(results.context, id=None, when=None)
+        entries.append(_entry(results.context, id=None, when=None))
     return entries
+
+
+def _entry(
+    text: str,
+    *,
+    id: str | None,
+    when: datetime | None,
+    author: str | None = None,
+    role: str = "user",
+    score: float | None = None,
+) -> MemoryEntry:
+    return MemoryEntry(
+        content=types.Content(role=role, parts=[types.Part(text=text)]),
+        id=id,
+        author=author,
+        timestamp=when.isoformat() if when else None,
+        custom_metadata={"score": score} if score is not None else {},
+    )

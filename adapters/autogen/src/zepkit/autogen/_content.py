@@ -14,7 +14,7 @@ from autogen_core.models import (
     UserMessage,
 )
 
-from zepkit.core import DataType, SearchResults, UnsupportedError
+from zepkit.core import DataType, Hit, SearchResults, UnsupportedError
 
 TEXT_TYPES = frozenset({MemoryMimeType.TEXT.value, MemoryMimeType.MARKDOWN.value})
 
@@ -68,33 +68,17 @@ def as_contents(results: SearchResults) -> list[MemoryContent]:
         if not block:
             return []
         return [MemoryContent(content=block, mime_type=text, metadata={"kind": "context"})]
-    contents = [
-        MemoryContent(
-            content=fact.fact, mime_type=text, metadata=_metadata("fact", fact.uuid, fact.score)
-        )
-        for fact in results.edges
+    return [
+        MemoryContent(content=hit.text, mime_type=text, metadata=_metadata(hit))
+        for hit in results.hits()
     ]
-    contents += [
-        MemoryContent(
-            content=f"{node.name}: {node.summary}" if node.summary else node.name,
-            mime_type=text,
-            metadata=_metadata("entity", node.uuid, node.score),
-        )
-        for node in results.nodes
-    ]
-    contents += [
-        MemoryContent(
-            content=episode.content,
-            mime_type=text,
-            metadata=_metadata("episode", episode.uuid, episode.score),
-        )
-        for episode in results.episodes
-    ]
-    return contents
 
 
-def _metadata(kind: str, uuid: str, score: float | None) -> dict[str, Any]:
-    found: dict[str, Any] = {"kind": kind, "uuid": uuid}
-    if score is not None:
-        found["score"] = score
+_KINDS = {"edge": "fact", "node": "entity", "episode": "episode"}
+
+
+def _metadata(hit: Hit) -> dict[str, Any]:
+    found: dict[str, Any] = {"kind": _KINDS[hit.kind], "uuid": hit.uuid}
+    if hit.score is not None:
+        found["score"] = hit.score
     return found

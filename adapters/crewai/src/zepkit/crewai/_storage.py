@@ -171,31 +171,7 @@ class ZepGraphStorage:
 
     async def search_all(self, query: str, *, limit: int = 5) -> SearchResults:
         """Edges, nodes and episodes of the graph, searched in parallel, in one result."""
-        return await search_all(self.memory, query, graph_id=self.graph_id, limit=limit)
-
-
-async def search_all(
-    memory: MemoryLoop,
-    query: str,
-    *,
-    user_id: str | None = None,
-    graph_id: str | None = None,
-    limit: int = 5,
-) -> SearchResults:
-    """Search the scopes the backend has among edges, nodes and episodes, in parallel."""
-    scopes = [s for s in ("edges", "nodes", "episodes") if memory.capabilities.supports(s)]
-    found = await asyncio.gather(
-        *(
-            memory.search(query, user_id=user_id, graph_id=graph_id, scope=s, limit=limit)  # type: ignore[arg-type]
-            for s in scopes
-        )
-    )
-    merged = SearchResults(scope="edges")
-    for part in found:
-        merged.edges.extend(part.edges)
-        merged.nodes.extend(part.nodes)
-        merged.episodes.extend(part.episodes)
-    return merged
+        return await self.memory.search(query, graph_id=self.graph_id, scope="all", limit=limit)
 
 
 def _kind(metadata: Mapping[str, Any] | None) -> tuple[DataType, dict[str, Any]]:
