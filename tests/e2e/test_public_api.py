@@ -73,6 +73,7 @@ PUBLIC: dict[str, list[str]] = {
         "check_memory",
         "compose_context",
         "fail_soft",
+        "fail_soft_sync",
         "format_results",
         "is_rendered_block",
         "missing_framework",

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Awaitable, Callable
-from typing import Concatenate, Literal, ParamSpec, Protocol, TypeAlias, TypeVar
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Concatenate, Literal, ParamSpec, Protocol, TypeAlias, TypeVar
 
 from zepkit.core._errors import ZepkitError
 
@@ -63,14 +63,23 @@ class _HasPolicy(Protocol):
 
 S = TypeVar("S", bound=HasFailSoft)
 
+Fields: TypeAlias = Callable[[Any], Mapping[str, object]]
+"""The ids a guarded hook's log line carries, read from the adapter object (`self`)."""
+
+
+def _absorb(stage: str, self: HasFailSoft, exc: Exception, fields: Fields | None) -> None:
+    """Hand a hook's exception to `self.memory`'s policy (which may raise it)."""
+    self.memory.failsoft.handle(stage, exc, **(dict(fields(self)) if fields else {}))
+
 
 def fail_soft(
-    stage: str, default: T
+    stage: str, default: T, *, fields: Fields | None = None
 ) -> Callable[
     [Callable[Concatenate[S, P], Awaitable[T]]], Callable[Concatenate[S, P], Awaitable[T]]
 ]:
     """Make an adapter's async hook method fail-soft: an exception goes to `self.memory`'s policy
-    as `stage`, and the hook returns `default` (the framework's turn goes on)."""
+    as `stage` (with `fields(self)` in the log line), and the hook returns `default` (the
+    framework's turn goes on)."""
 
     def decorate(
         method: Callable[Concatenate[S, P], Awaitable[T]],
@@ -80,7 +89,26 @@ def fail_soft(
             try:
                 return await method(self, *args, **kwargs)
             except Exception as exc:
-                self.memory.failsoft.handle(stage, exc)
+                _absorb(stage, self, exc, fields)
+                return default
+
+        return guarded
+
+    return decorate
+
+
+def fail_soft_sync(
+    stage: str, default: T, *, fields: Fields | None = None
+) -> Callable[[Callable[Concatenate[S, P], T]], Callable[Concatenate[S, P], T]]:
+    """`fail_soft` for the synchronous hooks of blocking frameworks (CrewAI's LLM-call hooks)."""
+
+    def decorate(method: Callable[Concatenate[S, P], T]) -> Callable[Concatenate[S, P], T]:
+        @functools.wraps(method)
+        def guarded(self: S, /, *args: P.args, **kwargs: P.kwargs) -> T:
+            try:
+                return method(self, *args, **kwargs)
+            except Exception as exc:
+                _absorb(stage, self, exc, fields)
                 return default
 
         return guarded
