@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import Any, Concatenate, Literal, ParamSpec, Protocol, TypeAlias, TypeVar
 
 from zepkit.core._errors import ZepkitError
@@ -75,7 +75,8 @@ def _absorb(stage: str, self: HasFailSoft, exc: Exception, fields: Fields | None
 def fail_soft(
     stage: str, default: T, *, fields: Fields | None = None
 ) -> Callable[
-    [Callable[Concatenate[S, P], Awaitable[T]]], Callable[Concatenate[S, P], Awaitable[T]]
+    [Callable[Concatenate[S, P], Awaitable[T]]],
+    Callable[Concatenate[S, P], Coroutine[Any, Any, T]],
 ]:
     """Make an adapter's async hook method fail-soft: an exception goes to `self.memory`'s policy
     as `stage` (with `fields(self)` in the log line), and the hook returns `default` (the
@@ -83,7 +84,7 @@ def fail_soft(
 
     def decorate(
         method: Callable[Concatenate[S, P], Awaitable[T]],
-    ) -> Callable[Concatenate[S, P], Awaitable[T]]:
+    ) -> Callable[Concatenate[S, P], Coroutine[Any, Any, T]]:
         @functools.wraps(method)
         async def guarded(self: S, /, *args: P.args, **kwargs: P.kwargs) -> T:
             try:
