@@ -19,6 +19,7 @@ OnError: TypeAlias = Literal["log", "raise"] | ErrorCallback
 
 P = ParamSpec("P")
 T = TypeVar("T")
+D = TypeVar("D")
 
 
 class FailSoft:
@@ -73,10 +74,10 @@ def _absorb(stage: str, self: HasFailSoft, exc: Exception, fields: Fields | None
 
 
 def fail_soft(
-    stage: str, default: T, *, fields: Fields | None = None
+    stage: str, default: D, *, fields: Fields | None = None
 ) -> Callable[
     [Callable[Concatenate[S, P], Awaitable[T]]],
-    Callable[Concatenate[S, P], Coroutine[Any, Any, T]],
+    Callable[Concatenate[S, P], Coroutine[Any, Any, T | D]],
 ]:
     """Make an adapter's async hook method fail-soft: an exception goes to `self.memory`'s policy
     as `stage` (with `fields(self)` in the log line), and the hook returns `default` (the
@@ -84,9 +85,9 @@ def fail_soft(
 
     def decorate(
         method: Callable[Concatenate[S, P], Awaitable[T]],
-    ) -> Callable[Concatenate[S, P], Coroutine[Any, Any, T]]:
+    ) -> Callable[Concatenate[S, P], Coroutine[Any, Any, T | D]]:
         @functools.wraps(method)
-        async def guarded(self: S, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        async def guarded(self: S, /, *args: P.args, **kwargs: P.kwargs) -> T | D:
             try:
                 return await method(self, *args, **kwargs)
             except Exception as exc:
@@ -99,13 +100,13 @@ def fail_soft(
 
 
 def fail_soft_sync(
-    stage: str, default: T, *, fields: Fields | None = None
-) -> Callable[[Callable[Concatenate[S, P], T]], Callable[Concatenate[S, P], T]]:
+    stage: str, default: D, *, fields: Fields | None = None
+) -> Callable[[Callable[Concatenate[S, P], T]], Callable[Concatenate[S, P], T | D]]:
     """`fail_soft` for the synchronous hooks of blocking frameworks (CrewAI's LLM-call hooks)."""
 
-    def decorate(method: Callable[Concatenate[S, P], T]) -> Callable[Concatenate[S, P], T]:
+    def decorate(method: Callable[Concatenate[S, P], T]) -> Callable[Concatenate[S, P], T | D]:
         @functools.wraps(method)
-        def guarded(self: S, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        def guarded(self: S, /, *args: P.args, **kwargs: P.kwargs) -> T | D:
             try:
                 return method(self, *args, **kwargs)
             except Exception as exc:
