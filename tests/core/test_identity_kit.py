@@ -150,7 +150,7 @@ class SyncHook:
         self.memory = memory
         self.thread_id = "t-7"
 
-    @fail_soft_sync("sync hook", default=0, fields=lambda hook: {"thread_id": hook.thread_id})
+    @fail_soft_sync("sync hook", 0, fields=lambda hook, fail: {"thread_id": hook.thread_id})
     def run(self, fail: bool) -> int:
         if fail:
             raise RuntimeError("boom")

@@ -64,13 +64,22 @@ class _HasPolicy(Protocol):
 
 S = TypeVar("S", bound=HasFailSoft)
 
-Fields: TypeAlias = Callable[[Any], Mapping[str, object]]
-"""The ids a guarded hook's log line carries, read from the adapter object (`self`)."""
+Fields: TypeAlias = Callable[..., Mapping[str, object]]
+"""The ids and lengths a guarded hook's log line carries: called with the hook's own arguments
+(`self` first), it must not raise."""
 
 
-def _absorb(stage: str, self: HasFailSoft, exc: Exception, fields: Fields | None) -> None:
+def _absorb(
+    stage: str,
+    exc: Exception,
+    fields: Fields | None,
+    self: HasFailSoft,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> None:
     """Hand a hook's exception to `self.memory`'s policy (which may raise it)."""
-    self.memory.failsoft.handle(stage, exc, **(dict(fields(self)) if fields else {}))
+    found = dict(fields(self, *args, **kwargs)) if fields is not None else {}
+    self.memory.failsoft.handle(stage, exc, **found)
 
 
 def fail_soft(
@@ -80,8 +89,8 @@ def fail_soft(
     Callable[Concatenate[S, P], Coroutine[Any, Any, T | D]],
 ]:
     """Make an adapter's async hook method fail-soft: an exception goes to `self.memory`'s policy
-    as `stage` (with `fields(self)` in the log line), and the hook returns `default` (the
-    framework's turn goes on)."""
+    as `stage` (with `fields(self, *args, **kwargs)` in the log line), and the hook returns
+    `default` (the framework's turn goes on)."""
 
     def decorate(
         method: Callable[Concatenate[S, P], Awaitable[T]],
@@ -91,7 +100,7 @@ def fail_soft(
             try:
                 return await method(self, *args, **kwargs)
             except Exception as exc:
-                _absorb(stage, self, exc, fields)
+                _absorb(stage, exc, fields, self, args, kwargs)
                 return default
 
         return guarded
@@ -110,7 +119,7 @@ def fail_soft_sync(
             try:
                 return method(self, *args, **kwargs)
             except Exception as exc:
-                _absorb(stage, self, exc, fields)
+                _absorb(stage, exc, fields, self, args, kwargs)
                 return default
 
         return guarded

@@ -28,7 +28,7 @@ _NO_MEMORIES = MemoryQueryResult(results=[])
 _NOTHING_NEW = UpdateContextResult(memories=_NO_MEMORIES)
 
 
-def _ids(zep: ZepMemory) -> dict[str, Any]:
+def _ids(zep: ZepMemory, *_: Any) -> dict[str, Any]:
     identity = zep.identity
     if identity is None:
         return {}

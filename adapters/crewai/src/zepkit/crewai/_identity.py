@@ -38,7 +38,7 @@ def fixed_identity(
     return resolver.resolve_now(None, memory.failsoft, STAGE)
 
 
-def ids(holder: Any) -> dict[str, str]:
+def ids(holder: Any, *_: Any) -> dict[str, str]:
     """The ids a fail-soft log line carries for an object holding `identity` (none without one)."""
     identity: Identity | None = holder.identity
     if identity is None:
