@@ -7,43 +7,33 @@ Invalid arguments always raise a `ValueError` or `TypeError` naming the field.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
 import os
-import uuid
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from os import PathLike, fspath
 from typing import Any
 
 from zepkit.core._backend import Backend, Capabilities, SearchRequest, UserProfile
-from zepkit.core._errors import ConflictError, NotFoundError
 from zepkit.core._failsoft import FailSoft, OnError
 from zepkit.core._limits import (
     DEFAULT_CONTEXT_CHARS,
     DEFAULT_DEADLINE,
-    DEFAULT_PAGE_SIZE,
     DEFAULT_SEARCH_LIMIT,
-    MAX_MESSAGES_PER_CALL,
-    MAX_PAGE_SIZE,
-    WRITE_CHARS_PER_SECOND,
 )
+from zepkit.core._manage import Management
 from zepkit.core._models import (
     DATA_TYPES,
     DataType,
     Episode,
-    Fact,
     Identity,
     Message,
-    Page,
     Reranker,
     Scope,
     SearchResults,
-    ThreadInfo,
-    UserInfo,
 )
-from zepkit.core._outbox import Outbox, OutboxItem, OutboxStatus
+from zepkit.core._outbox import Outbox
 from zepkit.core._rendering import DEFAULT_TEMPLATE, check_template
 from zepkit.core._search_tool import SearchTool
 from zepkit.core._spool import TRANSIENT, Spool
@@ -52,10 +42,8 @@ from zepkit.core._sync import Portal, SyncMemory
 from zepkit.core._turn import ContextBuilder, TurnMachinery, check_budget
 from zepkit.core._turns import Once
 from zepkit.core._validation import (
-    batches,
     check_id,
     check_limit,
-    check_page,
     check_query,
     check_target,
 )
@@ -64,19 +52,12 @@ from zepkit.core._work import chunk_off_loop, prepare_off_loop, within
 logger = logging.getLogger("zepkit.core")
 
 
-def _log_kept(cause: BaseException | None, what: str) -> None:
-    if cause is None:
-        logger.info("zepkit: %s queued in the outbox behind earlier writes", what)
-    else:
-        logger.warning(
-            "zepkit: memory unavailable (%s); %s kept in the outbox for replay",
-            type(cause).__name__,
-            what,
-        )
+class MemoryLoop(TurnMachinery, Management):
+    """Identity, provisioning, the per-turn round trip, reply capture, rendering and search.
 
-
-class MemoryLoop(TurnMachinery):
-    """Identity, provisioning, the per-turn round trip, reply capture, rendering and search."""
+    This module holds construction, provisioning, the public writes and the reads; its parts live
+    beside it: the turn (`TurnMachinery`, `_turn.py`), the write path to the backend or the outbox
+    (`Delivery`, `_delivery.py`) and managing memory (`Management`, `_manage.py`)."""
 
     def __init__(
         self,
@@ -246,141 +227,6 @@ class MemoryLoop(TurnMachinery):
             self.failsoft.handle("add_messages", exc, thread_id=thread_id, messages=len(prepared))
             return None
 
-    async def _add_prepared(
-        self,
-        thread_id: str,
-        prepared: Sequence[Message],
-        return_context: bool,
-        user_id: str | None = None,
-        key: str | None = None,
-    ) -> str | None:
-        if not prepared:
-            return await self.backend.get_context(thread_id) if return_context else None
-        chunks = list(batches(prepared, MAX_MESSAGES_PER_CALL))
-        context = None
-        for index, chunk in enumerate(chunks):
-            last = index == len(chunks) - 1
-            context = await self.backend.add_messages(
-                thread_id,
-                chunk,
-                return_context=return_context and last,
-                user_id=user_id,
-                idempotency_key=None if key is None else f"{key}:{index}",
-            )
-        return context
-
-    async def _write(
-        self,
-        thread_id: str,
-        identity: Identity | None,
-        prepared: Sequence[Message],
-        return_context: bool,
-    ) -> tuple[bool, str | None]:
-        """Deliver one write within the deadline, or keep it in the outbox when the backend
-        cannot take it or earlier writes to the thread still wait there (they go first):
-        (delivered now, context). Every write gets a fresh idempotency key, kept for replays."""
-        key = uuid.uuid4().hex
-        spool = self._spool
-        if spool is not None and prepared:
-            spool.start()
-            if spool.pending_for(thread_id):
-                await self._keep_messages(thread_id, identity, prepared, key, None)
-                return False, None
-        work = self._deliver_messages(thread_id, identity, prepared, return_context, key)
-        try:
-            deadline = self._write_deadline(sum(len(m.content) for m in prepared))
-            return True, await within(deadline, work, "write")
-        except TRANSIENT as exc:
-            if spool is None or not prepared:
-                raise
-            await self._keep_messages(thread_id, identity, prepared, key, exc)
-            return False, None
-
-    async def _deliver_messages(
-        self,
-        thread_id: str,
-        identity: Identity | None,
-        prepared: Sequence[Message],
-        return_context: bool,
-        key: str | None,
-    ) -> str | None:
-        if identity is None:
-            return await self._add_prepared(thread_id, prepared, return_context, None, key)
-        return await self._persist(identity, prepared, return_context, key)
-
-    async def _keep_messages(
-        self,
-        thread_id: str,
-        identity: Identity | None,
-        prepared: Sequence[Message],
-        key: str,
-        cause: BaseException | None,
-    ) -> None:
-        assert self._spool is not None
-        payload = {
-            "thread_id": thread_id,
-            "identity": identity.model_dump(mode="json") if identity is not None else None,
-            "messages": [message.model_dump(mode="json") for message in prepared],
-        }
-        try:
-            await self._spool.keep("messages", thread_id, key, payload)
-        except Exception as exc:
-            raise exc from cause  # the outbox could not keep it either: lost, said so
-        _log_kept(cause, f"{len(prepared)} messages for thread_id={thread_id!r}")
-
-    def _write_deadline(self, chars: int) -> float | None:
-        """The deadline for writing `chars` characters: `deadline` plus a second per
-        `WRITE_CHARS_PER_SECOND` (None: no limit)."""
-        return None if self.deadline is None else self.deadline + chars / WRITE_CHARS_PER_SECOND
-
-    async def _replay_item(self, item: OutboxItem) -> None:
-        """Deliver one kept write with its original idempotency key."""
-        payload = item.payload
-        if item.kind == "messages":
-            raw = payload["identity"]
-            identity = Identity.model_validate(raw) if raw is not None else None
-            prepared = [Message.model_validate(m) for m in payload["messages"]]
-            work = self._deliver_messages(payload["thread_id"], identity, prepared, False, item.key)
-            chars = sum(len(m.content) for m in prepared)
-            await within(self._write_deadline(chars), work, "outbox replay")
-        elif item.kind == "data":
-            created = payload["created_at"]
-            data = self._deliver_data(
-                payload["data"],
-                type=payload["type"],
-                user_id=payload["user_id"],
-                graph_id=payload["graph_id"],
-                created_at=datetime.fromisoformat(created) if created else None,
-                metadata=payload["metadata"],
-            )
-            await within(self._write_deadline(len(payload["data"])), data, "outbox replay")
-        else:
-            raise ValueError(f"unknown outbox item kind {item.kind!r}")
-
-    async def _persist(
-        self,
-        identity: Identity,
-        prepared: Sequence[Message],
-        return_context: bool,
-        key: str | None = None,
-    ) -> str | None:
-        """Write the identity's messages, checking ownership at the write itself: this process's
-        provisioning cache may be stale when another one deleted or re-created the thread."""
-        await self.provision(identity)
-        try:
-            return await self._add_prepared(
-                identity.thread_id, prepared, return_context, identity.user_id, key
-            )
-        except NotFoundError:  # deleted elsewhere: provision it again, once
-            self._forget_thread(identity.thread_id)
-            await self.provision(identity)
-            return await self._add_prepared(
-                identity.thread_id, prepared, return_context, identity.user_id, key
-            )
-        except ConflictError:  # the id now belongs to another user: check again next time
-            self._forget_thread(identity.thread_id)
-            raise
-
     async def get_context(self, thread_id: str) -> str | None:
         """The thread's context (unrendered) without writing anything; None when there is none."""
         check_id(thread_id, "thread_id")
@@ -524,98 +370,6 @@ class MemoryLoop(TurnMachinery):
             )
         return stored
 
-    async def _deliver_data(
-        self,
-        chunk: str,
-        *,
-        type: DataType,
-        user_id: str | None,
-        graph_id: str | None,
-        created_at: datetime | None,
-        metadata: dict[str, Any] | None,
-    ) -> Episode:
-        if graph_id is not None:
-            await self._ensure_graph_once(graph_id)
-        if user_id is not None:
-            await self._provisioned.run(("user", user_id), lambda: self.ensure_user(user_id))
-        return await self.backend.add_data(
-            chunk,
-            type=type,
-            user_id=user_id,
-            graph_id=graph_id,
-            created_at=created_at,
-            metadata=metadata,
-        )
-
-    async def _keep_data(
-        self,
-        target: str,
-        chunks: Sequence[str],
-        fields: dict[str, Any],
-        cause: BaseException | None,
-    ) -> None:
-        assert self._spool is not None
-        created = fields["created_at"]
-        for chunk in chunks:
-            payload = {
-                **fields,
-                "data": chunk,
-                "created_at": created.isoformat() if created is not None else None,
-            }
-            try:
-                await self._spool.keep("data", target, uuid.uuid4().hex, payload)
-            except Exception as exc:
-                raise exc from cause
-        _log_kept(cause, f"{len(chunks)} data items for {target}")
-
-    async def delete_thread(self, thread_id: str) -> None:
-        """Delete one thread and its messages (strict: an unknown thread raises)."""
-        check_id(thread_id, "thread_id")
-        await within(self.deadline, self.backend.delete_thread(thread_id), "delete_thread")
-        self._forget_thread(thread_id)
-
-    # -- managing memory (strict) -------------------------------------------------------------
-
-    async def delete_user(self, user_id: str, *, vacuum: bool = False) -> None:
-        """Delete the user and everything of theirs: threads, messages, data, the facts and
-        entities derived from them (strict: an unknown user raises `NotFoundError`). The user's
-        writes waiting in the outbox are dropped first, and the loop forgets it provisioned the
-        user. With `vacuum`, the local engine also rewrites its file so no deleted byte stays on
-        disk (see `Backend.delete_user`). Not bound by `deadline`: it runs to the end."""
-        check_id(user_id, "user_id")
-        try:
-            threads = {thread.thread_id async for thread in self._threads_of(user_id)}
-        except NotFoundError:
-            threads = set()  # unknown to the backend; its kept writes still go
-
-        def theirs(item: OutboxItem) -> bool:
-            payload = item.payload
-            if item.kind == "data":
-                return bool(payload.get("user_id") == user_id)
-            identity = payload.get("identity") or {}
-            return item.target in threads or identity.get("user_id") == user_id
-
-        def delete() -> Awaitable[None]:
-            return self.backend.delete_user(user_id, vacuum=vacuum)
-
-        try:
-            if self._spool is None:
-                await delete()
-            else:
-                await self._spool.discard(theirs, delete)
-        finally:
-            self._forget_user(user_id, threads)
-
-    async def _threads_of(self, user_id: str) -> AsyncIterator[ThreadInfo]:
-        cursor: str | None = None
-        while True:
-            page = await self.list_threads(user_id, cursor=cursor, limit=MAX_PAGE_SIZE)
-            for thread in page.items:
-                yield thread
-            if page.next_cursor is None:
-                return
-            cursor = page.next_cursor
-
     def _forget_user(self, user_id: str, threads: set[str]) -> None:
         """A later turn of this user provisions everything again and starts with no block."""
         self._provisioned.forget_where(
@@ -625,62 +379,6 @@ class MemoryLoop(TurnMachinery):
             )
         )
         self._forget_user_turns(user_id, threads)
-
-    async def get_user(self, user_id: str) -> UserInfo:
-        """The user's profile (strict: an unknown user raises `NotFoundError`)."""
-        check_id(user_id, "user_id")
-        return await within(self.deadline, self.backend.get_user(user_id), "get_user")
-
-    async def list_users(
-        self, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
-    ) -> Page[UserInfo]:
-        """One page of users in the order they were created (strict). Pass the page's
-        `next_cursor` back as `cursor` for the next; it is None on the last page."""
-        check_page(limit, cursor)
-        work = self.backend.list_users(cursor=cursor, limit=limit)
-        return await within(self.deadline, work, "list_users")
-
-    async def list_threads(
-        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
-    ) -> Page[ThreadInfo]:
-        """One page of the user's threads in the order they were created (strict: an unknown
-        user raises `NotFoundError`)."""
-        check_id(user_id, "user_id")
-        check_page(limit, cursor)
-        work = self.backend.list_threads(user_id, cursor=cursor, limit=limit)
-        return await within(self.deadline, work, "list_threads")
-
-    async def list_messages(
-        self, thread_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
-    ) -> Page[Message]:
-        """One page of the thread's messages, oldest first (strict: an unknown thread raises
-        `NotFoundError`; `get_messages` is the fail-soft read of the latest ones)."""
-        check_id(thread_id, "thread_id")
-        check_page(limit, cursor)
-        work = self.backend.list_messages(thread_id, cursor=cursor, limit=limit)
-        return await within(self.deadline, work, "list_messages")
-
-    async def list_data(
-        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
-    ) -> Page[Episode]:
-        """One page of what was added to the user's graph with `add_data`, oldest first, as
-        episodes with their type (`source`), time and metadata (strict: an unknown user raises
-        `NotFoundError`). On Zep a page may hold fewer than `limit`: Zep pages over the user's
-        messages too."""
-        check_id(user_id, "user_id")
-        check_page(limit, cursor)
-        work = self.backend.list_data(user_id, cursor=cursor, limit=limit)
-        return await within(self.deadline, work, "list_data")
-
-    async def list_facts(
-        self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
-    ) -> Page[Fact]:
-        """One page of the facts the backend derived for the user, oldest first, ended ones
-        included (strict: an unknown user raises `NotFoundError`)."""
-        check_id(user_id, "user_id")
-        check_page(limit, cursor)
-        work = self.backend.list_facts(user_id, cursor=cursor, limit=limit)
-        return await within(self.deadline, work, "list_facts")
 
     def _forget_thread(self, thread_id: str) -> None:
         """A later turn on this id provisions the thread again and starts with no block."""
@@ -698,21 +396,6 @@ class MemoryLoop(TurnMachinery):
         await self._late_recalls()
         if self._spool is not None:
             await self._spool.replay()
-
-    async def replay_outbox(self, *, failed: bool = False) -> int:
-        """Deliver the writes waiting in the outbox now, in order; how many were delivered.
-        With `failed`, writes set aside as refused for good are tried again too."""
-        if self._spool is None:
-            return 0
-        if failed:
-            await asyncio.to_thread(self._spool.outbox.retry_failed)
-        return await self._spool.replay()
-
-    async def outbox_status(self) -> OutboxStatus | None:
-        """What waits in the outbox (None without one)."""
-        if self.outbox is None:
-            return None
-        return await asyncio.to_thread(self.outbox.status)
 
     def search_tool(self, *, graph_id: str | None = None, **pinned: Any) -> SearchTool:
         """The model-callable search tool over this loop (see `SearchTool`)."""

@@ -2,7 +2,7 @@
 and returns the rendered block within the recall budget (a late recall still lands for the next
 turn), a custom context builder runs beside persistence, and `capture_reply` stores the reply once.
 
-`TurnMachinery` is a part of `MemoryLoop`; it holds the per-turn caches, the loop the writes.
+`TurnMachinery` is a part of `MemoryLoop`, over `Delivery`; it holds the per-turn caches.
 """
 
 from __future__ import annotations
@@ -10,10 +10,11 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
+from zepkit.core._delivery import Delivery
 from zepkit.core._failsoft import FailSoft
 from zepkit.core._models import Identity, Message
 from zepkit.core._rendering import is_rendered_block, render_context, strip_rendered_block
@@ -60,7 +61,7 @@ class ContextInput:
 ContextBuilder: TypeAlias = Callable[[ContextInput], Awaitable[str | None]]
 
 
-class TurnMachinery:
+class TurnMachinery(Delivery):
     """The turn half of `MemoryLoop`: begin_turn, the recall budget, late recalls, the context
     builder, reply capture and the caches that make a turn happen once."""
 
@@ -77,16 +78,6 @@ class TurnMachinery:
         self._replies: LRU[tuple[str, str, str], bool] = LRU(cache_size)
         self._last_blocks: LRU[tuple[str, str], str] = LRU(cache_size)
         self._pending: set[asyncio.Task[Any]] = set()
-
-    async def _write(
-        self,
-        thread_id: str,
-        identity: Identity | None,
-        prepared: Sequence[Message],
-        return_context: bool,
-    ) -> tuple[bool, str | None]:
-        """Deliver one write (`MemoryLoop` implements it): (delivered now, context)."""
-        raise NotImplementedError
 
     def is_block(self, text: object) -> bool:
         """Whether `text` is a block this loop rendered (its template)."""
