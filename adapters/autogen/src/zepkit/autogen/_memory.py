@@ -35,6 +35,10 @@ def _ids(zep: ZepMemory, *_: Any) -> dict[str, Any]:
     return {"user_id": identity.user_id, "thread_id": identity.thread_id}
 
 
+def _add_fields(zep: ZepMemory, content: MemoryContent, *_: Any) -> dict[str, Any]:
+    return {"mime_type": mime_of(content), **_ids(zep)}
+
+
 class ZepMemory(Memory):
     """Long-term memory for an AutoGen agent: `AssistantAgent(..., memory=[ZepMemory(...)])`.
 
@@ -157,6 +161,7 @@ class ZepMemory(Memory):
         results = await self.memory.search(text, **kwargs)
         return MemoryQueryResult(results=as_contents(results))
 
+    @fail_soft("autogen add", None, fields=_add_fields)
     async def add(
         self, content: MemoryContent, cancellation_token: CancellationToken | None = None
     ) -> None:
@@ -165,27 +170,20 @@ class ZepMemory(Memory):
         identity = self.identity
         if identity is None:
             return
-        try:  # by hand, not @fail_soft: the log line names the content's type
-            metadata = dict(content.metadata or {})
-            role = metadata.pop("role", None)
-            if role is None:
-                data, kind = as_data(content)
-                await self.memory.add_data(
-                    data, type=kind, user_id=identity.user_id, metadata=metadata or None
-                )
-                return
-            text = content.content
-            if not isinstance(text, str):
-                raise TypeError(f"a message must be text, got {type(text).__name__}")
-            message = Message(
-                role, text, name=metadata.pop("name", None), metadata=metadata or None
+        metadata = dict(content.metadata or {})
+        role = metadata.pop("role", None)
+        if role is None:
+            data, kind = as_data(content)
+            await self.memory.add_data(
+                data, type=kind, user_id=identity.user_id, metadata=metadata or None
             )
-            await self.memory.provision(identity)
-            await self.memory.add_messages(identity.thread_id, [message])
-        except Exception as exc:
-            self.memory.failsoft.handle(
-                "autogen add", exc, mime_type=mime_of(content), **_ids(self)
-            )
+            return
+        text = content.content
+        if not isinstance(text, str):
+            raise TypeError(f"a message must be text, got {type(text).__name__}")
+        message = Message(role, text, name=metadata.pop("name", None), metadata=metadata or None)
+        await self.memory.provision(identity)
+        await self.memory.add_messages(identity.thread_id, [message])
 
     @fail_soft("autogen clear", None, fields=_ids)
     async def clear(self) -> None:
