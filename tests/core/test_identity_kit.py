@@ -9,7 +9,13 @@ from typing import Any
 import pytest
 
 from zepkit.core import ConfigurationError, FailSoft, Identity, MemoryLoop
-from zepkit.core.spi import IdentityResolver, check_memory, fail_soft, search_tool_option
+from zepkit.core.spi import (
+    IdentityResolver,
+    check_memory,
+    fail_soft,
+    fail_soft_sync,
+    search_tool_option,
+)
 
 
 @dataclass
@@ -137,3 +143,33 @@ async def test_fail_soft_hooks_follow_on_error(memory: MemoryLoop) -> None:
     strict = Hook(MemoryLoop(memory.backend, on_error="raise"))
     with pytest.raises(RuntimeError, match="boom"):
         await strict.run(True)
+
+
+class SyncHook:
+    def __init__(self, memory: MemoryLoop) -> None:
+        self.memory = memory
+        self.thread_id = "t-7"
+
+    @fail_soft_sync("sync hook", 0, fields=lambda hook, fail: {"thread_id": hook.thread_id})
+    def run(self, fail: bool) -> int:
+        if fail:
+            raise RuntimeError("boom")
+        return 1
+
+
+def test_sync_hooks_follow_on_error(caplog: pytest.LogCaptureFixture) -> None:
+    backend = MemoryLoop.local().backend
+    hook = SyncHook(MemoryLoop(backend))
+    assert hook.run(False) == 1
+    with caplog.at_level(logging.WARNING, logger="zepkit.core"):
+        assert hook.run(True) == 0
+    [record] = caplog.records
+    assert "sync hook failed (RuntimeError)" in record.getMessage()
+    assert "thread_id='t-7'" in record.getMessage()
+    with pytest.raises(RuntimeError, match="boom"):
+        SyncHook(MemoryLoop(backend, on_error="raise")).run(True)
+    seen: list[tuple[str, str]] = []
+    called = SyncHook(MemoryLoop(backend, on_error=lambda s, e: seen.append((s, str(e)))))
+    assert called.run(True) == 0
+    assert seen == [("sync hook", "boom")]
+    assert SyncHook.run.__name__ == "run"  # the hook keeps its name for the framework

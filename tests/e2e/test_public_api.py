@@ -76,6 +76,7 @@ PUBLIC: dict[str, list[str]] = {
         "check_search_options",
         "compose_context",
         "fail_soft",
+        "fail_soft_sync",
         "format_results",
         "is_rendered_block",
         "missing_framework",

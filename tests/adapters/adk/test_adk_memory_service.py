@@ -125,6 +125,9 @@ async def test_service_fails_soft(
         found = await service.search_memory(app_name=APP, user_id="alice", query="Lisbon")
     assert found.memories == []
     assert [r for r in caplog.records if r.name.startswith("zepkit")]
+    lines = [r.getMessage() for r in caplog.records]
+    ingest = [line for line in lines if "adk add_session_to_memory" in line]
+    assert len(ingest) == 1 and "user_id='alice' session_id='s1' events=" in ingest[0]
     assert all("Beatrix" not in r.getMessage() for r in caplog.records)
     await failing.aclose()
 

@@ -318,3 +318,26 @@ async def test_on_error_raise_surfaces_the_failure() -> None:
             await harness.run_turn(user_id="alice", thread_id="s1", text="hi", reply="hello")
     finally:
         await memory.aclose()
+
+
+async def test_a_failure_in_after_run_goes_to_on_error_and_the_run_ends() -> None:
+    seen: list[str] = []
+
+    def on_error(stage: str, exc: BaseException) -> None:
+        seen.append(stage)
+        if stage == "capture_reply":
+            raise exc  # out of the loop, into after_run's guard
+
+    failing = FailingBackend(LocalBackend(":memory:"), fail_on=frozenset({"add_messages"}))
+    memory = MemoryLoop(failing, on_error=on_error)
+    client = ScriptedClient()
+    provider = ZepContextProvider(memory)
+    agent = Agent(client=client, context_providers=[provider])
+    session = agent.create_session(session_id="t1")
+    provider.set_identity(session, "gail")
+    client.expect("Hello", "Hi!")
+    try:
+        assert (await agent.run("Hello", session=session)).text == "Hi!"
+    finally:
+        await memory.aclose()
+    assert seen == ["begin_turn", "capture_reply", "agent_framework after_run"]

@@ -374,3 +374,16 @@ def test_user_message_text_from_multimodal_content() -> None:
         UserMessage(content=["look at this", "and this"], source="user"),
     ]
     assert newest_user_text(messages) == "look at this\nand this"
+
+
+async def test_a_failed_add_is_logged_with_its_content_type_and_ids(
+    memory: MemoryLoop, caplog: pytest.LogCaptureFixture
+) -> None:
+    zep = ZepMemory(memory, user_id="alice", thread_id="t1")
+    bad = MemoryContent(content={"a": 1}, mime_type=MemoryMimeType.JSON, metadata={"role": "user"})
+    with caplog.at_level(logging.WARNING, logger="zepkit"):
+        await zep.add(bad)  # a message must be text
+    [record] = caplog.records
+    assert "autogen add failed (TypeError" in record.getMessage()
+    assert "user_id='alice' thread_id='t1'" in record.getMessage()
+    assert "mime_type=" in record.getMessage()

@@ -12,10 +12,10 @@ import pytest
 from livekit.agents import ChatMessage
 from livekit.agents.voice.events import ConversationItemAddedEvent
 
-from zepkit.core import Identity, MemoryLoop
+from zepkit.core import BackendError, Identity, MemoryLoop
 from zepkit.livekit import CONTEXT_ITEM_PREFIX, DEFAULT_RECALL_BUDGET, ZepMemoryAgent
 from zepkit.local import LocalBackend
-from zepkit.testing import SlowBackend
+from zepkit.testing import FailingBackend, SlowBackend
 
 FACT = "My sister Beatrix moved to Lisbon last spring and opened a bakery."
 QUESTION = "Which city does my sister Beatrix live in now?"
@@ -160,3 +160,19 @@ async def test_search_tool_is_offered_and_pins_reach_it() -> None:
     with pytest.raises(ValueError, match="search_tool=False"):
         ZepMemoryAgent(memory, instructions="hi", search_tool=False, limit=3)
     await memory.aclose()
+
+
+async def test_early_provisioning_failures_follow_on_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    failing = FailingBackend(LocalBackend(":memory:"), fail_on=frozenset({"ensure_user"}))
+    alice = Identity(user_id="alice", thread_id="a1")
+    logged = ZepMemoryAgent(MemoryLoop(failing), instructions="Be brief.")
+    with caplog.at_level(logging.WARNING, logger="zepkit"):
+        await logged._provision(alice)
+    [record] = caplog.records
+    assert "livekit provision failed" in record.getMessage()
+    assert "user_id='alice' thread_id='a1'" in record.getMessage()
+    strict = ZepMemoryAgent(MemoryLoop(failing, on_error="raise"), instructions="Be brief.")
+    with pytest.raises(BackendError):
+        await strict._provision(alice)

@@ -24,7 +24,7 @@ from pydantic import BaseModel
 
 from zepkit.core import ConfigurationError, Identity, MemoryLoop
 from zepkit.openai_agents import ZepMemory
-from zepkit.testing import AdapterContract, AdapterHarness, TurnResult
+from zepkit.testing import AdapterContract, AdapterHarness, FailingBackend, TurnResult
 
 pytestmark = pytest.mark.asyncio
 
@@ -371,3 +371,20 @@ async def test_attach_refuses_foreign_hooks_and_pinning_a_disabled_tool(memory: 
         ZepMemory("not a loop")  # type: ignore[arg-type]
     pinned = ZepMemory(memory, limit=3)
     assert "limit" not in pinned.tools[0].params_json_schema["properties"]
+
+
+async def test_a_failure_in_on_end_goes_to_on_error_and_the_run_ends(memory: MemoryLoop) -> None:
+    seen: list[str] = []
+
+    def on_error(stage: str, exc: BaseException) -> None:
+        seen.append(stage)
+        if stage == "capture_reply":
+            raise exc  # out of the loop, into on_end's guard
+
+    failing = FailingBackend(memory.backend, fail_on=frozenset({"add_messages"}))
+    loop = MemoryLoop(failing, on_error=on_error)
+    ana = Identity(user_id="ana", thread_id="ana-1")
+    agent = ZepMemory(loop).attach(Agent(name="a", model=ScriptedModel(["Hi!"])))
+    result = await Runner.run(agent, "hello", context=ana)
+    assert result.final_output == "Hi!"
+    assert seen == ["begin_turn", "capture_reply", "openai_agents on_end"]

@@ -17,7 +17,7 @@ from strands.models import Model
 
 from zepkit.core import ConfigurationError, Identity, MemoryLoop
 from zepkit.strands import ZepMemory
-from zepkit.testing import AdapterContract, AdapterHarness, TurnResult
+from zepkit.testing import AdapterContract, AdapterHarness, FailingBackend, TurnResult
 
 pytestmark = pytest.mark.asyncio
 
@@ -318,3 +318,21 @@ async def test_concurrent_agents_of_two_users_stay_apart(memory: MemoryLoop) -> 
     await asyncio.gather(*(agent.invoke_async("My locker?") for agent in agents))
     assert "ZEBRA" in models["ana"].inputs[0] and "ZEBRA" in models["ana"].inputs[1]
     assert not any("ZEBRA" in seen for seen in models["bo"].inputs)
+
+
+async def test_failures_escaping_the_loop_go_to_on_error_as_the_hooks_stage(
+    memory: MemoryLoop,
+) -> None:
+    seen: list[str] = []
+
+    def on_error(stage: str, exc: BaseException) -> None:
+        seen.append(stage)
+        if not stage.startswith("strands"):
+            raise exc  # out of the loop, into the hook's guard
+
+    failing = FailingBackend(memory.backend, fail_on=frozenset({"add_messages"}))
+    zep = ZepMemory(MemoryLoop(failing, on_error=on_error), search_tool=False)
+    agent = make_agent(zep, ScriptedModel(["Tea."]), state=ANA, system_prompt="Be brief.")
+    await agent.invoke_async("Tea?")
+    assert seen == ["begin_turn", "strands before_invocation"]
+    assert agent.system_prompt == "Be brief."

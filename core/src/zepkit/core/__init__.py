@@ -28,7 +28,7 @@ from zepkit.core._limits import (
     MAX_QUERY_CHARS,
     MAX_SEARCH_LIMIT,
 )
-from zepkit.core._loop import ContextBuilder, ContextInput, MemoryLoop, SyncMemory
+from zepkit.core._loop import MemoryLoop
 from zepkit.core._models import (
     DataType,
     Entity,
@@ -47,7 +47,9 @@ from zepkit.core._models import (
 )
 from zepkit.core._rendering import DEFAULT_TEMPLATE, render_context
 from zepkit.core._search_tool import SearchTool
+from zepkit.core._sync import SyncMemory
 from zepkit.core._transfer import TransferCounts, export_memory, import_memory
+from zepkit.core._turn import ContextBuilder, ContextInput
 from zepkit.core._version import __version__ as __version__
 
 __all__ = [

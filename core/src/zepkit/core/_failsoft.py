@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Awaitable, Callable
-from typing import Concatenate, Literal, ParamSpec, Protocol, TypeAlias, TypeVar
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from typing import Any, Concatenate, Literal, ParamSpec, Protocol, TypeAlias, TypeVar
 
 from zepkit.core._errors import ZepkitError
 
@@ -19,6 +19,7 @@ OnError: TypeAlias = Literal["log", "raise"] | ErrorCallback
 
 P = ParamSpec("P")
 T = TypeVar("T")
+D = TypeVar("D")
 
 
 class FailSoft:
@@ -63,24 +64,62 @@ class _HasPolicy(Protocol):
 
 S = TypeVar("S", bound=HasFailSoft)
 
+Fields: TypeAlias = Callable[..., Mapping[str, object]]
+"""The ids and lengths a guarded hook's log line carries: called with the hook's own arguments
+(`self` first), it must not raise."""
+
+
+def _absorb(
+    stage: str,
+    exc: Exception,
+    fields: Fields | None,
+    self: HasFailSoft,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> None:
+    """Hand a hook's exception to `self.memory`'s policy (which may raise it)."""
+    found = dict(fields(self, *args, **kwargs)) if fields is not None else {}
+    self.memory.failsoft.handle(stage, exc, **found)
+
 
 def fail_soft(
-    stage: str, default: T
+    stage: str, default: D, *, fields: Fields | None = None
 ) -> Callable[
-    [Callable[Concatenate[S, P], Awaitable[T]]], Callable[Concatenate[S, P], Awaitable[T]]
+    [Callable[Concatenate[S, P], Awaitable[T]]],
+    Callable[Concatenate[S, P], Coroutine[Any, Any, T | D]],
 ]:
     """Make an adapter's async hook method fail-soft: an exception goes to `self.memory`'s policy
-    as `stage`, and the hook returns `default` (the framework's turn goes on)."""
+    as `stage` (with `fields(self, *args, **kwargs)` in the log line), and the hook returns
+    `default` (the framework's turn goes on)."""
 
     def decorate(
         method: Callable[Concatenate[S, P], Awaitable[T]],
-    ) -> Callable[Concatenate[S, P], Awaitable[T]]:
+    ) -> Callable[Concatenate[S, P], Coroutine[Any, Any, T | D]]:
         @functools.wraps(method)
-        async def guarded(self: S, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        async def guarded(self: S, /, *args: P.args, **kwargs: P.kwargs) -> T | D:
             try:
                 return await method(self, *args, **kwargs)
             except Exception as exc:
-                self.memory.failsoft.handle(stage, exc)
+                _absorb(stage, exc, fields, self, args, kwargs)
+                return default
+
+        return guarded
+
+    return decorate
+
+
+def fail_soft_sync(
+    stage: str, default: D, *, fields: Fields | None = None
+) -> Callable[[Callable[Concatenate[S, P], T]], Callable[Concatenate[S, P], T | D]]:
+    """`fail_soft` for the synchronous hooks of blocking frameworks (CrewAI's LLM-call hooks)."""
+
+    def decorate(method: Callable[Concatenate[S, P], T]) -> Callable[Concatenate[S, P], T | D]:
+        @functools.wraps(method)
+        def guarded(self: S, /, *args: P.args, **kwargs: P.kwargs) -> T | D:
+            try:
+                return method(self, *args, **kwargs)
+            except Exception as exc:
+                _absorb(stage, exc, fields, self, args, kwargs)
                 return default
 
         return guarded

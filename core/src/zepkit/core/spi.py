@@ -9,7 +9,7 @@ Backends implement `Backend` and declare what they can do in `Capabilities`.
 from zepkit.core._backend import Backend, Capabilities, SearchRequest, UserProfile
 from zepkit.core._coerce import as_memory
 from zepkit.core._extras import missing_framework
-from zepkit.core._failsoft import fail_soft
+from zepkit.core._failsoft import fail_soft, fail_soft_sync
 from zepkit.core._identity import IdentityFunction, IdentityResolver, IdentitySource
 from zepkit.core._options import check_memory, search_tool_option
 from zepkit.core._rendering import compose_context, is_rendered_block, strip_rendered_block
@@ -34,6 +34,7 @@ __all__ = [
     "check_search_options",
     "compose_context",
     "fail_soft",
+    "fail_soft_sync",
     "format_results",
     "is_rendered_block",
     "missing_framework",

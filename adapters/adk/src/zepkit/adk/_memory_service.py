@@ -14,13 +14,17 @@ from google.genai import types
 
 from zepkit.adk._identity import content_text, has_tool_parts, resolve_identity
 from zepkit.core import Identity, MemoryLoop, Message, Scope, SearchResults
-from zepkit.core.spi import as_memory, check_search_options
+from zepkit.core.spi import as_memory, check_search_options, fail_soft
 
 if TYPE_CHECKING:
     from google.adk.events.event import Event
     from google.adk.sessions.session import Session
 
 EVENT_ID_KEY = "adk_event_id"
+
+
+def _session_fields(_: object, session: Session) -> dict[str, object]:
+    return {"user_id": session.user_id, "session_id": session.id, "events": len(session.events)}
 
 
 class ZepMemoryService(BaseMemoryService):
@@ -43,20 +47,12 @@ class ZepMemoryService(BaseMemoryService):
         self.limit = limit
         self._ingest_lock = asyncio.Lock()
 
+    @fail_soft("adk add_session_to_memory", None, fields=_session_fields)
     async def add_session_to_memory(self, session: Session) -> None:
         """Store the session's new messages; calling it again for the same session adds nothing."""
-        try:
-            identity = resolve_identity(session.state, session.user_id, session.id)
-            async with self._ingest_lock:
-                await self._ingest(identity, session.events)
-        except Exception as exc:
-            self.memory.failsoft.handle(
-                "adk add_session_to_memory",
-                exc,
-                user_id=session.user_id,
-                session_id=session.id,
-                events=len(session.events),
-            )
+        identity = resolve_identity(session.state, session.user_id, session.id)
+        async with self._ingest_lock:
+            await self._ingest(identity, session.events)
 
     async def _ingest(self, identity: Identity, events: list[Event]) -> None:
         await self.memory.provision(identity)

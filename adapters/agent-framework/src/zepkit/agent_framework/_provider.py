@@ -12,9 +12,14 @@ from zepkit.agent_framework._identity import IdentityResolver, identity_state, r
 from zepkit.agent_framework._messages import final_reply, user_text
 from zepkit.agent_framework._tool import wrap_search
 from zepkit.core import Identity, MemoryLoop, SearchTool
-from zepkit.core.spi import check_id, check_memory
+from zepkit.core.spi import check_id, check_memory, fail_soft
 
 DEFAULT_SOURCE_ID = "zepkit"
+
+
+def _session_id(_: object, **hook: Any) -> dict[str, object]:
+    """The ids a hook's failure is logged with: its session's id."""
+    return {"session_id": hook["session"].session_id}
 
 
 @dataclass(frozen=True)
@@ -125,6 +130,7 @@ class ZepContextProvider(ContextProvider):
                 "agent_framework before_run", exc, session_id=session.session_id
             )
 
+    @fail_soft("agent_framework after_run", None, fields=_session_id)
     async def after_run(
         self,
         *,
@@ -138,14 +144,9 @@ class ZepContextProvider(ContextProvider):
         turn = context.metadata.pop(self.source_id, None)
         if not isinstance(turn, _Turn) or context.response is None:
             return
-        try:
-            await self.memory.capture_reply(
-                turn.identity,
-                final_reply(context.response.messages),
-                turn_id=turn.turn_id,
-                name=getattr(agent, "name", None) or None,
-            )
-        except Exception as exc:
-            self.memory.failsoft.handle(
-                "agent_framework after_run", exc, session_id=session.session_id
-            )
+        await self.memory.capture_reply(
+            turn.identity,
+            final_reply(context.response.messages),
+            turn_id=turn.turn_id,
+            name=getattr(agent, "name", None) or None,
+        )

@@ -22,18 +22,20 @@ from crewai.hooks import (
 )
 
 from zepkit.core import Identity, MemoryLoop
-from zepkit.core.spi import strip_rendered_block
+from zepkit.core.spi import check_memory, fail_soft_sync, strip_rendered_block
+from zepkit.crewai._identity import fixed_identity, ids
 
 SEPARATOR = "\n\n"
 
 
 class ZepMemoryHooks:
-    """The hooks `enable_zep_memory` registered; `disable()` removes exactly these two."""
+    """The hooks `enable_zep_memory` registered; `disable()` removes exactly these two. Without
+    an identity (None) they do nothing."""
 
     def __init__(
-        self, memory: MemoryLoop, identity: Identity, agents: Sequence[Any] | None = None
+        self, memory: MemoryLoop, identity: Identity | None, agents: Sequence[Any] | None = None
     ) -> None:
-        self.memory = memory
+        self.memory = check_memory(memory)
         self.identity = identity
         self.agents = list(agents) if agents is not None else None
         self._lock = threading.Lock()
@@ -62,34 +64,32 @@ class ZepMemoryHooks:
                 unregister_after_llm_call_hook(self.after_llm_call)
                 self._enabled = False
 
+    @fail_soft_sync("crewai before_llm_call", None, fields=ids)
     def before_llm_call(self, context: LLMCallHookContext) -> None:
         """Persist the task input once and place this turn's block in the system message."""
-        if not self._applies(context):
+        identity = self.identity
+        if identity is None or not self._applies(context):
             return
-        try:
-            text = _task_input(context)
-            if not text:
-                return
-            block = self.memory.sync.begin_turn(self.identity, text, turn_id=self._turn_id(context))
-            place_block(context.messages, block, self.memory.template)
-        except Exception as exc:
-            self._failed("crewai before_llm_call", exc)
+        text = _task_input(context)
+        if not text:
+            return
+        block = self.memory.sync.begin_turn(identity, text, turn_id=self._turn_id(context))
+        place_block(context.messages, block, self.memory.template)
 
+    @fail_soft_sync("crewai after_llm_call", None, fields=ids)
     def after_llm_call(self, context: LLMCallHookContext) -> None:
         """Capture the final answer of the task execution (tool calls are skipped)."""
-        if not self._applies(context):
+        identity = self.identity
+        if identity is None or not self._applies(context):
             return
-        try:
-            answer = final_answer(context)
-            if answer:
-                self.memory.sync.capture_reply(
-                    self.identity,
-                    answer,
-                    turn_id=self._turn_id(context),
-                    name=getattr(context.agent, "role", None),
-                )
-        except Exception as exc:
-            self._failed("crewai after_llm_call", exc)
+        answer = final_answer(context)
+        if answer:
+            self.memory.sync.capture_reply(
+                identity,
+                answer,
+                turn_id=self._turn_id(context),
+                name=getattr(context.agent, "role", None),
+            )
 
     def _applies(self, context: LLMCallHookContext) -> bool:
         if self.agents is None:
@@ -115,32 +115,33 @@ class ZepMemoryHooks:
                     self._loose_turns.pop(next(iter(self._loose_turns)))
         return held[1]
 
-    def _failed(self, stage: str, exc: Exception) -> None:
-        self.memory.failsoft.handle(
-            stage, exc, user_id=self.identity.user_id, thread_id=self.identity.thread_id
-        )
-
 
 def enable_zep_memory(
     memory: MemoryLoop,
     *,
-    user_id: str,
-    thread_id: str,
+    user_id: str | None = None,
+    thread_id: str | None = None,
     agents: Sequence[Any] | None = None,
     first_name: str | None = None,
     last_name: str | None = None,
     email: str | None = None,
+    identity: Identity | None = None,
 ) -> ZepMemoryHooks:
     """Give every LLM call of `agents` (Agent objects or roles; all agents when None) the user's
-    memory block, persist each task input and final answer; call before `kickoff()`."""
-    identity = Identity(
+    memory block, persist each task input and final answer; call before `kickoff()`. The user is
+    `user_id` / `thread_id` with the optional profile fields, or a zepkit `Identity`; without one
+    the loop's `on_error` hears of it once, here, and the hooks do nothing."""
+    found = fixed_identity(
+        check_memory(memory),
+        identity,
         user_id=user_id,
         thread_id=thread_id,
         first_name=first_name,
         last_name=last_name,
         email=email,
+        where="enable_zep_memory",
     )
-    return ZepMemoryHooks(memory, identity, agents).enable()
+    return ZepMemoryHooks(memory, found, agents).enable()
 
 
 def place_block(messages: list[Any], block: str, template: str) -> None:

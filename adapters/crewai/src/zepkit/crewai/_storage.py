@@ -20,7 +20,8 @@ from zepkit.core import (
     NotFoundError,
     SearchResults,
 )
-from zepkit.core.spi import compose_context
+from zepkit.core.spi import check_memory, compose_context, fail_soft
+from zepkit.crewai._identity import fixed_identity, ids
 
 Record = dict[str, Any]
 """One search result: `{"context": text, "score": float, "metadata": {...}}`."""
@@ -30,40 +31,49 @@ _RESERVED = ("type", "role", "name")
 
 class ZepStorage:
     """One user's memory as seen from one thread: messages go to the thread, data to the
-    user's graph, and a search combines the thread's context with facts matching the query."""
+    user's graph, and a search combines the thread's context with facts matching the query.
+
+    The user is `user_id` / `thread_id` with the optional profile fields, or a zepkit `Identity`;
+    without one the loop's `on_error` hears of it once, here, and the storage stays empty."""
 
     def __init__(
         self,
         memory: MemoryLoop,
         *,
-        user_id: str,
-        thread_id: str,
+        user_id: str | None = None,
+        thread_id: str | None = None,
         first_name: str | None = None,
         last_name: str | None = None,
         email: str | None = None,
+        identity: Identity | None = None,
     ) -> None:
-        self.memory = memory
-        self.identity = Identity(
+        self.memory = check_memory(memory)
+        self.identity = fixed_identity(
+            self.memory,
+            identity,
             user_id=user_id,
             thread_id=thread_id,
             first_name=first_name,
             last_name=last_name,
             email=email,
+            where="ZepStorage",
         )
 
     @property
-    def user_id(self) -> str:
-        return self.identity.user_id
+    def user_id(self) -> str | None:
+        return self.identity.user_id if self.identity is not None else None
 
     @property
-    def thread_id(self) -> str:
-        return self.identity.thread_id
+    def thread_id(self) -> str | None:
+        return self.identity.thread_id if self.identity is not None else None
 
     def save(self, value: Any, metadata: Mapping[str, Any] | None = None) -> None:
         """Store `value`: `metadata["type"]` "message" (with "role", "name") adds it to the
         thread; "text" (the default) or "json" adds it to the user's graph as data."""
         kind, extra = _kind(metadata)
         text = _as_text(value, kind)
+        if self.identity is None:
+            return
         if kind == "message":
             message = _message(text, metadata or {}, extra, default_name=self.identity.display_name)
             self.memory.sync.run(self._save_message(message))
@@ -71,13 +81,15 @@ class ZepStorage:
             self.memory.sync.run(self._save_data(text, kind, extra))
 
     async def _save_message(self, message: Message) -> None:
-        if await self._provisioned():
-            await self.memory.add_messages(self.thread_id, [message])
+        identity = await self._provisioned()
+        if identity is not None:
+            await self.memory.add_messages(identity.thread_id, [message])
 
     async def _save_data(self, text: str, kind: DataType, extra: dict[str, Any]) -> None:
-        if await self._provisioned():
+        identity = await self._provisioned()
+        if identity is not None:
             await self.memory.add_data(
-                text, type=kind, user_id=self.user_id, metadata=extra or None
+                text, type=kind, user_id=identity.user_id, metadata=extra or None
             )
 
     def search(self, query: str, limit: int = 5, score_threshold: float = 0.0) -> list[Record]:
@@ -92,11 +104,13 @@ class ZepStorage:
     ) -> list[Record]:
         """Async twin of `search`."""
         query = _query(query)
-        if not await self._provisioned():
+        identity = await self._provisioned()
+        if identity is None:
             return []
+        user_id, thread_id = identity.user_id, identity.thread_id
         context, found = await asyncio.gather(
-            self.memory.get_context(self.thread_id),
-            self.memory.search(query, user_id=self.user_id, scope="edges", limit=limit),
+            self.memory.get_context(thread_id),
+            self.memory.search(query, user_id=user_id, scope="edges", limit=limit),
         )
         facts = [
             fact
@@ -104,7 +118,7 @@ class ZepStorage:
             if not context or fact.fact not in context
         ]
         text = _join([context, compose_context(facts, [])])
-        metadata = {"user_id": self.user_id, "thread_id": self.thread_id, "facts": len(facts)}
+        metadata = {"user_id": user_id, "thread_id": thread_id, "facts": len(facts)}
         return [_record(text, metadata)] if text else []
 
     def reset(self) -> None:
@@ -113,22 +127,22 @@ class ZepStorage:
         self.memory.sync.run(self._reset())
 
     async def _reset(self) -> None:
+        identity = self.identity
+        if identity is None:
+            return
         try:
-            await self.memory.delete_thread(self.thread_id)
+            await self.memory.delete_thread(identity.thread_id)
         except NotFoundError:
             return
         # The loop remembers this thread as provisioned, so it is recreated here.
-        await self.memory.ensure_thread(self.thread_id, user_id=self.user_id)
+        await self.memory.ensure_thread(identity.thread_id, user_id=identity.user_id)
 
-    async def _provisioned(self) -> bool:
-        try:
+    @fail_soft("crewai storage", None, fields=ids)
+    async def _provisioned(self) -> Identity | None:
+        """The identity once its user and thread exist; None: no memory this time."""
+        if self.identity is not None:
             await self.memory.provision(self.identity)
-        except Exception as exc:
-            self.memory.failsoft.handle(
-                "crewai storage", exc, user_id=self.user_id, thread_id=self.thread_id
-            )
-            return False
-        return True
+        return self.identity
 
 
 class ZepGraphStorage:

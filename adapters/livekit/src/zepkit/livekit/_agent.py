@@ -23,6 +23,7 @@ from zepkit.core.spi import (
     SEARCH_PARAMETERS,
     IdentityResolver,
     check_memory,
+    fail_soft,
     search_tool_option,
 )
 from zepkit.livekit._tool import wrap_search
@@ -55,6 +56,10 @@ class _Unset(enum.Enum):
 
 
 _UNSET = _Unset.UNSET
+
+
+def _ids(_: object, identity: Identity) -> dict[str, str]:
+    return {"user_id": identity.user_id, "thread_id": identity.thread_id}
 
 
 class ZepMemoryMixin:
@@ -235,13 +240,9 @@ class ZepMemoryMixin:
         task.add_done_callback(self._tasks.discard)
         return task
 
+    @fail_soft("livekit provision", None, fields=_ids)
     async def _provision(self, identity: Identity) -> None:
-        try:
-            await self.memory.provision(identity)
-        except Exception as exc:
-            self.memory.failsoft.handle(
-                "livekit provision", exc, user_id=identity.user_id, thread_id=identity.thread_id
-            )
+        await self.memory.provision(identity)
 
 
 class ZepMemoryAgent(ZepMemoryMixin, Agent):

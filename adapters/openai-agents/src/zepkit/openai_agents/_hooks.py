@@ -17,7 +17,7 @@ from typing import Any, TypeAlias
 from agents import Agent, AgentHooks, FunctionTool, RunContextWrapper
 
 from zepkit.core import Identity, MemoryLoop, SearchTool
-from zepkit.core.spi import search_tool_option
+from zepkit.core.spi import fail_soft, search_tool_option
 from zepkit.openai_agents._identity import STAGE, IdentityResolver, run_identity
 from zepkit.openai_agents._messages import output_text, user_text
 from zepkit.openai_agents._tool import wrap_search
@@ -112,14 +112,12 @@ class ZepMemory(AgentHooks[Any]):
             return ""
         return await self.memory.begin_turn(identity, text, turn_id=turn_id)
 
+    @fail_soft("openai_agents on_end", None)
     async def on_end(self, context: RunContextWrapper[Any], agent: Agent[Any], output: Any) -> None:
         """Store the run's final output (fires once per run, never for tool-call steps). Never
         raises unless the loop's `on_error` says so."""
-        try:
-            identity = await self.resolver.resolve(
-                context.context, self.memory.failsoft, STAGE, report=False
-            )
-            if identity is not None:
-                await self.memory.capture_reply(identity, output_text(output), name=agent.name)
-        except Exception as exc:
-            self.memory.failsoft.handle("openai_agents on_end", exc)
+        identity = await self.resolver.resolve(
+            context.context, self.memory.failsoft, STAGE, report=False
+        )
+        if identity is not None:
+            await self.memory.capture_reply(identity, output_text(output), name=agent.name)

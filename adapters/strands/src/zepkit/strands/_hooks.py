@@ -20,7 +20,7 @@ from strands.tools import PythonAgentTool
 from strands.types.content import SystemContentBlock
 
 from zepkit.core import Identity, MemoryLoop, SearchTool
-from zepkit.core.spi import search_tool_option
+from zepkit.core.spi import fail_soft, search_tool_option
 from zepkit.strands._identity import STAGE, IdentityResolver, run_identity
 from zepkit.strands._messages import reply_text, user_text
 from zepkit.strands._tool import search_agent_tool
@@ -82,6 +82,7 @@ class ZepMemory(HookProvider):
             (agent, invocation_state), self.memory.failsoft, STAGE, report=report
         )
 
+    @fail_soft("strands before_invocation", None)
     async def before_invocation(self, event: BeforeInvocationEvent) -> None:
         """Persist the user's message and append the memory block to the system prompt. Never
         raises unless the loop's `on_error` says so."""
@@ -89,20 +90,18 @@ class ZepMemory(HookProvider):
         stale = self._turns.pop(agent, None)
         if stale is not None and stale.swapped:  # an invocation that never reached its end
             agent.system_prompt = stale.prompt
-        try:
-            identity = await self.resolve_identity(agent, event.invocation_state)
-            text = user_text(event.messages)
-            if identity is None or not text:
-                return
-            turn_id = f"strands-{uuid.uuid4().hex}"
-            block = await self.memory.begin_turn(identity, text, turn_id=turn_id)
-            prompt = _system_prompt(agent)
-            self._turns[agent] = _Turn(identity, turn_id, prompt, swapped=bool(block))
-            if block:
-                agent.system_prompt = _with_block(prompt, block)
-        except Exception as exc:
-            self.memory.failsoft.handle("strands before_invocation", exc)
+        identity = await self.resolve_identity(agent, event.invocation_state)
+        text = user_text(event.messages)
+        if identity is None or not text:
+            return
+        turn_id = f"strands-{uuid.uuid4().hex}"
+        block = await self.memory.begin_turn(identity, text, turn_id=turn_id)
+        prompt = _system_prompt(agent)
+        self._turns[agent] = _Turn(identity, turn_id, prompt, swapped=bool(block))
+        if block:
+            agent.system_prompt = _with_block(prompt, block)
 
+    @fail_soft("strands after_invocation", None)
     async def after_invocation(self, event: AfterInvocationEvent) -> None:
         """Put the system prompt back and store the final reply, once, when the invocation's
         input was stored. Never raises unless the loop's `on_error` says so."""
@@ -110,17 +109,14 @@ class ZepMemory(HookProvider):
         turn = self._turns.pop(agent, None)
         if turn is None:
             return
-        try:
-            if turn.swapped:
-                agent.system_prompt = turn.prompt
-            await self.memory.capture_reply(
-                turn.identity,
-                reply_text(event.result),
-                turn_id=turn.turn_id,
-                name=getattr(agent, "name", None) or None,
-            )
-        except Exception as exc:
-            self.memory.failsoft.handle("strands after_invocation", exc)
+        if turn.swapped:
+            agent.system_prompt = turn.prompt
+        await self.memory.capture_reply(
+            turn.identity,
+            reply_text(event.result),
+            turn_id=turn.turn_id,
+            name=getattr(agent, "name", None) or None,
+        )
 
 
 def _system_prompt(agent: Agent) -> _SystemPrompt:
