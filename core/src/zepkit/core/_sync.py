@@ -12,7 +12,7 @@ import asyncio
 import threading
 from collections.abc import Awaitable, Coroutine, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from zepkit.core._limits import DEFAULT_PAGE_SIZE, DEFAULT_SEARCH_LIMIT
 from zepkit.core._models import (
@@ -141,7 +141,7 @@ class SyncMemory:
         *,
         user_id: str | None = None,
         graph_id: str | None = None,
-        scope: Scope = "edges",
+        scope: Scope | Sequence[Scope] | Literal["all"] = "edges",
         reranker: Reranker | None = "rrf",
         limit: int = DEFAULT_SEARCH_LIMIT,
         mmr_lambda: float | None = None,
