@@ -172,10 +172,14 @@ def supervise(count: int, serve: Serve, banner: str) -> int:
 def _parser(prog: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog,
-        description="A Zep-compatible memory server (API v4 and v3) on zepkit's local engine.",
+        description="A Zep-compatible memory server (API v4 and v3) on zepkit's local engine "
+        "or any backend.",
     )
     parser.add_argument(
-        "--db", required=True, type=Path, help="data folder: one database per project"
+        "--db",
+        required=True,
+        type=Path,
+        help="data folder: each project's database (local backend) and its UUIDs",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free)")
