@@ -11,11 +11,14 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+import pytest
+
+from zepkit.server.cli import supervise
 
 KEY = "workers-key-0001"
 HEADERS = {"Authorization": f"Api-Key {KEY}"}
@@ -176,3 +179,25 @@ def test_workers_serve_one_port_and_stop_together(tmp_path: Path) -> None:
             process.wait()
         if process.stdout is not None:
             process.stdout.close()
+
+
+def test_workers_that_cannot_start_end_the_server(capfd: pytest.CaptureFixture[str]) -> None:
+    def broken(started: Callable[[], object]) -> None:
+        raise RuntimeError("no database for this worker")
+
+    assert supervise(2, broken, "the banner") == 1
+    out, err = capfd.readouterr()
+    assert "the banner" not in out and err.count("RuntimeError: no database") == 2
+
+
+def test_a_worker_that_ends_on_its_own_stops_the_others(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    def short_lived(started: Callable[[], object]) -> None:
+        started()
+        time.sleep(0.2)  # then it returns, as a worker whose server stopped by itself would
+
+    began = time.monotonic()
+    assert supervise(2, short_lived, "the banner") == 1
+    assert time.monotonic() - began < 10
+    assert "the banner" in capfd.readouterr().out

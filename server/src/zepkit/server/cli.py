@@ -109,8 +109,13 @@ def _server(
 def _worker(serve: Serve, ready: int) -> None:
     """A forked worker: serve, tell the parent once listening, and never return to its code."""
     code = 1
+
+    def started() -> None:
+        os.write(ready, b".")
+        os.close(ready)  # so the parent sees the pipe end once every worker has spoken or died
+
     try:
-        serve(lambda: os.write(ready, b"."))
+        serve(started)
         code = 0
     except BaseException:  # a worker reports it, then ends with status 1
         traceback.print_exc()
@@ -118,55 +123,72 @@ def _worker(serve: Serve, ready: int) -> None:
         os._exit(code)
 
 
+class _Workers:
+    """The forked workers of one server and whether they are being stopped."""
+
+    def __init__(self) -> None:
+        self.pids: set[int] = set()
+        self.stopping = False
+
+    def stop(self, signum: int = signal.SIGTERM, frame: FrameType | None = None) -> None:
+        """Ask every worker to finish its requests in flight and end (also a signal handler)."""
+        self.stopping = True
+        for pid in self.pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+
+    def start(self, count: int, serve: Serve) -> bool:
+        """Fork `count` workers; True once all of them listen, False when one did not start."""
+        read_end, write_end = os.pipe()
+        for _ in range(count):
+            pid = os.fork()
+            if pid == 0:
+                os.close(read_end)
+                _worker(serve, write_end)
+            self.pids.add(pid)
+        os.close(write_end)
+        started = 0
+        while started < count:
+            chunk = os.read(read_end, count - started)
+            if not chunk:  # every worker has spoken or ended: one failed to start
+                break
+            started += len(chunk)
+        os.close(read_end)
+        return started == count
+
+    def wait(self) -> int:
+        """Wait for every worker; 0 when all ended cleanly because they were asked to."""
+        code = 0
+        while self.pids:
+            try:
+                pid, status = os.wait()
+            except ChildProcessError:
+                break
+            self.pids.discard(pid)
+            if not self.stopping:
+                code = 1
+                self.stop()
+            elif os.waitstatus_to_exitcode(status) != 0:
+                code = 1
+        return code
+
+
 def supervise(count: int, serve: Serve, banner: str) -> int:
     """Fork `count` workers, print `banner` once all of them listen, pass SIGINT and SIGTERM
     on as SIGTERM (each finishes its requests in flight), and wait for them. A worker that ends
     on its own stops the others: a process manager restarts the whole server."""
-    children: set[int] = set()
-    stopping = False
-
-    def stop(signum: int, frame: FrameType | None) -> None:
-        nonlocal stopping
-        stopping = True
-        for pid in children:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGTERM)
-
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, stop)
-    read_end, write_end = os.pipe()
-    for _ in range(count):
-        pid = os.fork()
-        if pid == 0:
-            os.close(read_end)
-            _worker(serve, write_end)
-        children.add(pid)
-    os.close(write_end)
-    started = 0
-    while started < count:
-        chunk = os.read(read_end, count - started)
-        if not chunk:  # every worker has ended or closed the pipe: one failed to start
-            break
-        started += len(chunk)
-    os.close(read_end)
-    code = 0
-    if started == count:
-        print(banner, flush=True)
-    else:
-        code = 1
-        stop(signal.SIGTERM, None)
-    while children:
-        try:
-            pid, status = os.wait()
-        except ChildProcessError:
-            break
-        children.discard(pid)
-        if not stopping:
-            code = 1
-            stop(signal.SIGTERM, None)
-        elif os.waitstatus_to_exitcode(status) != 0:
-            code = 1
-    return code
+    workers = _Workers()
+    before = {sig: signal.signal(sig, workers.stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        if workers.start(count, serve):
+            print(banner, flush=True)
+            return workers.wait()
+        workers.stop()
+        workers.wait()
+        return 1
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
 
 
 def _parser(prog: str) -> argparse.ArgumentParser:
