@@ -10,15 +10,16 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import uvicorn
 
 from zepkit.core import MemoryLoop
 from zepkit.server import KeyRing, create_app
-from zepkit.zep import SqliteIdMap
-from zepkit.zep.testing import FakeZep
+
+if TYPE_CHECKING:  # zepkit.zep needs zep-cloud 4.x, and tests/server/v3 runs beside 3.x
+    from zepkit.zep.testing import FakeZep
 
 KEYS = {"alpha-key-0001": "alpha", "bravo-key-0002": "bravo"}
 
@@ -87,6 +88,8 @@ def open_server(tmp_path: Path) -> Iterator[RunningServer]:
 
 @pytest.fixture
 def fake_zep() -> FakeZep:
+    from zepkit.zep.testing import FakeZep
+
     return FakeZep()
 
 
@@ -96,6 +99,8 @@ def start_on_zep(tmp_path: Path, fake_zep: FakeZep) -> Start:
     project's `MemoryLoop.zep` drives the real SDK, whose HTTP lands in `fake_zep` through an
     httpx transport. Thread ids persist in the data folder, as `zepkit serve --backend zep`
     keeps them."""
+    from zepkit.zep import SqliteIdMap
+
     data = tmp_path / "data"
 
     def memory(project: str) -> MemoryLoop:
