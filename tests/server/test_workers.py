@@ -137,7 +137,8 @@ def _opened(pid: int, name: str) -> bool:
     return any(os.readlink(folder / fd).endswith(name) for fd in os.listdir(folder))
 
 
-def test_workers_serve_one_port_and_stop_together(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
+def test_workers_serve_one_port_and_stop_together(tmp_path: Path, stop: int) -> None:
     env = {**os.environ, "ZEPKIT_API_KEYS": f"{KEY}=app"}
     command = [sys.executable, "-m", "zepkit.server.cli", "--db", str(tmp_path), "--port", "0"]
     command += ["--workers", "2", "--retriever", "lexical"]
@@ -170,7 +171,7 @@ def test_workers_serve_one_port_and_stop_together(tmp_path: Path) -> None:
         assert all(_opened(pid, "app.db") for pid in workers)
         listed = httpx.get(url, headers=HEADERS).json()
         assert listed["total_size"] == sent  # nothing lost
-        process.send_signal(signal.SIGTERM)
+        process.send_signal(stop)
         assert process.wait(timeout=20) == 0
         assert not any(Path(f"/proc/{pid}").exists() for pid in workers)
     finally:

@@ -144,6 +144,9 @@ class _Workers:
             pid = os.fork()
             if pid == 0:
                 os.close(read_end)
+                # A group of its own: Ctrl-C in a terminal reaches the parent only, which passes
+                # it on once as SIGTERM (uvicorn takes a second signal as "stop at once").
+                os.setpgid(0, 0)
                 _worker(serve, write_end)
             self.pids.add(pid)
         os.close(write_end)
