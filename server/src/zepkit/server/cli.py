@@ -95,7 +95,9 @@ def _server(
         # The app is made here, in the process that serves: a worker opens its own databases.
         backend = local_backend(retriever) if factory is None else None
         app = create_app(data, keys=keys, backend_factory=backend, memory_factory=factory)
-        config = uvicorn.Config(app, log_level="warning", lifespan="on")
+        # No access log: at level warning it is never written, yet each request would still
+        # format its path and client address for it.
+        config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
         # uvicorn shuts down gracefully on SIGINT/SIGTERM, then raises the signal again for the
         # handler that was there before it: ours turns that into a normal exit.
         for stop in (signal.SIGINT, signal.SIGTERM):
