@@ -125,6 +125,19 @@ async def test_two_servers_on_one_folder_see_each_others_writes(tmp_path: Path) 
                     http, f"{v4}/graphs/{owner['uuid']}/search/episodes", {"query": "heron"}
                 )
                 assert found["items"]
+            # a create retried through either server answers as the first did
+            retried = await asyncio.gather(
+                *(
+                    http.post(
+                        f"{v4}/users",
+                        json={"user_id": "retried"},
+                        headers={**HEADERS, "Idempotency-Key": "create-retried-1"},
+                    )
+                    for v4 in (a, b, a, b)
+                )
+            )
+            assert [answer.status_code for answer in retried] == [201] * 4
+            assert len({answer.json()["uuid"] for answer in retried}) == 1
 
 
 def _children(pid: int) -> list[int]:
