@@ -6,7 +6,8 @@ then measures with the real zep-cloud 4.x SDK:
   same call on an in-process `LocalBackend` over the same kind of data (the server's overhead);
 - throughput: CLIENTS concurrent clients, each its own user and thread, each sending TURNS turns
   (add_messages with return_context): turns per second, errors, and messages lost (counted back
-  through the messages list).
+  through the messages list), and the CPU time each turn costs the server (all its workers) and
+  the client (the SDK in this process): on a shared machine, CPU per turn is steadier than time.
 Bounded: every phase has a fixed number of calls and the child is stopped at the end.
 `--quick` shortens both.
 """
@@ -56,10 +57,23 @@ def _percentiles(samples: list[float]) -> dict[str, float]:
     }
 
 
-def _start_server(data: Path) -> tuple[subprocess.Popen[str], str]:
+def _cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) of a process and of its live children (Linux's /proc)."""
+    pids = [pid]
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    if children.exists():
+        pids += [int(child) for child in children.read_text().split()]
+    total = 0
+    for each in pids:
+        fields = Path(f"/proc/{each}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def _start_server(data: Path, workers: int) -> tuple[subprocess.Popen[str], str]:
     command = [
         sys.executable, "-m", "zepkit.server.cli", "--db", str(data), "--port", "0",
-        "--no-auth", "--retriever", "lexical",
+        "--no-auth", "--retriever", "lexical", "--workers", str(workers),
     ]  # fmt: skip
     child = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     assert child.stdout is not None
@@ -108,7 +122,7 @@ async def _through_server(base_url: str, turns: int) -> dict[str, float]:
     return _percentiles(samples)
 
 
-async def _load(base_url: str, clients: int, turns: int) -> dict[str, Any]:
+async def _load(base_url: str, clients: int, turns: int, server_pid: int) -> dict[str, Any]:
     client = AsyncZep(api_key="unused", base_url=base_url, max_retries=0, timeout=60)
     threads = [await _thread(client, f"load-{n}") for n in range(clients)]
     errors = 0
@@ -125,9 +139,15 @@ async def _load(base_url: str, clients: int, turns: int) -> dict[str, Any]:
             except Exception:
                 errors += 1
 
-    started = time.perf_counter()
+    started, server_cpu, client_cpu = (
+        time.perf_counter(),
+        _cpu_seconds(server_pid),
+        time.process_time(),
+    )
     await asyncio.gather(*(run(thread, n) for n, thread in enumerate(threads)))
     elapsed = time.perf_counter() - started
+    server_cpu = _cpu_seconds(server_pid) - server_cpu
+    client_cpu = time.process_time() - client_cpu
     stored = 0
     for thread in threads:
         page = await client.thread.list_messages(thread, page_size=1)
@@ -140,6 +160,8 @@ async def _load(base_url: str, clients: int, turns: int) -> dict[str, Any]:
         "turns_per_second": round(sent / elapsed, 1),
         "errors": errors,
         "lost": sent - errors - stored,
+        "server_cpu_ms_per_turn": round(server_cpu / sent * 1000, 2),
+        "client_cpu_ms_per_turn": round(client_cpu / sent * 1000, 2),
     }
 
 
@@ -147,15 +169,16 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer calls")
     parser.add_argument("--clients", type=int, default=32)
+    parser.add_argument("--workers", type=int, default=1, help="the server's --workers")
     args = parser.parse_args()
     latency_turns, load_turns = (50, 5) if args.quick else (300, 20)
     with tempfile.TemporaryDirectory() as folder:
         data = Path(folder)
         in_process = await _in_process(data, latency_turns)
-        child, base_url = _start_server(data / "served")
+        child, base_url = _start_server(data / "served", args.workers)
         try:
             served = await _through_server(base_url, latency_turns)
-            load = await _load(base_url, args.clients, load_turns)
+            load = await _load(base_url, args.clients, load_turns, child.pid)
         finally:
             child.send_signal(signal.SIGTERM)
             child.wait(timeout=30)
@@ -165,6 +188,7 @@ async def main() -> None:
                 "benchmark": "server",
                 "cpus": os.cpu_count(),
                 "retriever": "lexical",
+                "workers": args.workers,
                 "add_messages_return_context": {
                     "in_process": in_process,
                     "through_server": served,

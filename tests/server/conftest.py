@@ -1,4 +1,5 @@
-"""A real server on 127.0.0.1 (uvicorn on a free port, in a background thread) per test."""
+"""A real server on 127.0.0.1 (uvicorn on a free port, in a background thread) per test: on
+the local engine, or on Zep (the in-repo fake) behind a memory factory."""
 
 from __future__ import annotations
 
@@ -9,11 +10,16 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import uvicorn
 
+from zepkit.core import MemoryLoop
 from zepkit.server import KeyRing, create_app
+
+if TYPE_CHECKING:  # zepkit.zep needs zep-cloud 4.x, and tests/server/v3 runs beside 3.x
+    from zepkit.zep.testing import FakeZep
 
 KEYS = {"alpha-key-0001": "alpha", "bravo-key-0002": "bravo"}
 
@@ -31,12 +37,14 @@ class RunningServer:
 
 
 @contextmanager
-def _serve(data: Path, keys: KeyRing | None) -> Iterator[RunningServer]:
+def serve(data: Path, keys: KeyRing | None, **app_options: Any) -> Iterator[RunningServer]:
+    """`create_app(data, keys=keys, **app_options)` on uvicorn until the block ends."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # as zepkit-serve does
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    config = uvicorn.Config(create_app(data, keys=keys), log_level="warning", lifespan="on")
+    app = create_app(data, keys=keys, **app_options)
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
@@ -61,7 +69,7 @@ Start = Callable[[], AbstractContextManager[RunningServer]]
 def start(tmp_path: Path) -> Start:
     """Starts a server with two API keys (each its own project) on the same data folder each
     time it is called: for restarts."""
-    return lambda: _serve(tmp_path / "data", KeyRing(KEYS))
+    return lambda: serve(tmp_path / "data", KeyRing(KEYS))
 
 
 @pytest.fixture
@@ -74,5 +82,35 @@ def server(start: Start) -> Iterator[RunningServer]:
 @pytest.fixture
 def open_server(tmp_path: Path) -> Iterator[RunningServer]:
     """A server without auth (everything in the project `default`)."""
-    with _serve(tmp_path / "data", None) as running:
+    with serve(tmp_path / "data", None) as running:
+        yield running
+
+
+@pytest.fixture
+def fake_zep() -> FakeZep:
+    from zepkit.zep.testing import FakeZep
+
+    return FakeZep()
+
+
+@pytest.fixture
+def start_on_zep(tmp_path: Path, fake_zep: FakeZep) -> Start:
+    """Starts a server whose projects (two API keys) share one Zep account, the fake: each
+    project's `MemoryLoop.zep` drives the real SDK, whose HTTP lands in `fake_zep` through an
+    httpx transport. Thread ids persist in the data folder, as `zepkit serve --backend zep`
+    keeps them."""
+    from zepkit.zep import SqliteIdMap
+
+    data = tmp_path / "data"
+
+    def memory(project: str) -> MemoryLoop:
+        id_map = SqliteIdMap(data / f"{project}.zep-ids.db")
+        return MemoryLoop.zep(client=fake_zep.client(), id_map=id_map, outbox=None)
+
+    return lambda: serve(data, KeyRing(KEYS), memory_factory=memory)
+
+
+@pytest.fixture
+def zep_server(start_on_zep: Start) -> Iterator[RunningServer]:
+    with start_on_zep() as running:
         yield running

@@ -92,3 +92,74 @@ def test_one_process_per_data_folder(
     again = hold_folder(tmp_path)  # free once the first process is gone
     assert again is not None
     again.close()
+
+
+@pytest.mark.parametrize(
+    ("options", "env", "message"),
+    [
+        (["--backend", "zep"], {}, "--backend zep needs ZEP_API_KEY"),
+        (["--backend", "no_such_module_here:make"], {}, "cannot import no_such_module_here"),
+        (["--backend", "zepkit.server.cli:no_such_thing"], {}, "has no no_such_thing"),
+        (["--backend", "zepkit-server"], {}, "expected local, zep or module:callable"),
+        (["--workers", "0"], {}, "--workers must be at least 1"),
+        (
+            ["--backend", "zep", "--workers", "2"],
+            {"ZEP_API_KEY": "z-test-key"},
+            "--workers above 1 needs the local backend",
+        ),
+    ],
+)
+def test_a_backend_or_worker_count_that_cannot_serve_is_refused(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    options: list[str],
+    env: dict[str, str],
+    message: str,
+) -> None:
+    monkeypatch.setenv("ZEPKIT_API_KEYS", "cli-test-key-1=app")
+    monkeypatch.delenv("ZEP_API_KEY", raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert main(["--db", str(tmp_path), "--port", "0", *options]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "app.db").exists()
+
+
+FACTORY_MODULE = """
+from pathlib import Path
+from zepkit.core import MemoryLoop
+
+def memory(project: str) -> MemoryLoop:
+    return MemoryLoop.local(Path(__file__).parent / f"custom-{project}.db", outbox=None)
+"""
+
+
+def test_serves_a_memory_factory_named_on_the_command_line(tmp_path: Path) -> None:
+    (tmp_path / "my_memory.py").write_text(FACTORY_MODULE)
+    env = {
+        **os.environ,
+        "ZEPKIT_API_KEYS": "cli-test-key-1=app",
+        "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]),
+    }
+    data = tmp_path / "data"
+    command = [sys.executable, *SERVE_COMMANDS["zepkit serve"], "--db", str(data), "--port", "0"]
+    command += ["--backend", "my_memory:memory"]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        found = re.search(r"listening on (http://127\.0\.0\.1:\d+).*my_memory:memory", line)
+        assert found, line
+        headers = {"Authorization": "Api-Key cli-test-key-1"}
+        answer = httpx.post(f"{found[1]}/api/v4/users", json={"user_id": "a"}, headers=headers)
+        assert answer.status_code == 201
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=20) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    # the factory's own file holds the memory; the data folder only the project's UUIDs
+    assert (tmp_path / "custom-app.db").exists()
+    assert (data / "app.ids.db").exists() and not (data / "app.db").exists()

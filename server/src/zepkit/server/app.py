@@ -20,7 +20,7 @@ from zepkit.server import openapi, v3, v4
 from zepkit.server.auth import DEFAULT_PROJECT, KeyRing
 from zepkit.server.endpoints import Handler
 from zepkit.server.errors import ApiError, error_response, from_backend
-from zepkit.server.projects import BackendFactory, Projects
+from zepkit.server.projects import BackendFactory, MemoryFactory, Projects
 
 log = logging.getLogger("zepkit.server")
 V4_PREFIX = "/api/v4"
@@ -74,11 +74,15 @@ def create_app(
     *,
     keys: KeyRing | None,
     backend_factory: BackendFactory | None = None,
+    memory_factory: MemoryFactory | None = None,
 ) -> Starlette:
-    """The server over the data folder `data` (one database per project), each project on
-    `backend_factory(path)` (default: the local engine). `keys=None` serves without auth,
-    everything in the project `default`."""
-    projects = Projects(data, backend_factory)
+    """The server over the data folder `data`. Each project is on `backend_factory(path)` (one
+    database per project; default: the local engine), or, with `memory_factory`, on the
+    `MemoryLoop` that `memory_factory(project)` returns (any backend; ids reach it prefixed with
+    `<project>:`, so projects sharing one store never meet). The data folder keeps each
+    project's UUIDs either way. `keys=None` serves without auth, everything in the project
+    `default`."""
+    projects = Projects(data, backend_factory, memory_factory)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

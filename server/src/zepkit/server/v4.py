@@ -171,6 +171,9 @@ async def create_user(project: Project, request: Request) -> Answer:
     profile = body.model_dump(exclude={"user_id"})
     created = project.registry.add_user(user_uuid, user_id, profile)
     if created is None:
+        replay = project.registry.user(user_uuid)  # the same create, in another worker
+        if replay is not None and replay.user_id == user_id:
+            return 201, user_json(replay)
         raise ApiError(409, "conflict", "a user with this user_id already exists", param="user_id")
     try:
         await project.backend.ensure_user(UserProfile(user_id, **profile))
