@@ -102,6 +102,7 @@ class ZepContextProvider(ContextProvider):
         """The identity of this run (None: the resolver chose to run it without memory)."""
         return await self._identity.find((session, context, state))
 
+    @fail_soft("agent_framework before_run", None, fields=_session_id)
     async def before_run(
         self,
         *,
@@ -112,23 +113,18 @@ class ZepContextProvider(ContextProvider):
     ) -> None:
         """Save the user's input, add the memory block and the search tool. Never raises unless
         the loop's `on_error` says so."""
-        try:
-            identity = await self.resolve_identity(session, context, state)
-            if identity is None:
-                return
-            text = user_text(context.input_messages)
-            if text:
-                turn = _Turn(identity, f"af-{uuid.uuid4().hex}")
-                block = await self.memory.begin_turn(identity, text, turn_id=turn.turn_id)
-                if block:
-                    context.extend_instructions(self.source_id, block)
-                context.metadata[self.source_id] = turn
-            if self.search is not None:
-                context.extend_tools(self.source_id, [wrap_search(self.search, identity)])
-        except Exception as exc:
-            self.memory.failsoft.handle(
-                "agent_framework before_run", exc, session_id=session.session_id
-            )
+        identity = await self.resolve_identity(session, context, state)
+        if identity is None:
+            return
+        text = user_text(context.input_messages)
+        if text:
+            turn = _Turn(identity, f"af-{uuid.uuid4().hex}")
+            block = await self.memory.begin_turn(identity, text, turn_id=turn.turn_id)
+            if block:
+                context.extend_instructions(self.source_id, block)
+            context.metadata[self.source_id] = turn
+        if self.search is not None:
+            context.extend_tools(self.source_id, [wrap_search(self.search, identity)])
 
     @fail_soft("agent_framework after_run", None, fields=_session_id)
     async def after_run(
