@@ -80,6 +80,21 @@ def test_every_adapter_has_its_own_readme() -> None:
         assert f"](adapters/{key}/README.md)" in root_readme, key
 
 
+TEMPLATE = {"__init__.py", "_identity.py", "_tool.py", "py.typed"}
+"""The files every Python adapter has: the import guard and `__all__`, who a run belongs to, the
+memory search tool, and the typing marker; the hooks take the framework's own noun."""
+
+
+def test_every_adapter_follows_the_template() -> None:
+    """One layout: the template's files, and every other module private."""
+    for key in _adapter_keys():
+        package = ROOT / "adapters" / key / "src" / "zepkit" / key.replace("-", "_")
+        files = {p.name for p in package.iterdir() if p.name != "__pycache__"}
+        assert files >= TEMPLATE, (key, TEMPLATE - files)
+        public = [f for f in files if f.endswith(".py") and not f.startswith("_")]
+        assert public == [], (key, public)
+
+
 def test_typescript_packages_are_named_by_their_folder() -> None:
     """`adapters/<key>/` with a `package.json` (and no `pyproject.toml`) is the npm package
     `@zepkit/<key>` (`ts-core` is their shared `@zepkit/core`), a member of the root npm

@@ -17,10 +17,10 @@ except ImportError as exc:  # pragma: no cover - exercised only without the fram
 from zepkit.livekit._agent import (
     CONTEXT_ITEM_PREFIX,
     DEFAULT_RECALL_BUDGET,
-    IdentitySource,
     ZepMemoryAgent,
     ZepMemoryMixin,
 )
+from zepkit.livekit._identity import IdentitySource
 from zepkit.livekit._tool import search_tool
 
 __all__ = [

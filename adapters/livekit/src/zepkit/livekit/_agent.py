@@ -12,20 +12,15 @@ import asyncio
 import enum
 import logging
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeAlias
+from collections.abc import Awaitable
+from typing import Any
 
 from livekit.agents import Agent, AgentSession, ChatContext, ChatMessage, RunContext
 from livekit.agents.voice.events import ConversationItemAddedEvent
 
 from zepkit.core import ConfigurationError, Identity, MemoryLoop
-from zepkit.core.spi import (
-    SEARCH_PARAMETERS,
-    IdentityResolver,
-    check_memory,
-    fail_soft,
-    search_tool_option,
-)
+from zepkit.core.spi import SEARCH_PARAMETERS, check_memory, fail_soft, search_tool_option
+from zepkit.livekit._identity import NO_IDENTITY, STAGE, IdentitySource, session_resolver
 from zepkit.livekit._tool import wrap_search
 
 logger = logging.getLogger("zepkit.livekit")
@@ -36,16 +31,7 @@ DEFAULT_RECALL_BUDGET = 0.25
 CONTEXT_ITEM_PREFIX = "zepkit_context_"
 """Id prefix of the system item that carries a turn's block in LiveKit's per-turn chat context."""
 
-IdentitySource: TypeAlias = Identity | Callable[[AgentSession[Any]], Identity | None] | None
-"""A fixed `Identity`, a callable `session -> Identity | None`, or None: `session.userdata`
-when it is an `Identity`."""
-
 _REMEMBERED_TURNS = 64
-STAGE = "livekit identity"
-NO_IDENTITY = (
-    "no identity for this turn: pass identity= to the agent or set "
-    "AgentSession(userdata=Identity(...)); the turn runs without memory"
-)
 SEARCH_OPTIONS = frozenset(SEARCH_PARAMETERS) - {"query"} | {"graph_id"}
 
 
@@ -88,9 +74,7 @@ class ZepMemoryMixin:
         **kwargs: Any,
     ) -> None:
         check_memory(memory)
-        self._identity = IdentityResolver[AgentSession[Any]](
-            _from_userdata if identity is None else identity
-        )
+        self._identity = session_resolver(identity)
         if isinstance(recall_budget, _Unset):
             recall_budget = memory.recall_budget or DEFAULT_RECALL_BUDGET
         if recall_budget is not None and not recall_budget > 0:
@@ -254,13 +238,3 @@ class ZepMemoryAgent(ZepMemoryMixin, Agent):
 
     def __init__(self, memory: MemoryLoop, **kwargs: Any) -> None:
         super().__init__(memory=memory, **kwargs)
-
-
-def _from_userdata(session: AgentSession[Any]) -> Identity:
-    try:
-        userdata = session.userdata
-    except ValueError:  # LiveKit raises when the session has no userdata
-        userdata = None
-    if not isinstance(userdata, Identity):
-        raise ConfigurationError(NO_IDENTITY)
-    return userdata
