@@ -1,11 +1,18 @@
 """`AdapterContract`: the behaviour every framework adapter must show, on the framework's real
 runtime driven by a scripted model.
 
-Subclass it and implement `make_harness(memory)` returning an `AdapterHarness` for your framework:
+Subclass it and supply a `make_harness` fixture: a callable that builds an `AdapterHarness` for
+your framework around a `MemoryLoop`. Being a fixture, it can ask for the fixtures it needs:
 
     class TestMyAdapter(AdapterContract):
-        def make_harness(self, memory):
-            return MyFrameworkHarness(memory)
+        framework_key = "my-framework"
+        framework_modules = ("my_framework",)
+
+        @pytest.fixture
+        def make_harness(self, scripted_model):
+            return lambda memory: MyFrameworkHarness(memory, scripted_model)
+
+A subclass named like a test class that does not supply it is refused when it is defined.
 """
 
 from __future__ import annotations
@@ -14,7 +21,8 @@ import importlib
 import logging
 import re
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import pytest
 
@@ -27,6 +35,9 @@ FACT = "My sister Beatrix moved to Lisbon last spring and opened a bakery."
 QUESTION = "Which city does my sister Beatrix live in now?"
 SECRET = "My locker code is ZEBRA-7781."
 
+HarnessFactory = Callable[[MemoryLoop], AdapterHarness]
+"""What the `make_harness` fixture gives: a harness for the framework around a given memory."""
+
 
 class AdapterContract:
     """Persist once, inject on every model call, capture the reply, fail soft, isolate users."""
@@ -38,8 +49,20 @@ class AdapterContract:
     framework_modules: tuple[str, ...] = ()
     """The framework modules the adapter's import guard needs."""
 
-    def make_harness(self, memory: MemoryLoop) -> AdapterHarness:
-        pytest.fail("subclasses implement make_harness(memory) for their framework")
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A test class without its own `make_harness` fixture is an error where it is written,
+        not a suite of failures (pytest would not even collect an abstract class)."""
+        super().__init_subclass__(**kwargs)
+        supplied = any(
+            "make_harness" in vars(k) for k in cls.__mro__[: cls.__mro__.index(AdapterContract)]
+        )
+        if cls.__name__.startswith("Test") and not supplied:
+            raise TypeError(f"{cls.__name__} must supply a `make_harness` fixture")
+
+    @pytest.fixture
+    def make_harness(self) -> HarnessFactory:
+        """Supplied by every subclass (see the module docstring)."""
+        raise NotImplementedError("subclasses supply a `make_harness` fixture")
 
     @pytest.fixture
     async def memory(self) -> AsyncIterator[MemoryLoop]:
@@ -77,8 +100,10 @@ class AdapterContract:
         with pytest.raises(ImportError, match=re.escape(f"zepkit[{self.framework_key}]")):
             importlib.import_module(package)
 
-    async def test_user_turn_is_persisted_once_and_reply_captured(self, memory: MemoryLoop) -> None:
-        harness = self.make_harness(memory)
+    async def test_user_turn_is_persisted_once_and_reply_captured(
+        self, make_harness: HarnessFactory, memory: MemoryLoop
+    ) -> None:
+        harness = make_harness(memory)
         queries = ["Beatrix"] if harness.supports_tools else []
         result = await harness.run_turn(
             user_id="alice", thread_id="s1", text=FACT, reply="How lovely!", tool_queries=queries
@@ -90,15 +115,19 @@ class AdapterContract:
             ("assistant", "How lovely!"),
         ]
 
-    async def test_same_text_in_a_later_turn_is_a_new_turn(self, memory: MemoryLoop) -> None:
-        harness = self.make_harness(memory)
+    async def test_same_text_in_a_later_turn_is_a_new_turn(
+        self, make_harness: HarnessFactory, memory: MemoryLoop
+    ) -> None:
+        harness = make_harness(memory)
         for _ in range(2):
             await harness.run_turn(user_id="alice", thread_id="s1", text="hi again", reply="Hello!")
         stored = await memory.get_messages("s1")
         assert [m.role for m in stored] == ["user", "assistant", "user", "assistant"]
 
-    async def test_context_block_reaches_the_model(self, memory: MemoryLoop) -> None:
-        harness = self.make_harness(memory)
+    async def test_context_block_reaches_the_model(
+        self, make_harness: HarnessFactory, memory: MemoryLoop
+    ) -> None:
+        harness = make_harness(memory)
         await harness.run_turn(user_id="alice", thread_id="s1", text=FACT, reply="Noted.")
         queries = ["sister city"] if harness.supports_tools else []
         result = await harness.run_turn(
@@ -112,9 +141,12 @@ class AdapterContract:
         assert len(user_turns) == 1
 
     async def test_failing_backend_never_breaks_the_turn(
-        self, failing_memory: MemoryLoop, caplog: pytest.LogCaptureFixture
+        self,
+        make_harness: HarnessFactory,
+        failing_memory: MemoryLoop,
+        caplog: pytest.LogCaptureFixture,
     ) -> None:
-        harness = self.make_harness(failing_memory)
+        harness = make_harness(failing_memory)
         queries = ["locker"] if harness.supports_tools else []
         with caplog.at_level(logging.DEBUG, logger="zepkit"):
             result = await harness.run_turn(
@@ -129,8 +161,10 @@ class AdapterContract:
             assert "ZEBRA" not in record.getMessage()
             assert "locker" not in record.getMessage()
 
-    async def test_two_users_never_see_each_other(self, memory: MemoryLoop) -> None:
-        harness = self.make_harness(memory)
+    async def test_two_users_never_see_each_other(
+        self, make_harness: HarnessFactory, memory: MemoryLoop
+    ) -> None:
+        harness = make_harness(memory)
         await harness.run_turn(user_id="alice", thread_id="a1", text=SECRET, reply="Saved.")
         queries = ["locker code"] if harness.supports_tools else []
         result = await harness.run_turn(
