@@ -68,9 +68,6 @@ class TestAG2AdapterContract(AdapterContract):
     framework_key = "ag2"
     framework_modules = ("ag2",)
 
-    @pytest.fixture(autouse=True)
-    def _scripted_models(self, track: Callable[..., Any]) -> None:
-        self.track = track
-
-    def make_harness(self, memory: MemoryLoop) -> AdapterHarness:
-        return AG2Harness(memory, self.track)
+    @pytest.fixture
+    def make_harness(self, track: Callable[..., Any]) -> Callable[[MemoryLoop], AdapterHarness]:
+        return lambda memory: AG2Harness(memory, track)

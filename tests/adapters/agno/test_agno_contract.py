@@ -4,7 +4,7 @@ contract: persist once, inject on every model call, capture the reply, fail soft
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -48,10 +48,6 @@ class TestAgnoAdapterContract(AdapterContract):
     framework_key = "agno"
     framework_modules = ("agno",)
 
-    @pytest.fixture(autouse=True)
-    def _model(self, scripted: Any, call: Any) -> None:
-        self.scripted = scripted
-        self.call = call
-
-    def make_harness(self, memory: MemoryLoop) -> AdapterHarness:
-        return AgnoHarness(memory, self.scripted, self.call)
+    @pytest.fixture
+    def make_harness(self, scripted: Any, call: Any) -> Callable[[MemoryLoop], AdapterHarness]:
+        return lambda memory: AgnoHarness(memory, scripted, call)

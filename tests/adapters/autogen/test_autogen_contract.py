@@ -4,7 +4,7 @@ capture the reply, fail soft, isolate users."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -68,9 +68,6 @@ class TestAutoGenAdapterContract(AdapterContract):
     framework_key = "autogen"
     framework_modules = ("autogen_agentchat", "autogen_core")
 
-    @pytest.fixture(autouse=True)
-    def _replay(self, replay: Any) -> None:
-        self.replay = replay
-
-    def make_harness(self, memory: MemoryLoop) -> AdapterHarness:
-        return AutoGenHarness(memory, self.replay)
+    @pytest.fixture
+    def make_harness(self, replay: Any) -> Callable[[MemoryLoop], AdapterHarness]:
+        return lambda memory: AutoGenHarness(memory, replay)

@@ -165,26 +165,27 @@ class _WithModel(AdapterContract):
         "langgraph.store.base",
     )
 
-    @pytest.fixture(autouse=True)
-    def _model_factory(self, make_model: Callable[..., Any]) -> None:
-        self.make_model = make_model
+    harness: Callable[..., AdapterHarness]
+    sync: bool
+
+    @pytest.fixture
+    def make_harness(
+        self, make_model: Callable[..., Any]
+    ) -> Callable[[MemoryLoop], AdapterHarness]:
+        return lambda memory: self.harness(memory, make_model, sync=self.sync)
 
 
 class TestStateGraphAsync(_WithModel):
-    def make_harness(self, memory: MemoryLoop) -> AdapterHarness:
-        return StateGraphHarness(memory, self.make_model, sync=False)
+    harness, sync = StateGraphHarness, False
 
 
 class TestStateGraphSync(_WithModel):
-    def make_harness(self, memory: MemoryLoop) -> AdapterHarness:
-        return StateGraphHarness(memory, self.make_model, sync=True)
+    harness, sync = StateGraphHarness, True
 
 
 class TestAgentMiddlewareAsync(_WithModel):
-    def make_harness(self, memory: MemoryLoop) -> AdapterHarness:
-        return AgentHarness(memory, self.make_model, sync=False)
+    harness, sync = AgentHarness, False
 
 
 class TestAgentMiddlewareSync(_WithModel):
-    def make_harness(self, memory: MemoryLoop) -> AdapterHarness:
-        return AgentHarness(memory, self.make_model, sync=True)
+    harness, sync = AgentHarness, True

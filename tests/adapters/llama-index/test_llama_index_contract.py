@@ -5,7 +5,7 @@ call, capture the reply, fail soft, isolate users.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -57,10 +57,6 @@ class TestLlamaIndexAdapterContract(AdapterContract):
     framework_key = "llama-index"
     framework_modules = ("llama_index",)
 
-    @pytest.fixture(autouse=True)
-    def _model(self, scripted: Any, call: Any) -> None:
-        self.scripted = scripted
-        self.call = call
-
-    def make_harness(self, memory: MemoryLoop) -> AdapterHarness:
-        return LlamaIndexHarness(memory, self.scripted, self.call)
+    @pytest.fixture
+    def make_harness(self, scripted: Any, call: Any) -> Callable[[MemoryLoop], AdapterHarness]:
+        return lambda memory: LlamaIndexHarness(memory, scripted, call)

@@ -4,8 +4,9 @@ contract: persist once, inject on every model request, capture the reply, fail s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+import pytest
 from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
@@ -71,5 +72,6 @@ class TestPydanticAIAdapterContract(AdapterContract):
     framework_key = "pydantic-ai"
     framework_modules = ("pydantic_ai",)
 
-    def make_harness(self, memory: MemoryLoop) -> AdapterHarness:
-        return PydanticAIHarness(memory)
+    @pytest.fixture
+    def make_harness(self) -> Callable[[MemoryLoop], AdapterHarness]:
+        return PydanticAIHarness
