@@ -63,6 +63,14 @@ class AG2Harness:
             reply=answer.body or "", model_inputs=model_inputs(config.prompts, events)
         )
 
+    async def run_turn_without_identity(self, *, text: str, reply: str) -> TurnResult:
+        config = self.track(reply)
+        answer = await self.agent.ask(text, config=config)
+        events = await answer.history.get_events()
+        return TurnResult(
+            reply=answer.body or "", model_inputs=model_inputs(config.prompts, events)
+        )
+
 
 class TestAG2AdapterContract(AdapterContract):
     framework_key = "ag2"

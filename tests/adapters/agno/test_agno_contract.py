@@ -43,6 +43,12 @@ class AgnoHarness:
         assert not model.script, "the agent stopped before every scripted step was used"
         return TurnResult(reply=str(result.content), model_inputs=model.inputs)
 
+    async def run_turn_without_identity(self, *, text: str, reply: str) -> TurnResult:
+        model = self.scripted(script=[reply])
+        self.agent.model = model
+        result = await self.agent.arun(text, session_id="anonymous")
+        return TurnResult(reply=str(result.content), model_inputs=model.inputs)
+
 
 class TestAgnoAdapterContract(AdapterContract):
     framework_key = "agno"

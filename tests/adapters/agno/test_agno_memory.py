@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -132,18 +131,6 @@ async def test_no_search_tool_when_turned_off(memory: MemoryLoop, scripted: Any)
     assert zep.tool is None and not agent.tools
     with pytest.raises(ValueError, match="search_tool=False"):
         ZepMemory(memory, search_tool=False, limit=3)
-
-
-async def test_a_run_without_a_user_runs_without_memory_and_says_so(
-    memory: MemoryLoop, scripted: Any, caplog: pytest.LogCaptureFixture
-) -> None:
-    model = scripted(script=["Hello."])
-    with caplog.at_level(logging.WARNING, logger="zepkit"):
-        result = await agent_with(ZepMemory(memory), model).arun("Hi!", session_id="s1")
-    warnings = [r.getMessage() for r in caplog.records if r.name.startswith("zepkit")]
-    assert result.content == "Hello."
-    assert len(warnings) == 1 and "agno identity" in warnings[0] and "user_id" in warnings[0]
-    assert await memory.get_messages("s1") == []  # nothing stored: no thread either
 
 
 async def test_on_error_callable_hears_the_missing_identity(scripted: Any) -> None:

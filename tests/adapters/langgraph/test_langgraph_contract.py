@@ -156,6 +156,19 @@ class AgentHarness:
             )
         return TurnResult(reply=result["messages"][-1].text, model_inputs=list(model.inputs))
 
+    async def run_turn_without_identity(self, *, text: str, reply: str) -> TurnResult:
+        """No user in the runtime context or `configurable`, and no thread: no checkpointer."""
+        model = self.make_model(reply, ())
+        agent = create_agent(
+            model, tools=[], system_prompt=INSTRUCTIONS, middleware=[self.middleware]
+        )
+        state = {"messages": [{"role": "user", "content": text}]}
+        if self.sync:
+            result = agent.invoke(state)
+        else:
+            result = await agent.ainvoke(state)
+        return TurnResult(reply=result["messages"][-1].text, model_inputs=list(model.inputs))
+
 
 class _WithModel(AdapterContract):
     framework_key = "langgraph"

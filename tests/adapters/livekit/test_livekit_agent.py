@@ -4,7 +4,6 @@ interrupted replies, turns outside the hook and runs without an identity."""
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -130,22 +129,6 @@ async def test_a_preemptive_copy_of_a_hooked_turn_is_not_stored_twice(
     session.emit("conversation_item_added", ConversationItemAddedEvent(item=copy))
     await agent.flush()
     assert await roles(memory, "s1") == [("user", "same words")]
-    await memory.aclose()
-
-
-async def test_no_identity_means_no_memory_and_a_logged_reason(
-    harnesses: Callable[..., Any],
-    drive_turn: Callable[..., Any],
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    memory = MemoryLoop.local(":memory:")
-    harness = harnesses(memory)
-    session, agent, model = await harness.open("alice", "s1", with_identity=False)
-    with caplog.at_level(logging.WARNING, logger="zepkit"):
-        await drive_turn(session, agent, "hi, remember me?")
-    assert any("no identity" in r.getMessage() for r in caplog.records)
-    assert model.inputs and "<ZEP_CONTEXT>" not in model.inputs[0]
-    assert await memory.get_messages("s1") == []
     await memory.aclose()
 
 

@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 from llama_index.core.agent.workflow import FunctionAgent
+from llama_index.core.memory import Memory
 
 from zepkit.core import MemoryLoop
-from zepkit.llama_index import search_tool, zep_memory
+from zepkit.llama_index import ZepMemoryBlock, search_tool, zep_memory
 from zepkit.testing import AdapterContract, AdapterHarness, TurnResult
 
 
@@ -50,6 +51,13 @@ class LlamaIndexHarness:
             self.conversations[key] = zep_memory(self.memory, user_id=user_id, thread_id=thread_id)
         result = await self.agent.run(text, memory=self.conversations[key])
         assert not llm.script, "the agent stopped before every scripted step was used"
+        return TurnResult(reply=str(result.response.content), model_inputs=llm.inputs)
+
+    async def run_turn_without_identity(self, *, text: str, reply: str) -> TurnResult:
+        llm = self.scripted(script=[reply])
+        self.agent.llm = llm
+        conversation = Memory.from_defaults(memory_blocks=[ZepMemoryBlock(self.memory)])
+        result = await self.agent.run(text, memory=conversation)
         return TurnResult(reply=str(result.response.content), model_inputs=llm.inputs)
 
 

@@ -67,6 +67,16 @@ class PydanticAIHarness:
         assert not queries, "the agent stopped before every scripted tool call was made"
         return TurnResult(reply=result.output, model_inputs=inputs)
 
+    async def run_turn_without_identity(self, *, text: str, reply: str) -> TurnResult:
+        inputs: list[str] = []
+
+        def scripted(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+            inputs.append(model_input(messages, info))
+            return ModelResponse(parts=[TextPart(reply)])
+
+        result = await self.agent.run(text, model=FunctionModel(scripted))
+        return TurnResult(reply=result.output, model_inputs=inputs)
+
 
 class TestPydanticAIAdapterContract(AdapterContract):
     framework_key = "pydantic-ai"

@@ -206,21 +206,19 @@ async def test_failed_run_stores_no_reply(memory: MemoryLoop) -> None:
     assert stored(await memory.get_messages("s1")) == [("user", "Remember my dog Rex.")]
 
 
-async def test_run_without_identity_has_no_memory_and_logs_once(
+async def test_run_without_identity_is_offered_no_search_and_told_why(
     memory: MemoryLoop, caplog: pytest.LogCaptureFixture
 ) -> None:
+    """The contract checks that such a run answers without memory and warns once; here: the
+    instructions stay the app's, the user-graph search is not offered, and the warning names the
+    deps type that carried no identity."""
     agent = agent_for(memory)
     model, seen = scripted("Hi.")
-    with caplog.at_level(logging.INFO, logger="zepkit"):
-        result = await agent.run("Hello", deps={"user": "anonymous"}, model=FunctionModel(model))
-    assert result.output == "Hi."
+    with caplog.at_level(logging.WARNING, logger="zepkit"):
+        await agent.run("Hello", deps={"user": "anonymous"}, model=FunctionModel(model))
     assert seen.instructions == ["Be brief."]
     assert seen.tools == [[]], "a user-graph search without a user is not offered"
-    notes = [r for r in caplog.records if "pydantic-ai identity" in r.getMessage()]
-    assert len(notes) == 1 and notes[0].levelno == logging.WARNING
-    assert "dict" in notes[0].getMessage()
-    assert await memory.search("Hello", user_id="anonymous", scope="episodes") is not None
-    assert not (await memory.search("Hello", user_id="anonymous", scope="episodes")).episodes
+    assert any("deps of type dict" in r.getMessage() for r in caplog.records)
 
 
 @dataclass

@@ -29,7 +29,7 @@ import pytest
 from zepkit.core._loop import MemoryLoop
 from zepkit.local import LocalBackend
 from zepkit.testing._fakes import FailingBackend
-from zepkit.testing._harness import AdapterHarness
+from zepkit.testing._harness import AdapterHarness, AnonymousTurns
 
 FACT = "My sister Beatrix moved to Lisbon last spring and opened a bakery."
 QUESTION = "Which city does my sister Beatrix live in now?"
@@ -177,3 +177,29 @@ class AdapterContract:
         assert result.model_inputs, "the harness reported no model input"
         for model_input in result.model_inputs:
             assert "ZEBRA" not in model_input
+
+    async def test_a_turn_without_identity_has_no_memory_and_one_warning(
+        self,
+        make_harness: HarnessFactory,
+        memory: MemoryLoop,
+        caplog: pytest.LogCaptureFixture,
+    ) -> None:
+        """A run that carries no identity still answers; it neither reads nor writes memory, and
+        one WARNING (a `ConfigurationError`) says why."""
+        harness = make_harness(memory)
+        if not isinstance(harness, AnonymousTurns):
+            pytest.skip("the identity is fixed before the run: no run can lack one")
+        await harness.run_turn(user_id="alice", thread_id="s1", text=FACT, reply="Noted.")
+        with caplog.at_level(logging.DEBUG, logger="zepkit"):
+            result = await harness.run_turn_without_identity(text=QUESTION, reply="No idea.")
+        assert result.reply == "No idea."
+        assert result.model_inputs, "the harness reported no model input"
+        for model_input in result.model_inputs:
+            assert "<ZEP_CONTEXT>" not in model_input
+            assert "Lisbon" not in model_input
+        warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+        assert len(warnings) == 1, warnings
+        assert "ConfigurationError" in warnings[0]
+        users = await memory.list_users()
+        assert [user.user_id for user in users.items] == ["alice"]
+        assert len(await memory.get_messages("s1")) == 2

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
+from zepkit.core._errors import ConfigurationError
 from zepkit.core._loop import MemoryLoop
 from zepkit.core._models import Identity
 
@@ -27,6 +28,10 @@ class AdapterHarness(Protocol):
     `tool_queries`: the scripted model first calls the memory search tool once per query (each on
     its own model call), then answers with `reply`. A harness whose framework has no tool support
     sets `supports_tools = False` and ignores them.
+
+    Where the adapter takes the identity from each run (so a run can come without one), the
+    harness also defines `run_turn_without_identity` (see `AnonymousTurns`); the contract then
+    checks that such a turn runs, without memory, and says why once.
     """
 
     supports_tools: bool
@@ -83,3 +88,17 @@ class PlainAgentHarness:
             transcript.append(f"tool {self.search.name}: {found}")
         await self.memory.capture_reply(identity, reply, turn_id=turn_id)
         return result
+
+    async def run_turn_without_identity(self, *, text: str, reply: str) -> TurnResult:
+        """A run with no identity: no memory for it, and the loop's policy hears why, once."""
+        missing = ConfigurationError("the run carries no user_id and thread_id")
+        self.memory.failsoft.handle("plain identity", missing)
+        model_input = f"system: {self.instructions}\nuser: {text}"
+        return TurnResult(reply=reply, model_inputs=[model_input])
+
+
+@runtime_checkable
+class AnonymousTurns(Protocol):
+    """The optional part of a harness: one turn whose run carries no identity at all."""
+
+    async def run_turn_without_identity(self, *, text: str, reply: str) -> TurnResult: ...
