@@ -140,14 +140,6 @@ async def test_a_run_without_a_user_runs_without_memory(
     assert any("ConfigurationError" in r.getMessage() for r in caplog.records)
 
 
-async def test_a_missing_user_raises_when_the_policy_says_so() -> None:
-    strict = MemoryLoop.local(":memory:", on_error="raise")
-    agent = Agent("assistant", "x", config=TestConfig("Fine."), plugins=[zep_memory_plugin(strict)])
-    with pytest.raises(ConfigurationError, match="user_id"):
-        await agent.ask("hello")
-    await strict.aclose()
-
-
 async def test_shared_graph_tool_needs_no_user(memory: MemoryLoop) -> None:
     await memory.add_data("The shop opens at 9am on weekdays.", graph_id="shop")
     tool = zep_search_tool(memory, graph_id="shop", limit=3)

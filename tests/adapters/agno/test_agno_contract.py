@@ -19,6 +19,7 @@ class AgnoHarness:
     """One agent for every user and turn; each turn gives it a model scripted for that run."""
 
     supports_tools = True
+    surfaces_errors = False  # Agno runs hooks inside its own error handling
 
     def __init__(self, memory: MemoryLoop, scripted: Any, call: Any) -> None:
         self.scripted = scripted

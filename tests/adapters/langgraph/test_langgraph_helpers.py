@@ -142,16 +142,6 @@ async def test_middleware_keeps_the_block_out_of_state_and_searches_the_runs_use
     assert stored == [("user", "Tell me about my dog"), ("assistant", "Rex loves the beach.")]
 
 
-async def test_middleware_without_identity_raises_when_the_policy_says_so(
-    memory: MemoryLoop, make_model: Callable[..., Any]
-) -> None:
-    """The contract checks the default (no memory, one warning); `on_error="raise"` stops."""
-    strict = MemoryLoop(memory.backend, on_error="raise")
-    agent = create_agent(make_model("hi"), middleware=[ZepMemoryMiddleware(strict)])
-    with pytest.raises(ConfigurationError, match="user_id and thread_id"):
-        await agent.ainvoke({"messages": [HumanMessage("hello")]})
-
-
 def test_middleware_without_search_tool(memory: MemoryLoop) -> None:
     assert ZepMemoryMiddleware(memory, search_tool=False).tools == []
     pinned = ZepMemoryMiddleware(memory, scope="episodes")

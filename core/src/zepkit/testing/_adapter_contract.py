@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 
+from zepkit.core._errors import ConfigurationError
 from zepkit.core._loop import MemoryLoop
 from zepkit.local import LocalBackend
 from zepkit.testing._fakes import FailingBackend
@@ -203,3 +204,24 @@ class AdapterContract:
         users = await memory.list_users()
         assert [user.user_id for user in users.items] == ["alice"]
         assert len(await memory.get_messages("s1")) == 2
+
+    async def test_on_error_raise_surfaces_a_missing_identity(
+        self, make_harness: HarnessFactory
+    ) -> None:
+        """With `on_error="raise"` the app asked to hear of memory problems: a run without
+        identity ends with the `ConfigurationError` (as it is, or as the cause of the framework's
+        own error) instead of going on."""
+        async with MemoryLoop.local(":memory:", on_error="raise") as strict:
+            harness = make_harness(strict)
+            if not isinstance(harness, AnonymousTurns):
+                pytest.skip("the identity is fixed before the run: no run can lack one")
+            if not getattr(harness, "surfaces_errors", True):
+                pytest.skip("the framework catches what its hooks raise")
+            with pytest.raises(Exception) as raised:  # noqa: PT011 - a framework may wrap it
+                await harness.run_turn_without_identity(text=QUESTION, reply="No idea.")
+        chain: list[BaseException] = []
+        error: BaseException | None = raised.value
+        while error is not None and error not in chain:
+            chain.append(error)
+            error = error.__cause__ or error.__context__
+        assert any(isinstance(e, ConfigurationError) for e in chain), repr(raised.value)

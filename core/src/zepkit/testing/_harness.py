@@ -99,6 +99,10 @@ class PlainAgentHarness:
 
 @runtime_checkable
 class AnonymousTurns(Protocol):
-    """The optional part of a harness: one turn whose run carries no identity at all."""
+    """The optional part of a harness: one turn whose run carries no identity at all.
+
+    Such a harness may also set `surfaces_errors = False` where the framework itself catches what
+    the adapter's hooks raise (so `on_error="raise"` cannot end the run); it is True if unset.
+    """
 
     async def run_turn_without_identity(self, *, text: str, reply: str) -> TurnResult: ...
