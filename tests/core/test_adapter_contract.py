@@ -62,6 +62,12 @@ def test_a_test_class_without_a_harness_is_refused_where_it_is_written() -> None
     shared = type("SharedSetup", (AdapterContract,), {})  # not a test class: no harness yet
     assert issubclass(shared, AdapterContract)
 
+    def make_harness(self: object, memory: MemoryLoop) -> AdapterHarness:
+        return PlainAgentHarness(memory)
+
+    with pytest.raises(TypeError, match="make_harness is a method: make it a `@pytest"):
+        type("TestOldStyle", (AdapterContract,), {"make_harness": make_harness})
+
 
 def test_a_backend_test_class_without_a_backend_is_refused_where_it_is_written() -> None:
     from zepkit.testing import BackendContract

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -142,8 +142,9 @@ class TestAgentFrameworkContract(AdapterContract):
     framework_key = "agent-framework"
     framework_modules = ("agent_framework",)
 
-    def make_harness(self, memory: MemoryLoop) -> AgentFrameworkHarness:
-        return AgentFrameworkHarness(memory)
+    @pytest.fixture
+    def make_harness(self) -> Callable[[MemoryLoop], AgentFrameworkHarness]:
+        return AgentFrameworkHarness
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ A subclass named like a test class that does not supply it is refused when it is
 from __future__ import annotations
 
 import importlib
+import inspect
 import logging
 import re
 import sys
@@ -40,6 +41,11 @@ HarnessFactory = Callable[[MemoryLoop], AdapterHarness]
 """What the `make_harness` fixture gives: a harness for the framework around a given memory."""
 
 
+def _is_fixture(function: object) -> bool:
+    """Whether a plain function is a pytest fixture (pytest < 8.4 leaves fixtures functions)."""
+    return hasattr(function, "_pytestfixturefunction")
+
+
 class AdapterContract:
     """Persist once, inject on every model call, capture the reply, fail soft, isolate users."""
 
@@ -54,9 +60,13 @@ class AdapterContract:
         """A test class without its own `make_harness` fixture is an error where it is written,
         not a suite of failures (pytest would not even collect an abstract class)."""
         super().__init_subclass__(**kwargs)
-        supplied = any(
-            "make_harness" in vars(k) for k in cls.__mro__[: cls.__mro__.index(AdapterContract)]
-        )
+        own = cls.__mro__[: cls.__mro__.index(AdapterContract)]
+        supplied = [vars(k)["make_harness"] for k in own if "make_harness" in vars(k)]
+        if supplied and inspect.isfunction(supplied[0]) and not _is_fixture(supplied[0]):
+            raise TypeError(
+                f"{cls.__name__}.make_harness is a method: make it a `@pytest.fixture` that "
+                "returns a callable building the harness from a MemoryLoop"
+            )
         if cls.__name__.startswith("Test") and not supplied:
             raise TypeError(f"{cls.__name__} must supply a `make_harness` fixture")
 
