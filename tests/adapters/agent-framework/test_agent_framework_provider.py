@@ -137,6 +137,13 @@ class AgentFrameworkHarness:
         response = await self.agent.run(text, session=self.session(user_id, thread_id))
         return TurnResult(reply=response.text, model_inputs=script.seen)
 
+    async def run_turn_without_identity(self, *, text: str, reply: str) -> TurnResult:
+        """A session nobody set an identity on."""
+        script = self.client.expect(text, reply, ())
+        session = self.agent.create_session(session_id="anonymous")
+        response = await self.agent.run(text, session=session)
+        return TurnResult(reply=response.text, model_inputs=script.seen)
+
 
 class TestAgentFrameworkContract(AdapterContract):
     framework_key = "agent-framework"
