@@ -151,14 +151,6 @@ async def test_shared_graph_tool_needs_no_user(memory: MemoryLoop) -> None:
     assert any("9am" in text for text in await tool_results(reply))
 
 
-def test_tool_schema_is_the_core_schema(memory: MemoryLoop) -> None:
-    search = memory.search_tool(reranker=None)
-    tool = zep_search_tool(memory, reranker=None)
-    assert tool.name == search.name == "search_memory"
-    assert tool.schema.function.description == search.description
-    assert tool.schema.function.parameters == search.parameters
-
-
 def test_construction_errors_are_immediate(memory: MemoryLoop) -> None:
     with pytest.raises(ValueError, match="user_id"):
         zep_memory_plugin(memory, user_id=" ")

@@ -22,6 +22,7 @@ class AgnoHarness:
     surfaces_errors = False  # Agno runs hooks inside its own error handling
 
     def __init__(self, memory: MemoryLoop, scripted: Any, call: Any) -> None:
+        self.memory = memory
         self.scripted = scripted
         self.call = call
         self.agent = ZepMemory(memory).attach(
@@ -43,6 +44,11 @@ class AgnoHarness:
         result = await self.agent.arun(text, user_id=user_id, session_id=thread_id)
         assert not model.script, "the agent stopped before every scripted step was used"
         return TurnResult(reply=str(result.content), model_inputs=model.inputs)
+
+    async def search_tool_schema(self, **pinned: Any) -> dict[str, Any]:
+        tool = ZepMemory(self.memory, **pinned).tool
+        assert tool is not None
+        return {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
 
     async def run_turn_without_identity(self, *, text: str, reply: str) -> TurnResult:
         model = self.scripted(script=[reply])

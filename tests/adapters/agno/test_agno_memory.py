@@ -17,7 +17,6 @@ from pydantic import BaseModel
 
 from zepkit.agno import ZepMemory
 from zepkit.core import ConfigurationError, Identity, MemoryLoop
-from zepkit.core.spi import SEARCH_PARAMETERS
 from zepkit.local import LocalBackend
 from zepkit.testing import FailingBackend
 
@@ -109,14 +108,10 @@ async def test_concurrent_runs_of_different_users_get_their_own_block(
             assert "ZEBRA" in seen and "Beatrix" not in seen
 
 
-async def test_the_search_tool_has_the_cores_schema_and_the_runs_user(
+async def test_the_search_tool_searches_the_runs_user(
     memory: MemoryLoop, scripted: Any, call: Any
 ) -> None:
     zep = ZepMemory(memory, limit=3)
-    assert zep.tool is not None
-    assert zep.tool.parameters == memory.search_tool(limit=3).parameters
-    properties = set(zep.tool.parameters["properties"])
-    assert "query" in properties and properties <= set(SEARCH_PARAMETERS) - {"limit"}
     await agent_with(zep, scripted(script=["ok"])).arun(FACT, user_id="alice", session_id="s1")
     model = scripted(script=[call("search_memory", {"query": "Beatrix bakery"}), "Found it."])
     result = await agent_with(zep, model).arun("Search.", user_id="alice", session_id="s2")

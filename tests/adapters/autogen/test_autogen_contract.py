@@ -44,6 +44,16 @@ class AutoGenHarness:
             self.agents[key] = (agent, client)
         return self.agents[key]
 
+    async def search_tool_schema(self, **pinned: Any) -> dict[str, Any]:
+        zep = ZepMemory(self.memory, user_id="alice", thread_id="a1")
+        tool = zep.search_tool(**pinned)
+        schema = tool.schema
+        return {
+            "name": tool.name,
+            "description": schema.get("description"),
+            "parameters": schema.get("parameters", {}),
+        }
+
     async def run_turn(
         self,
         *,

@@ -11,6 +11,7 @@ import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import AnyMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
+from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
@@ -123,6 +124,7 @@ class AgentHarness:
     supports_tools = True
 
     def __init__(self, memory: MemoryLoop, make_model: Callable[..., Any], *, sync: bool) -> None:
+        self.memory = memory
         self.middleware = ZepMemoryMiddleware(memory)
         self.make_model = make_model
         self.sync = sync
@@ -155,6 +157,12 @@ class AgentHarness:
                 state, {"configurable": {"thread_id": thread_id}}, context=RunContext(user_id)
             )
         return TurnResult(reply=result["messages"][-1].text, model_inputs=list(model.inputs))
+
+    async def search_tool_schema(self, **pinned: Any) -> dict[str, Any]:
+        """The tool as LangChain converts it for a chat model."""
+        (tool,) = ZepMemoryMiddleware(self.memory, **pinned).tools
+        function: dict[str, Any] = convert_to_openai_tool(tool)["function"]
+        return function
 
     async def run_turn_without_identity(self, *, text: str, reply: str) -> TurnResult:
         """No user in the runtime context or `configurable`, and no thread: no checkpointer."""

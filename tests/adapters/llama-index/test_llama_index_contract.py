@@ -53,6 +53,14 @@ class LlamaIndexHarness:
         assert not llm.script, "the agent stopped before every scripted step was used"
         return TurnResult(reply=str(result.response.content), model_inputs=llm.inputs)
 
+    async def search_tool_schema(self, **pinned: Any) -> dict[str, Any]:
+        metadata = search_tool(self.memory, **pinned).metadata
+        return {
+            "name": metadata.name,
+            "description": metadata.description,
+            "parameters": metadata.get_parameters_dict(),
+        }
+
     async def run_turn_without_identity(self, *, text: str, reply: str) -> TurnResult:
         llm = self.scripted(script=[reply])
         self.agent.llm = llm

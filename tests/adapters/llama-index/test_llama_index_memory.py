@@ -15,7 +15,6 @@ from llama_index.core.agent.workflow import FunctionAgent, ReActAgent
 from llama_index.core.memory import InsertMethod, Memory
 
 from zepkit.core import ConfigurationError, Identity, MemoryLoop
-from zepkit.core.spi import SEARCH_PARAMETERS
 from zepkit.llama_index import ZepMemoryBlock, search_tool, zep_memory
 from zepkit.local import LocalBackend
 from zepkit.testing import FailingBackend
@@ -184,16 +183,6 @@ async def test_identity_from_the_app(memory: MemoryLoop, scripted: Any) -> None:
     fixed = zep_memory(memory, identity=Identity(user_id="carol", thread_id="c1"))
     await agent_for(scripted(script=["ok"]), memory).run("Hi.", memory=fixed)
     assert [m.role for m in await memory.get_messages("c1")] == ["user", "assistant"]
-
-
-async def test_the_search_tool_has_the_cores_schema(memory: MemoryLoop) -> None:
-    tool = search_tool(memory, limit=3)
-    assert tool.metadata.name == "search_memory"
-    parameters = tool.metadata.get_parameters_dict()
-    expected = memory.search_tool(limit=3).parameters
-    assert parameters["properties"] == expected["properties"]
-    assert parameters["required"] == expected["required"]
-    assert set(parameters["properties"]) <= set(SEARCH_PARAMETERS) - {"limit"}
 
 
 async def test_the_search_tool_without_a_zep_memory_has_no_user(

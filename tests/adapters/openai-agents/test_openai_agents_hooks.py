@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import pytest
-from agents import Agent, ModelResponse, Runner, Usage
+from agents import Agent, FunctionTool, ModelResponse, Runner, Usage
 from agents.models.interface import Model
 from openai.types.responses import (
     Response,
@@ -115,6 +115,7 @@ class OpenAIAgentsHarness:
     supports_tools = True
 
     def __init__(self, memory: MemoryLoop) -> None:
+        self.memory = memory
         self.zep = ZepMemory(memory)
         self.agent: Agent[Any] = self.zep.attach(
             Agent(name="assistant", instructions="You are a helpful assistant.")
@@ -136,6 +137,15 @@ class OpenAIAgentsHarness:
         )
         assert not model.steps, "the run stopped before every scripted step was used"
         return TurnResult(reply=result.final_output, model_inputs=model.inputs)
+
+    async def search_tool_schema(self, **pinned: Any) -> dict[str, Any]:
+        (tool,) = ZepMemory(self.memory, **pinned).attach(Agent(name="schema")).tools
+        assert isinstance(tool, FunctionTool)
+        return {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.params_json_schema,
+        }
 
     async def run_turn_without_identity(self, *, text: str, reply: str) -> TurnResult:
         model = ScriptedModel([reply])

@@ -5,6 +5,7 @@ contract: persist once, inject on every model request, capture the reply, fail s
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import pytest
 from pydantic_ai import Agent
@@ -66,6 +67,25 @@ class PydanticAIHarness:
         )
         assert not queries, "the agent stopped before every scripted tool call was made"
         return TurnResult(reply=result.output, model_inputs=inputs)
+
+    async def search_tool_schema(self, **pinned: Any) -> dict[str, Any]:
+        """What the model is offered, seen from inside a run."""
+        shown: list[Any] = []
+
+        def capture(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+            shown.extend(info.function_tools)
+            return ModelResponse(parts=[TextPart("ok")])
+
+        agent: Agent[ZepDeps, str] = Agent(
+            deps_type=ZepDeps, capabilities=[ZepMemory(self.memory, **pinned)]
+        )
+        await agent.run("hi", deps=ZepDeps("schema", "schema-1"), model=FunctionModel(capture))
+        (tool,) = shown
+        return {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.parameters_json_schema,
+        }
 
     async def run_turn_without_identity(self, *, text: str, reply: str) -> TurnResult:
         inputs: list[str] = []

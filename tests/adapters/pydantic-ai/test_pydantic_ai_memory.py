@@ -279,20 +279,9 @@ async def test_fixed_identity_and_deps_subclass(memory: MemoryLoop) -> None:
     assert (first.content, first.name) == ("Hi!", "Ana")
 
 
-async def test_search_tool_schema_pinning_and_opt_out(memory: MemoryLoop) -> None:
-    schemas: list[dict[str, Any]] = []
-
-    def capture(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        schemas.extend(tool.parameters_json_schema for tool in info.function_tools)
-        return ModelResponse(parts=[TextPart("ok")])
-
+async def test_search_tool_opt_out_and_construction_errors(memory: MemoryLoop) -> None:
+    """The tool's schema and pins are the contract's; here: leaving it out, and bad options."""
     deps = ZepDeps("alice", "s1")
-    await agent_for(memory, limit=5, scope="edges").run(
-        "a", deps=deps, model=FunctionModel(capture)
-    )
-    assert schemas == [memory.search_tool(limit=5, scope="edges").parameters]
-    assert "limit" not in schemas[0]["properties"] and "scope" not in schemas[0]["properties"]
-
     model, seen = scripted("ok")
     await agent_for(memory, search_tool=False).run("b", deps=deps, model=FunctionModel(model))
     assert seen.tools == [[]]

@@ -95,6 +95,7 @@ class StrandsHarness:
     supports_tools = True
 
     def __init__(self, memory: MemoryLoop) -> None:
+        self.memory = memory
         self.zep = ZepMemory(memory)
 
     async def run_turn(
@@ -112,6 +113,14 @@ class StrandsHarness:
         result = await agent.invoke_async(text, invocation_state=state)
         assert not model.steps, "the invocation stopped before every scripted step was used"
         return TurnResult(reply=str(result).strip(), model_inputs=model.inputs)
+
+    async def search_tool_schema(self, **pinned: Any) -> dict[str, Any]:
+        spec = ZepMemory(self.memory, **pinned).tools[0].tool_spec
+        return {
+            "name": spec["name"],
+            "description": spec["description"],
+            "parameters": spec["inputSchema"]["json"],
+        }
 
     async def run_turn_without_identity(self, *, text: str, reply: str) -> TurnResult:
         model = ScriptedModel([reply])

@@ -31,7 +31,7 @@ from zepkit.core._errors import ConfigurationError
 from zepkit.core._loop import MemoryLoop
 from zepkit.local import LocalBackend
 from zepkit.testing._fakes import FailingBackend
-from zepkit.testing._harness import AdapterHarness, AnonymousTurns
+from zepkit.testing._harness import AdapterHarness, AnonymousTurns, ToolSchemas
 
 FACT = "My sister Beatrix moved to Lisbon last spring and opened a bakery."
 QUESTION = "Which city does my sister Beatrix live in now?"
@@ -235,3 +235,21 @@ class AdapterContract:
             chain.append(error)
             error = error.__cause__ or error.__context__
         assert any(isinstance(e, ConfigurationError) for e in chain), repr(raised.value)
+
+    @pytest.mark.parametrize("pinned", [{}, {"limit": 3, "reranker": None}])
+    async def test_the_search_tool_is_the_cores(
+        self, make_harness: HarnessFactory, memory: MemoryLoop, pinned: dict[str, Any]
+    ) -> None:
+        """The model sees the core's tool: its name, description and parameters, pins left out;
+        never a parameter that picks whose memory is searched."""
+        harness = make_harness(memory)
+        if not isinstance(harness, ToolSchemas):
+            pytest.skip("the harness does not show its search tool")
+        core = memory.search_tool(**pinned)
+        shown = await harness.search_tool_schema(**pinned)
+        assert shown["name"] == core.name
+        assert shown["description"] == core.description
+        parameters = shown["parameters"]
+        assert parameters["properties"] == core.parameters["properties"]
+        assert sorted(parameters.get("required", [])) == sorted(core.parameters["required"])
+        assert not {"user_id", "thread_id", "graph_id"} & set(parameters["properties"])

@@ -5,9 +5,9 @@ A harness drives one real framework turn with a scripted model and reports what 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from zepkit.core._errors import ConfigurationError
 from zepkit.core._loop import MemoryLoop
@@ -31,7 +31,9 @@ class AdapterHarness(Protocol):
 
     Where the adapter takes the identity from each run (so a run can come without one), the
     harness also defines `run_turn_without_identity` (see `AnonymousTurns`); the contract then
-    checks that such a turn runs, without memory, and says why once.
+    checks that such a turn runs, without memory, and says why once. A harness that can show
+    the search tool as its framework hands it to the model defines `search_tool_schema` (see
+    `ToolSchemas`); the contract then checks it is the core's tool.
     """
 
     supports_tools: bool
@@ -89,6 +91,11 @@ class PlainAgentHarness:
         await self.memory.capture_reply(identity, reply, turn_id=turn_id)
         return result
 
+    async def search_tool_schema(self, **pinned: Any) -> Mapping[str, Any]:
+        """The core's tool as this loop shows it: name, description, JSON schema."""
+        tool = self.memory.search_tool(**pinned)
+        return {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
+
     async def run_turn_without_identity(self, *, text: str, reply: str) -> TurnResult:
         """A run with no identity: no memory for it, and the loop's policy hears why, once."""
         missing = ConfigurationError("the run carries no user_id and thread_id")
@@ -106,3 +113,11 @@ class AnonymousTurns(Protocol):
     """
 
     async def run_turn_without_identity(self, *, text: str, reply: str) -> TurnResult: ...
+
+
+@runtime_checkable
+class ToolSchemas(Protocol):
+    """The optional part of a harness: the search tool, built with these pinned parameters, as
+    the framework shows it to the model: `{"name", "description", "parameters"}` (JSON schema)."""
+
+    async def search_tool_schema(self, **pinned: Any) -> Mapping[str, Any]: ...
