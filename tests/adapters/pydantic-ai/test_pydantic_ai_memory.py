@@ -166,20 +166,6 @@ async def _stream_after_a_search(
         yield chunk
 
 
-async def test_streamed_run_persists_the_final_text_once(memory: MemoryLoop) -> None:
-    agent = agent_for(memory)
-    model = FunctionModel(stream_function=_stream_after_a_search)
-    async with agent.run_stream(
-        "Where is Beatrix?", deps=ZepDeps("alice", "s1"), model=model
-    ) as run:
-        chunks = [chunk async for chunk in run.stream_text(delta=True, debounce_by=None)]
-    assert len(chunks) > 1
-    assert stored(await memory.get_messages("s1")) == [
-        ("user", "Where is Beatrix?"),
-        ("assistant", "Beatrix lives in Lisbon."),
-    ]
-
-
 async def test_abandoned_stream_stores_no_partial_reply(memory: MemoryLoop) -> None:
     agent = agent_for(memory)
     model = FunctionModel(stream_function=_stream_after_a_search)

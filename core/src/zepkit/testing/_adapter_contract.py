@@ -31,7 +31,7 @@ from zepkit.core._errors import ConfigurationError
 from zepkit.core._loop import MemoryLoop
 from zepkit.local import LocalBackend
 from zepkit.testing._fakes import FailingBackend
-from zepkit.testing._harness import AdapterHarness, AnonymousTurns, ToolSchemas
+from zepkit.testing._harness import AdapterHarness, AnonymousTurns, StreamedTurns, ToolSchemas
 
 FACT = "My sister Beatrix moved to Lisbon last spring and opened a bakery."
 QUESTION = "Which city does my sister Beatrix live in now?"
@@ -253,3 +253,26 @@ class AdapterContract:
         assert parameters["properties"] == core.parameters["properties"]
         assert sorted(parameters.get("required", [])) == sorted(core.parameters["required"])
         assert not {"user_id", "thread_id", "graph_id"} & set(parameters["properties"])
+
+    async def test_a_streamed_turn_is_stored_once_with_its_reply(
+        self, make_harness: HarnessFactory, memory: MemoryLoop
+    ) -> None:
+        """Streaming changes how the reply reaches the app, not what memory keeps: the block on
+        every model call, the user turn once, the whole reply once."""
+        harness = make_harness(memory)
+        if not isinstance(harness, StreamedTurns):
+            pytest.skip("the harness does not stream")
+        await harness.run_turn(user_id="alice", thread_id="s1", text=FACT, reply="Noted.")
+        queries = ["sister city"] if harness.supports_tools else []
+        result = await harness.run_streamed_turn(
+            user_id="alice", thread_id="s2", text=QUESTION, reply="Lisbon.", tool_queries=queries
+        )
+        assert result.reply == "Lisbon."
+        assert result.model_inputs, "the harness reported no model input"
+        for model_input in result.model_inputs:
+            assert model_input.count("<ZEP_CONTEXT>") == 1
+        stored = await memory.get_messages("s2")
+        assert [(m.role, m.content) for m in stored] == [
+            ("user", QUESTION),
+            ("assistant", "Lisbon."),
+        ]

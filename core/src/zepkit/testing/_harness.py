@@ -33,7 +33,8 @@ class AdapterHarness(Protocol):
     harness also defines `run_turn_without_identity` (see `AnonymousTurns`); the contract then
     checks that such a turn runs, without memory, and says why once. A harness that can show
     the search tool as its framework hands it to the model defines `search_tool_schema` (see
-    `ToolSchemas`); the contract then checks it is the core's tool.
+    `ToolSchemas`); the contract then checks it is the core's tool. One that can run a turn
+    through the framework's streaming API defines `run_streamed_turn` (see `StreamedTurns`).
     """
 
     supports_tools: bool
@@ -121,3 +122,19 @@ class ToolSchemas(Protocol):
     the framework shows it to the model: `{"name", "description", "parameters"}` (JSON schema)."""
 
     async def search_tool_schema(self, **pinned: Any) -> Mapping[str, Any]: ...
+
+
+@runtime_checkable
+class StreamedTurns(Protocol):
+    """The optional part of a harness: `run_turn`, through the framework's streaming run, with
+    the stream consumed to its end."""
+
+    async def run_streamed_turn(
+        self,
+        *,
+        user_id: str,
+        thread_id: str,
+        text: str,
+        reply: str,
+        tool_queries: Sequence[str] = (),
+    ) -> TurnResult: ...
