@@ -28,9 +28,8 @@ from agent_framework import (
 )
 
 from zepkit.agent_framework import ZepContextProvider
-from zepkit.core import BackendUnavailableError, Identity, MemoryLoop
-from zepkit.local import LocalBackend
-from zepkit.testing import AdapterContract, FailingBackend, TurnResult
+from zepkit.core import Identity, MemoryLoop
+from zepkit.testing import AdapterContract, TurnResult
 
 SECRET = "My locker code is ZEBRA-7781."
 
@@ -318,13 +317,3 @@ async def test_a_run_without_user_text_saves_nothing(memory: MemoryLoop) -> None
     client.expect("Earlier question", "An answer.")
     await agent.run(Message(role="assistant", contents=["Earlier question"]), session=session)
     assert await memory.get_messages("t1") == []
-
-
-async def test_on_error_raise_surfaces_the_failure() -> None:
-    memory = MemoryLoop(FailingBackend(LocalBackend(":memory:")), on_error="raise")
-    try:
-        harness = AgentFrameworkHarness(memory)
-        with pytest.raises(BackendUnavailableError, match="simulated"):
-            await harness.run_turn(user_id="alice", thread_id="s1", text="hi", reply="hello")
-    finally:
-        await memory.aclose()

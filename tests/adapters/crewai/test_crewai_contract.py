@@ -18,6 +18,7 @@ class CrewHarness:
     answers; Form A hooks are enabled for the run and disabled after it."""
 
     supports_tools = True
+    surfaces_errors = False  # CrewAI's hook dispatch swallows what a hook raises (fail-open)
 
     def __init__(
         self,

@@ -16,8 +16,6 @@ from llama_index.core.memory import InsertMethod, Memory
 
 from zepkit.core import ConfigurationError, Identity, MemoryLoop
 from zepkit.llama_index import ZepMemoryBlock, search_tool, zep_memory
-from zepkit.local import LocalBackend
-from zepkit.testing import FailingBackend
 
 FACT = "My sister Beatrix moved to Lisbon last spring and opened a bakery."
 
@@ -154,17 +152,6 @@ async def test_on_error_callable_hears_the_missing_identity(scripted: Any) -> No
         await agent_for(scripted(script=["ok"]), memory).run("Hi!", memory=conversation)
     assert [stage for stage, _ in heard] == ["llama-index identity"]
     assert isinstance(heard[0][1], ConfigurationError)
-
-
-async def test_on_error_raise_stops_the_run(scripted: Any) -> None:
-    """Unlike the default (log, go on), `on_error="raise"` lets a memory failure end the run."""
-    failing = MemoryLoop(FailingBackend(LocalBackend(":memory:")), on_error="raise")
-    async with failing as memory:
-        conversation = zep_memory(memory, user_id="alice", thread_id="s1")
-        llm = scripted(script=["never"])
-        with pytest.raises(Exception, match="backend is down"):
-            await agent_for(llm, memory).run("Hi.", memory=conversation)
-    assert llm.inputs == []
 
 
 async def test_identity_from_the_app(memory: MemoryLoop, scripted: Any) -> None:

@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from zepkit.core._errors import ConfigurationError
+from zepkit.core._errors import BackendError, ConfigurationError
 from zepkit.core._loop import MemoryLoop
 from zepkit.local import LocalBackend
 from zepkit.testing._fakes import FailingBackend
@@ -39,6 +39,18 @@ SECRET = "My locker code is ZEBRA-7781."
 
 HarnessFactory = Callable[[MemoryLoop], AdapterHarness]
 """What the `make_harness` fixture gives: a harness for the framework around a given memory."""
+
+
+def _caused_by(error: BaseException, kind: type[BaseException]) -> bool:
+    """Whether `error`, or an error it was raised from or during, is a `kind`."""
+    seen: list[BaseException] = []
+    current: BaseException | None = error
+    while current is not None and current not in seen:
+        if isinstance(current, kind):
+            return True
+        seen.append(current)
+        current = current.__cause__ or current.__context__
+    return False
 
 
 def _is_fixture(function: object) -> bool:
@@ -229,12 +241,20 @@ class AdapterContract:
                 pytest.skip("the framework catches what its hooks raise")
             with pytest.raises(Exception) as raised:  # noqa: PT011 - a framework may wrap it
                 await harness.run_turn_without_identity(text=QUESTION, reply="No idea.")
-        chain: list[BaseException] = []
-        error: BaseException | None = raised.value
-        while error is not None and error not in chain:
-            chain.append(error)
-            error = error.__cause__ or error.__context__
-        assert any(isinstance(e, ConfigurationError) for e in chain), repr(raised.value)
+        assert _caused_by(raised.value, ConfigurationError), repr(raised.value)
+
+    async def test_on_error_raise_surfaces_a_backend_failure(
+        self, make_harness: HarnessFactory
+    ) -> None:
+        """With `on_error="raise"` a memory failure ends the turn (as it is, or as the cause of
+        the framework's own error) instead of being logged."""
+        async with MemoryLoop(FailingBackend(LocalBackend(":memory:")), on_error="raise") as strict:
+            harness = make_harness(strict)
+            if not getattr(harness, "surfaces_errors", True):
+                pytest.skip("the framework catches what its hooks raise")
+            with pytest.raises(Exception) as raised:  # noqa: PT011 - a framework may wrap it
+                await harness.run_turn(user_id="alice", thread_id="s1", text=FACT, reply="Noted.")
+        assert _caused_by(raised.value, BackendError), repr(raised.value)
 
     @pytest.mark.parametrize("pinned", [{}, {"limit": 3, "reranker": None}])
     async def test_the_search_tool_is_the_cores(

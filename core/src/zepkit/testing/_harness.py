@@ -27,7 +27,9 @@ class AdapterHarness(Protocol):
 
     `tool_queries`: the scripted model first calls the memory search tool once per query (each on
     its own model call), then answers with `reply`. A harness whose framework has no tool support
-    sets `supports_tools = False` and ignores them.
+    sets `supports_tools = False` and ignores them. A harness sets `surfaces_errors = False` where
+    the framework itself catches what the adapter's hooks raise, so `on_error="raise"` cannot end
+    the run (True if unset).
 
     Where the adapter takes the identity from each run (so a run can come without one), the
     harness also defines `run_turn_without_identity` (see `AnonymousTurns`); the contract then
@@ -107,11 +109,7 @@ class PlainAgentHarness:
 
 @runtime_checkable
 class AnonymousTurns(Protocol):
-    """The optional part of a harness: one turn whose run carries no identity at all.
-
-    Such a harness may also set `surfaces_errors = False` where the framework itself catches what
-    the adapter's hooks raise (so `on_error="raise"` cannot end the run); it is True if unset.
-    """
+    """The optional part of a harness: one turn whose run carries no identity at all."""
 
     async def run_turn_without_identity(self, *, text: str, reply: str) -> TurnResult: ...
 
