@@ -1,11 +1,15 @@
-"""Every test keeps zepkit's own files (the default Zep Cloud outbox) in its own folder, and no
-test reaches a language model a developer configured in their environment; the memory that
-export and import tests move between backends."""
+"""Every test keeps zepkit's own files (the default Zep Cloud outbox) in its own folder, no test
+reaches the network (loopback is fine; tests marked `live` are exempt) or a language model a
+developer configured in their environment; the memory that export and import tests move between
+backends."""
 
 from __future__ import annotations
 
+import errno
+import ipaddress
 import json
-from collections.abc import Awaitable, Callable
+import socket
+from collections.abc import Awaitable, Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +27,58 @@ def _private_state_dir(
     folder = tmp_path_factory.mktemp("zepkit-state")
     monkeypatch.setenv("ZEPKIT_STATE_DIR", str(folder))
     return folder
+
+
+_LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", ""})
+
+
+def _is_local(address: object) -> bool:
+    """Whether a `connect` address stays on this machine: loopback or unspecified IP addresses,
+    `localhost`, and anything not an (host, port) address (Unix sockets, netlink)."""
+    if not isinstance(address, tuple) or not address or not isinstance(address[0], str):
+        return True
+    host = address[0]
+    if host.lower() in _LOOPBACK_NAMES:
+        return True
+    try:
+        ip = ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        return False  # a host name other than localhost would be looked up and reached
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.is_loopback or ip.is_unspecified
+
+
+@pytest.fixture(autouse=True)
+def network_guard(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[list[object]]:
+    """Refuses every socket connection that would leave the machine, and fails the test that
+    tried one even when the code under test swallowed the error. Yields what it refused."""
+    refused: list[object] = []
+    if request.node.get_closest_marker("live") is not None:
+        yield refused
+        return
+    connect, connect_ex = socket.socket.connect, socket.socket.connect_ex
+
+    def check(address: object) -> None:
+        if not _is_local(address):
+            refused.append(address)
+            raise OSError(errno.ENETUNREACH, f"tests do not reach the network: {address!r}")
+
+    def guarded_connect(self: socket.socket, address: Any) -> None:
+        check(address)
+        connect(self, address)
+
+    def guarded_connect_ex(self: socket.socket, address: Any) -> int:
+        check(address)
+        return connect_ex(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", guarded_connect_ex)
+    yield refused
+    if refused:
+        pytest.fail(f"the test tried to reach the network: {refused!r}", pytrace=False)
 
 
 START = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)

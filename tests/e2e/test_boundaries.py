@@ -236,8 +236,17 @@ def test_nothing_below_imports_an_adapter_or_the_suites() -> None:
     assert bad == []
 
 
-def test_the_zep_fake_imports_without_pytest() -> None:
-    code = "import sys; sys.modules['pytest'] = None; import zepkit.zep.testing"
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "import zepkit.zep.testing",
+        "from zepkit.testing import AdapterHarness, FailingBackend, PlainAgentHarness, SlowBackend,"
+        " TurnResult",
+    ],
+)
+def test_the_test_doubles_import_without_pytest(statement: str) -> None:
+    """Only the contract suites need pytest; the fakes and harness types serve scripts too."""
+    code = f"import sys; sys.modules['pytest'] = None; {statement}"
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
     )

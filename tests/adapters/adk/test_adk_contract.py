@@ -15,10 +15,8 @@ class TestAdkContract(AdapterContract):
     framework_key = "adk"
     framework_modules = ("google.adk",)
 
-    @pytest.fixture(autouse=True)
-    def _harness_factory(self, adk_harness: Callable[..., Any]) -> None:
-        self._factory = adk_harness
-
-    def make_harness(self, memory: MemoryLoop) -> AdapterHarness:
-        harness: AdapterHarness = self._factory(memory)
-        return harness
+    @pytest.fixture
+    def make_harness(
+        self, adk_harness: Callable[..., Any]
+    ) -> Callable[[MemoryLoop], AdapterHarness]:
+        return adk_harness

@@ -12,7 +12,7 @@ import pytest
 from ag2 import Agent
 from ag2.events import BaseEvent, ModelResponse, ToolCallEvent
 
-from zepkit.ag2 import zep_memory_plugin
+from zepkit.ag2 import search_tool, zep_memory_plugin
 from zepkit.core import MemoryLoop
 from zepkit.testing import AdapterContract, AdapterHarness, TurnResult
 
@@ -35,6 +35,7 @@ class AG2Harness:
     supports_tools = True
 
     def __init__(self, memory: MemoryLoop, track: Callable[..., Any]) -> None:
+        self.memory = memory
         self.track = track
         self.agent = Agent(
             "assistant", "You are a helpful assistant.", plugins=[zep_memory_plugin(memory)]
@@ -63,14 +64,28 @@ class AG2Harness:
             reply=answer.body or "", model_inputs=model_inputs(config.prompts, events)
         )
 
+    async def search_tool_schema(self, **pinned: Any) -> dict[str, Any]:
+        tool = search_tool(self.memory, **pinned)
+        function = tool.schema.function
+        return {
+            "name": tool.name,
+            "description": function.description,
+            "parameters": function.parameters,
+        }
+
+    async def run_turn_without_identity(self, *, text: str, reply: str) -> TurnResult:
+        config = self.track(reply)
+        answer = await self.agent.ask(text, config=config)
+        events = await answer.history.get_events()
+        return TurnResult(
+            reply=answer.body or "", model_inputs=model_inputs(config.prompts, events)
+        )
+
 
 class TestAG2AdapterContract(AdapterContract):
     framework_key = "ag2"
     framework_modules = ("ag2",)
 
-    @pytest.fixture(autouse=True)
-    def _scripted_models(self, track: Callable[..., Any]) -> None:
-        self.track = track
-
-    def make_harness(self, memory: MemoryLoop) -> AdapterHarness:
-        return AG2Harness(memory, self.track)
+    @pytest.fixture
+    def make_harness(self, track: Callable[..., Any]) -> Callable[[MemoryLoop], AdapterHarness]:
+        return lambda memory: AG2Harness(memory, track)

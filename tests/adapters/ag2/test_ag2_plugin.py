@@ -140,14 +140,6 @@ async def test_a_run_without_a_user_runs_without_memory(
     assert any("ConfigurationError" in r.getMessage() for r in caplog.records)
 
 
-async def test_a_missing_user_raises_when_the_policy_says_so() -> None:
-    strict = MemoryLoop.local(":memory:", on_error="raise")
-    agent = Agent("assistant", "x", config=TestConfig("Fine."), plugins=[zep_memory_plugin(strict)])
-    with pytest.raises(ConfigurationError, match="user_id"):
-        await agent.ask("hello")
-    await strict.aclose()
-
-
 async def test_shared_graph_tool_needs_no_user(memory: MemoryLoop) -> None:
     await memory.add_data("The shop opens at 9am on weekdays.", graph_id="shop")
     tool = search_tool(memory, graph_id="shop", limit=3)
@@ -157,14 +149,6 @@ async def test_shared_graph_tool_needs_no_user(memory: MemoryLoop) -> None:
     )
     reply = await agent.ask("When do you open?")
     assert any("9am" in text for text in await tool_results(reply))
-
-
-def test_tool_schema_is_the_core_schema(memory: MemoryLoop) -> None:
-    search = memory.search_tool(reranker=None)
-    tool = search_tool(memory, reranker=None)
-    assert tool.name == search.name == "search_memory"
-    assert tool.schema.function.description == search.description
-    assert tool.schema.function.parameters == search.parameters
 
 
 def test_construction_errors_are_immediate(memory: MemoryLoop) -> None:

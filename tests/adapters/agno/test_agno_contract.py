@@ -4,7 +4,7 @@ contract: persist once, inject on every model call, capture the reply, fail soft
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -19,8 +19,10 @@ class AgnoHarness:
     """One agent for every user and turn; each turn gives it a model scripted for that run."""
 
     supports_tools = True
+    surfaces_errors = False  # Agno runs hooks inside its own error handling
 
     def __init__(self, memory: MemoryLoop, scripted: Any, call: Any) -> None:
+        self.memory = memory
         self.scripted = scripted
         self.call = call
         self.agent = ZepMemory(memory).attach(
@@ -43,15 +45,22 @@ class AgnoHarness:
         assert not model.script, "the agent stopped before every scripted step was used"
         return TurnResult(reply=str(result.content), model_inputs=model.inputs)
 
+    async def search_tool_schema(self, **pinned: Any) -> dict[str, Any]:
+        tool = ZepMemory(self.memory, **pinned).tool
+        assert tool is not None
+        return {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
+
+    async def run_turn_without_identity(self, *, text: str, reply: str) -> TurnResult:
+        model = self.scripted(script=[reply])
+        self.agent.model = model
+        result = await self.agent.arun(text, session_id="anonymous")
+        return TurnResult(reply=str(result.content), model_inputs=model.inputs)
+
 
 class TestAgnoAdapterContract(AdapterContract):
     framework_key = "agno"
     framework_modules = ("agno",)
 
-    @pytest.fixture(autouse=True)
-    def _model(self, scripted: Any, call: Any) -> None:
-        self.scripted = scripted
-        self.call = call
-
-    def make_harness(self, memory: MemoryLoop) -> AdapterHarness:
-        return AgnoHarness(memory, self.scripted, self.call)
+    @pytest.fixture
+    def make_harness(self, scripted: Any, call: Any) -> Callable[[MemoryLoop], AdapterHarness]:
+        return lambda memory: AgnoHarness(memory, scripted, call)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,6 @@ from pydantic import BaseModel
 
 from zepkit.agno import ZepMemory
 from zepkit.core import ConfigurationError, Identity, MemoryLoop
-from zepkit.core.spi import SEARCH_PARAMETERS
 from zepkit.local import LocalBackend
 from zepkit.testing import FailingBackend
 
@@ -110,14 +108,10 @@ async def test_concurrent_runs_of_different_users_get_their_own_block(
             assert "ZEBRA" in seen and "Beatrix" not in seen
 
 
-async def test_the_search_tool_has_the_cores_schema_and_the_runs_user(
+async def test_the_search_tool_searches_the_runs_user(
     memory: MemoryLoop, scripted: Any, call: Any
 ) -> None:
     zep = ZepMemory(memory, limit=3)
-    assert zep.tool is not None
-    assert zep.tool.parameters == memory.search_tool(limit=3).parameters
-    properties = set(zep.tool.parameters["properties"])
-    assert "query" in properties and properties <= set(SEARCH_PARAMETERS) - {"limit"}
     await agent_with(zep, scripted(script=["ok"])).arun(FACT, user_id="alice", session_id="s1")
     model = scripted(script=[call("search_memory", {"query": "Beatrix bakery"}), "Found it."])
     result = await agent_with(zep, model).arun("Search.", user_id="alice", session_id="s2")
@@ -132,18 +126,6 @@ async def test_no_search_tool_when_turned_off(memory: MemoryLoop, scripted: Any)
     assert zep.tool is None and not agent.tools
     with pytest.raises(ValueError, match="search_tool=False"):
         ZepMemory(memory, search_tool=False, limit=3)
-
-
-async def test_a_run_without_a_user_runs_without_memory_and_says_so(
-    memory: MemoryLoop, scripted: Any, caplog: pytest.LogCaptureFixture
-) -> None:
-    model = scripted(script=["Hello."])
-    with caplog.at_level(logging.WARNING, logger="zepkit"):
-        result = await agent_with(ZepMemory(memory), model).arun("Hi!", session_id="s1")
-    warnings = [r.getMessage() for r in caplog.records if r.name.startswith("zepkit")]
-    assert result.content == "Hello."
-    assert len(warnings) == 1 and "agno identity" in warnings[0] and "user_id" in warnings[0]
-    assert await memory.get_messages("s1") == []  # nothing stored: no thread either
 
 
 async def test_on_error_callable_hears_the_missing_identity(scripted: Any) -> None:

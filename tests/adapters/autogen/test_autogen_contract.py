@@ -4,7 +4,7 @@ capture the reply, fail soft, isolate users."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -44,6 +44,16 @@ class AutoGenHarness:
             self.agents[key] = (agent, client)
         return self.agents[key]
 
+    async def search_tool_schema(self, **pinned: Any) -> dict[str, Any]:
+        zep = ZepMemory(self.memory, user_id="alice", thread_id="a1")
+        tool = zep.search_tool(**pinned)
+        schema = tool.schema
+        return {
+            "name": tool.name,
+            "description": schema.get("description"),
+            "parameters": schema.get("parameters", {}),
+        }
+
     async def run_turn(
         self,
         *,
@@ -68,9 +78,6 @@ class TestAutoGenAdapterContract(AdapterContract):
     framework_key = "autogen"
     framework_modules = ("autogen_agentchat", "autogen_core")
 
-    @pytest.fixture(autouse=True)
-    def _replay(self, replay: Any) -> None:
-        self.replay = replay
-
-    def make_harness(self, memory: MemoryLoop) -> AdapterHarness:
-        return AutoGenHarness(memory, self.replay)
+    @pytest.fixture
+    def make_harness(self, replay: Any) -> Callable[[MemoryLoop], AdapterHarness]:
+        return lambda memory: AutoGenHarness(memory, replay)

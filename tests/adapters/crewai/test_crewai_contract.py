@@ -18,6 +18,7 @@ class CrewHarness:
     answers; Form A hooks are enabled for the run and disabled after it."""
 
     supports_tools = True
+    surfaces_errors = False  # CrewAI's hook dispatch swallows what a hook raises (fail-open)
 
     def __init__(
         self,
@@ -65,14 +66,11 @@ class TestCrewAIContract(AdapterContract):
     framework_key = "crewai"
     framework_modules = ("crewai",)
 
-    @pytest.fixture(autouse=True)
-    def _factories(
+    @pytest.fixture
+    def make_harness(
         self,
         crew_factory: Callable[..., Any],
         script_factory: Callable[[list[str]], Any],
         react: tuple[Callable[[str, dict[str, Any]], str], Callable[[str], str]],
-    ) -> None:
-        self._make = (crew_factory, script_factory, react)
-
-    def make_harness(self, memory: MemoryLoop) -> AdapterHarness:
-        return CrewHarness(memory, *self._make)
+    ) -> Callable[[MemoryLoop], AdapterHarness]:
+        return lambda memory: CrewHarness(memory, crew_factory, script_factory, react)

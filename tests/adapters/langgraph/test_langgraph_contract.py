@@ -11,6 +11,7 @@ import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import AnyMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
+from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
@@ -123,6 +124,7 @@ class AgentHarness:
     supports_tools = True
 
     def __init__(self, memory: MemoryLoop, make_model: Callable[..., Any], *, sync: bool) -> None:
+        self.memory = memory
         self.middleware = ZepMemoryMiddleware(memory)
         self.make_model = make_model
         self.sync = sync
@@ -156,6 +158,25 @@ class AgentHarness:
             )
         return TurnResult(reply=result["messages"][-1].text, model_inputs=list(model.inputs))
 
+    async def search_tool_schema(self, **pinned: Any) -> dict[str, Any]:
+        """The tool as LangChain converts it for a chat model."""
+        (tool,) = ZepMemoryMiddleware(self.memory, **pinned).tools
+        function: dict[str, Any] = convert_to_openai_tool(tool)["function"]
+        return function
+
+    async def run_turn_without_identity(self, *, text: str, reply: str) -> TurnResult:
+        """No user in the runtime context or `configurable`, and no thread: no checkpointer."""
+        model = self.make_model(reply, ())
+        agent = create_agent(
+            model, tools=[], system_prompt=INSTRUCTIONS, middleware=[self.middleware]
+        )
+        state = {"messages": [{"role": "user", "content": text}]}
+        if self.sync:
+            result = agent.invoke(state)
+        else:
+            result = await agent.ainvoke(state)
+        return TurnResult(reply=result["messages"][-1].text, model_inputs=list(model.inputs))
+
 
 class _WithModel(AdapterContract):
     framework_key = "langgraph"
@@ -165,26 +186,27 @@ class _WithModel(AdapterContract):
         "langgraph.store.base",
     )
 
-    @pytest.fixture(autouse=True)
-    def _model_factory(self, make_model: Callable[..., Any]) -> None:
-        self.make_model = make_model
+    harness: Callable[..., AdapterHarness]
+    sync: bool
+
+    @pytest.fixture
+    def make_harness(
+        self, make_model: Callable[..., Any]
+    ) -> Callable[[MemoryLoop], AdapterHarness]:
+        return lambda memory: self.harness(memory, make_model, sync=self.sync)
 
 
 class TestStateGraphAsync(_WithModel):
-    def make_harness(self, memory: MemoryLoop) -> AdapterHarness:
-        return StateGraphHarness(memory, self.make_model, sync=False)
+    harness, sync = StateGraphHarness, False
 
 
 class TestStateGraphSync(_WithModel):
-    def make_harness(self, memory: MemoryLoop) -> AdapterHarness:
-        return StateGraphHarness(memory, self.make_model, sync=True)
+    harness, sync = StateGraphHarness, True
 
 
 class TestAgentMiddlewareAsync(_WithModel):
-    def make_harness(self, memory: MemoryLoop) -> AdapterHarness:
-        return AgentHarness(memory, self.make_model, sync=False)
+    harness, sync = AgentHarness, False
 
 
 class TestAgentMiddlewareSync(_WithModel):
-    def make_harness(self, memory: MemoryLoop) -> AdapterHarness:
-        return AgentHarness(memory, self.make_model, sync=True)
+    harness, sync = AgentHarness, True

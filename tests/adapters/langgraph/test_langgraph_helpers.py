@@ -142,19 +142,6 @@ async def test_middleware_keeps_the_block_out_of_state_and_searches_the_runs_use
     assert stored == [("user", "Tell me about my dog"), ("assistant", "Rex loves the beach.")]
 
 
-async def test_middleware_without_identity_runs_without_memory_and_says_why(
-    memory: MemoryLoop, make_model: Callable[..., Any], caplog: pytest.LogCaptureFixture
-) -> None:
-    agent = create_agent(make_model("hi"), middleware=[ZepMemoryMiddleware(memory)])
-    result = await agent.ainvoke({"messages": [HumanMessage("hello")]})
-    assert result["messages"][-1].content == "hi"
-    assert "user_id and thread_id" in caplog.text
-    strict = MemoryLoop(memory.backend, on_error="raise")
-    agent = create_agent(make_model("hi"), middleware=[ZepMemoryMiddleware(strict)])
-    with pytest.raises(ConfigurationError, match="user_id and thread_id"):
-        await agent.ainvoke({"messages": [HumanMessage("hello")]})
-
-
 def test_middleware_without_search_tool(memory: MemoryLoop) -> None:
     assert ZepMemoryMiddleware(memory, search_tool=False).tools == []
     pinned = ZepMemoryMiddleware(memory, scope="episodes")

@@ -140,6 +140,14 @@ class LiveKitHarness:
         await user_turn(session, agent, text)
         return TurnResult(reply=reply, model_inputs=model.inputs[first:])
 
+    async def run_turn_without_identity(self, *, text: str, reply: str) -> TurnResult:
+        """A session started with no userdata: the agent finds no identity."""
+        session, agent, model = await self.open("anonymous", "anonymous", with_identity=False)
+        model.steps = [Step(text=reply)]
+        first = len(model.inputs)
+        await user_turn(session, agent, text)
+        return TurnResult(reply=reply, model_inputs=model.inputs[first:])
+
     async def aclose(self) -> None:
         for session, _, _ in self.sessions.values():
             await session.aclose()

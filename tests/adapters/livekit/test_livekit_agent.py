@@ -133,22 +133,6 @@ async def test_a_preemptive_copy_of_a_hooked_turn_is_not_stored_twice(
     await memory.aclose()
 
 
-async def test_no_identity_means_no_memory_and_a_logged_reason(
-    harnesses: Callable[..., Any],
-    drive_turn: Callable[..., Any],
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    memory = MemoryLoop.local(":memory:")
-    harness = harnesses(memory)
-    session, agent, model = await harness.open("alice", "s1", with_identity=False)
-    with caplog.at_level(logging.WARNING, logger="zepkit"):
-        await drive_turn(session, agent, "hi, remember me?")
-    assert any("no identity" in r.getMessage() for r in caplog.records)
-    assert model.inputs and "<ZEP_CONTEXT>" not in model.inputs[0]
-    assert await memory.get_messages("s1") == []
-    await memory.aclose()
-
-
 async def test_search_tool_is_offered_and_pins_reach_it() -> None:
     memory = MemoryLoop.local(":memory:")
     agent = ZepMemoryAgent(memory, instructions="hi", scope="edges", limit=3)

@@ -15,10 +15,6 @@ class TestLiveKitContract(AdapterContract):
     framework_key = "livekit"
     framework_modules = ("livekit.agents",)
 
-    @pytest.fixture(autouse=True)
-    def _bind(self, harnesses: Callable[..., Any]) -> None:
-        self._harnesses = harnesses
-
-    def make_harness(self, memory: MemoryLoop) -> AdapterHarness:
-        harness: AdapterHarness = self._harnesses(memory)
-        return harness
+    @pytest.fixture
+    def make_harness(self, harnesses: Callable[..., Any]) -> Callable[[MemoryLoop], AdapterHarness]:
+        return harnesses

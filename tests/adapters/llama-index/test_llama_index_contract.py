@@ -5,14 +5,15 @@ call, capture the reply, fail soft, isolate users.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
 from llama_index.core.agent.workflow import FunctionAgent
+from llama_index.core.memory import Memory
 
 from zepkit.core import MemoryLoop
-from zepkit.llama_index import search_tool, zep_memory
+from zepkit.llama_index import ZepMemoryBlock, search_tool, zep_memory
 from zepkit.testing import AdapterContract, AdapterHarness, TurnResult
 
 
@@ -52,15 +53,26 @@ class LlamaIndexHarness:
         assert not llm.script, "the agent stopped before every scripted step was used"
         return TurnResult(reply=str(result.response.content), model_inputs=llm.inputs)
 
+    async def search_tool_schema(self, **pinned: Any) -> dict[str, Any]:
+        metadata = search_tool(self.memory, **pinned).metadata
+        return {
+            "name": metadata.name,
+            "description": metadata.description,
+            "parameters": metadata.get_parameters_dict(),
+        }
+
+    async def run_turn_without_identity(self, *, text: str, reply: str) -> TurnResult:
+        llm = self.scripted(script=[reply])
+        self.agent.llm = llm
+        conversation = Memory.from_defaults(memory_blocks=[ZepMemoryBlock(self.memory)])
+        result = await self.agent.run(text, memory=conversation)
+        return TurnResult(reply=str(result.response.content), model_inputs=llm.inputs)
+
 
 class TestLlamaIndexAdapterContract(AdapterContract):
     framework_key = "llama-index"
     framework_modules = ("llama_index",)
 
-    @pytest.fixture(autouse=True)
-    def _model(self, scripted: Any, call: Any) -> None:
-        self.scripted = scripted
-        self.call = call
-
-    def make_harness(self, memory: MemoryLoop) -> AdapterHarness:
-        return LlamaIndexHarness(memory, self.scripted, self.call)
+    @pytest.fixture
+    def make_harness(self, scripted: Any, call: Any) -> Callable[[MemoryLoop], AdapterHarness]:
+        return lambda memory: LlamaIndexHarness(memory, scripted, call)

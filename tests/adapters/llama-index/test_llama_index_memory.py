@@ -15,10 +15,7 @@ from llama_index.core.agent.workflow import FunctionAgent, ReActAgent
 from llama_index.core.memory import InsertMethod, Memory
 
 from zepkit.core import ConfigurationError, Identity, MemoryLoop
-from zepkit.core.spi import SEARCH_PARAMETERS
 from zepkit.llama_index import ZepMemoryBlock, search_tool, zep_memory
-from zepkit.local import LocalBackend
-from zepkit.testing import FailingBackend
 
 FACT = "My sister Beatrix moved to Lisbon last spring and opened a bakery."
 
@@ -157,17 +154,6 @@ async def test_on_error_callable_hears_the_missing_identity(scripted: Any) -> No
     assert isinstance(heard[0][1], ConfigurationError)
 
 
-async def test_on_error_raise_stops_the_run(scripted: Any) -> None:
-    """Unlike the default (log, go on), `on_error="raise"` lets a memory failure end the run."""
-    failing = MemoryLoop(FailingBackend(LocalBackend(":memory:")), on_error="raise")
-    async with failing as memory:
-        conversation = zep_memory(memory, user_id="alice", thread_id="s1")
-        llm = scripted(script=["never"])
-        with pytest.raises(Exception, match="backend is down"):
-            await agent_for(llm, memory).run("Hi.", memory=conversation)
-    assert llm.inputs == []
-
-
 async def test_identity_from_the_app(memory: MemoryLoop, scripted: Any) -> None:
     def by_session(session_id: str | None) -> Identity | None:
         if session_id is None or not session_id.startswith("acct-"):
@@ -184,16 +170,6 @@ async def test_identity_from_the_app(memory: MemoryLoop, scripted: Any) -> None:
     fixed = zep_memory(memory, identity=Identity(user_id="carol", thread_id="c1"))
     await agent_for(scripted(script=["ok"]), memory).run("Hi.", memory=fixed)
     assert [m.role for m in await memory.get_messages("c1")] == ["user", "assistant"]
-
-
-async def test_the_search_tool_has_the_cores_schema(memory: MemoryLoop) -> None:
-    tool = search_tool(memory, limit=3)
-    assert tool.metadata.name == "search_memory"
-    parameters = tool.metadata.get_parameters_dict()
-    expected = memory.search_tool(limit=3).parameters
-    assert parameters["properties"] == expected["properties"]
-    assert parameters["required"] == expected["required"]
-    assert set(parameters["properties"]) <= set(SEARCH_PARAMETERS) - {"limit"}
 
 
 async def test_the_search_tool_without_a_zep_memory_has_no_user(

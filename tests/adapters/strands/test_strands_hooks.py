@@ -7,7 +7,7 @@ import asyncio
 import json
 import logging
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from typing import Any
 
 import pytest
@@ -15,7 +15,7 @@ from strands import Agent
 from strands.hooks import BeforeInvocationEvent
 from strands.models import Model
 
-from zepkit.core import ConfigurationError, Identity, MemoryLoop
+from zepkit.core import Identity, MemoryLoop
 from zepkit.strands import ZepMemory
 from zepkit.testing import AdapterContract, AdapterHarness, FailingBackend, TurnResult
 
@@ -95,6 +95,7 @@ class StrandsHarness:
     supports_tools = True
 
     def __init__(self, memory: MemoryLoop) -> None:
+        self.memory = memory
         self.zep = ZepMemory(memory)
 
     async def run_turn(
@@ -113,13 +114,43 @@ class StrandsHarness:
         assert not model.steps, "the invocation stopped before every scripted step was used"
         return TurnResult(reply=str(result).strip(), model_inputs=model.inputs)
 
+    async def run_streamed_turn(
+        self,
+        *,
+        user_id: str,
+        thread_id: str,
+        text: str,
+        reply: str,
+        tool_queries: Sequence[str] = (),
+    ) -> TurnResult:
+        model = ScriptedModel([*(("search_memory", {"query": q}) for q in tool_queries), reply])
+        agent = make_agent(self.zep, model, state={"user_id": user_id, "thread_id": thread_id})
+        async for _ in agent.stream_async(text):
+            pass
+        assert not model.steps, "the invocation stopped before every scripted step was used"
+        return TurnResult(reply=reply, model_inputs=model.inputs)
+
+    async def search_tool_schema(self, **pinned: Any) -> dict[str, Any]:
+        spec = ZepMemory(self.memory, **pinned).tools[0].tool_spec
+        return {
+            "name": spec["name"],
+            "description": spec["description"],
+            "parameters": spec["inputSchema"]["json"],
+        }
+
+    async def run_turn_without_identity(self, *, text: str, reply: str) -> TurnResult:
+        model = ScriptedModel([reply])
+        result = await make_agent(self.zep, model).invoke_async(text)
+        return TurnResult(reply=str(result).strip(), model_inputs=model.inputs)
+
 
 class TestStrandsAdapterContract(AdapterContract):
     framework_key = "strands"
     framework_modules = ("strands",)
 
-    def make_harness(self, memory: MemoryLoop) -> AdapterHarness:
-        return StrandsHarness(memory)
+    @pytest.fixture
+    def make_harness(self) -> Callable[[MemoryLoop], AdapterHarness]:
+        return StrandsHarness
 
 
 @pytest.fixture
@@ -224,17 +255,6 @@ async def test_a_sync_call_works(memory: MemoryLoop) -> None:
     ]
 
 
-async def test_a_streamed_invocation_stores_the_reply_once(memory: MemoryLoop) -> None:
-    model = ScriptedModel([("search_memory", {"query": "anything"}), "Streamed."])
-    agent = make_agent(ZepMemory(memory), model, state=ANA)
-    async for _ in agent.stream_async("Hello"):
-        pass
-    assert stored(await memory.get_messages("t1")) == [
-        ("user", "Hello"),
-        ("assistant", "Streamed."),
-    ]
-
-
 async def test_only_the_text_of_a_rich_prompt_is_stored(memory: MemoryLoop) -> None:
     agent = make_agent(ZepMemory(memory), ScriptedModel(["A cat."]), state=ANA)
     image: Any = {"image": {"format": "png", "source": {"bytes": b"\x89PNG"}}}
@@ -285,13 +305,6 @@ async def test_a_missing_identity_is_reported_once_and_the_run_goes_on(
     assert "<ZEP_CONTEXT>" not in model.inputs[0]
     reports = [r for r in caplog.records if "strands identity" in r.getMessage()]
     assert len(reports) == 1
-
-
-async def test_on_error_raise_surfaces_a_missing_identity(memory: MemoryLoop) -> None:
-    strict = MemoryLoop(memory.backend, on_error="raise")
-    agent = make_agent(ZepMemory(strict), ScriptedModel(["x"]))
-    with pytest.raises(ConfigurationError, match="user_id and thread_id"):
-        await agent.invoke_async("hello")
 
 
 async def test_a_fixed_identity_and_options(memory: MemoryLoop) -> None:

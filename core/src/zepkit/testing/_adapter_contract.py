@@ -1,31 +1,61 @@
 """`AdapterContract`: the behaviour every framework adapter must show, on the framework's real
 runtime driven by a scripted model.
 
-Subclass it and implement `make_harness(memory)` returning an `AdapterHarness` for your framework:
+Subclass it and supply a `make_harness` fixture: a callable that builds an `AdapterHarness` for
+your framework around a `MemoryLoop`. Being a fixture, it can ask for the fixtures it needs:
 
     class TestMyAdapter(AdapterContract):
-        def make_harness(self, memory):
-            return MyFrameworkHarness(memory)
+        framework_key = "my-framework"
+        framework_modules = ("my_framework",)
+
+        @pytest.fixture
+        def make_harness(self, scripted_model):
+            return lambda memory: MyFrameworkHarness(memory, scripted_model)
+
+A subclass named like a test class that does not supply it is refused when it is defined.
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 import logging
 import re
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import pytest
 
+from zepkit.core._errors import BackendError, ConfigurationError
 from zepkit.core._loop import MemoryLoop
 from zepkit.local import LocalBackend
 from zepkit.testing._fakes import FailingBackend
-from zepkit.testing._harness import AdapterHarness
+from zepkit.testing._harness import AdapterHarness, AnonymousTurns, StreamedTurns, ToolSchemas
 
 FACT = "My sister Beatrix moved to Lisbon last spring and opened a bakery."
 QUESTION = "Which city does my sister Beatrix live in now?"
 SECRET = "My locker code is ZEBRA-7781."
+
+HarnessFactory = Callable[[MemoryLoop], AdapterHarness]
+"""What the `make_harness` fixture gives: a harness for the framework around a given memory."""
+
+
+def _caused_by(error: BaseException, kind: type[BaseException]) -> bool:
+    """Whether `error`, or an error it was raised from or during, is a `kind`."""
+    seen: list[BaseException] = []
+    current: BaseException | None = error
+    while current is not None and current not in seen:
+        if isinstance(current, kind):
+            return True
+        seen.append(current)
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _is_fixture(function: object) -> bool:
+    """Whether a plain function is a pytest fixture (pytest < 8.4 leaves fixtures functions)."""
+    return hasattr(function, "_pytestfixturefunction")
 
 
 class AdapterContract:
@@ -38,8 +68,24 @@ class AdapterContract:
     framework_modules: tuple[str, ...] = ()
     """The framework modules the adapter's import guard needs."""
 
-    def make_harness(self, memory: MemoryLoop) -> AdapterHarness:
-        pytest.fail("subclasses implement make_harness(memory) for their framework")
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A test class without its own `make_harness` fixture is an error where it is written,
+        not a suite of failures (pytest would not even collect an abstract class)."""
+        super().__init_subclass__(**kwargs)
+        own = cls.__mro__[: cls.__mro__.index(AdapterContract)]
+        supplied = [vars(k)["make_harness"] for k in own if "make_harness" in vars(k)]
+        if supplied and inspect.isfunction(supplied[0]) and not _is_fixture(supplied[0]):
+            raise TypeError(
+                f"{cls.__name__}.make_harness is a method: make it a `@pytest.fixture` that "
+                "returns a callable building the harness from a MemoryLoop"
+            )
+        if cls.__name__.startswith("Test") and not supplied:
+            raise TypeError(f"{cls.__name__} must supply a `make_harness` fixture")
+
+    @pytest.fixture
+    def make_harness(self) -> HarnessFactory:
+        """Supplied by every subclass (see the module docstring)."""
+        raise NotImplementedError("subclasses supply a `make_harness` fixture")
 
     @pytest.fixture
     async def memory(self) -> AsyncIterator[MemoryLoop]:
@@ -77,8 +123,10 @@ class AdapterContract:
         with pytest.raises(ImportError, match=re.escape(f"zepkit[{self.framework_key}]")):
             importlib.import_module(package)
 
-    async def test_user_turn_is_persisted_once_and_reply_captured(self, memory: MemoryLoop) -> None:
-        harness = self.make_harness(memory)
+    async def test_user_turn_is_persisted_once_and_reply_captured(
+        self, make_harness: HarnessFactory, memory: MemoryLoop
+    ) -> None:
+        harness = make_harness(memory)
         queries = ["Beatrix"] if harness.supports_tools else []
         result = await harness.run_turn(
             user_id="alice", thread_id="s1", text=FACT, reply="How lovely!", tool_queries=queries
@@ -90,15 +138,19 @@ class AdapterContract:
             ("assistant", "How lovely!"),
         ]
 
-    async def test_same_text_in_a_later_turn_is_a_new_turn(self, memory: MemoryLoop) -> None:
-        harness = self.make_harness(memory)
+    async def test_same_text_in_a_later_turn_is_a_new_turn(
+        self, make_harness: HarnessFactory, memory: MemoryLoop
+    ) -> None:
+        harness = make_harness(memory)
         for _ in range(2):
             await harness.run_turn(user_id="alice", thread_id="s1", text="hi again", reply="Hello!")
         stored = await memory.get_messages("s1")
         assert [m.role for m in stored] == ["user", "assistant", "user", "assistant"]
 
-    async def test_context_block_reaches_the_model(self, memory: MemoryLoop) -> None:
-        harness = self.make_harness(memory)
+    async def test_context_block_reaches_the_model(
+        self, make_harness: HarnessFactory, memory: MemoryLoop
+    ) -> None:
+        harness = make_harness(memory)
         await harness.run_turn(user_id="alice", thread_id="s1", text=FACT, reply="Noted.")
         queries = ["sister city"] if harness.supports_tools else []
         result = await harness.run_turn(
@@ -112,9 +164,12 @@ class AdapterContract:
         assert len(user_turns) == 1
 
     async def test_failing_backend_never_breaks_the_turn(
-        self, failing_memory: MemoryLoop, caplog: pytest.LogCaptureFixture
+        self,
+        make_harness: HarnessFactory,
+        failing_memory: MemoryLoop,
+        caplog: pytest.LogCaptureFixture,
     ) -> None:
-        harness = self.make_harness(failing_memory)
+        harness = make_harness(failing_memory)
         queries = ["locker"] if harness.supports_tools else []
         with caplog.at_level(logging.DEBUG, logger="zepkit"):
             result = await harness.run_turn(
@@ -129,8 +184,10 @@ class AdapterContract:
             assert "ZEBRA" not in record.getMessage()
             assert "locker" not in record.getMessage()
 
-    async def test_two_users_never_see_each_other(self, memory: MemoryLoop) -> None:
-        harness = self.make_harness(memory)
+    async def test_two_users_never_see_each_other(
+        self, make_harness: HarnessFactory, memory: MemoryLoop
+    ) -> None:
+        harness = make_harness(memory)
         await harness.run_turn(user_id="alice", thread_id="a1", text=SECRET, reply="Saved.")
         queries = ["locker code"] if harness.supports_tools else []
         result = await harness.run_turn(
@@ -143,3 +200,99 @@ class AdapterContract:
         assert result.model_inputs, "the harness reported no model input"
         for model_input in result.model_inputs:
             assert "ZEBRA" not in model_input
+
+    async def test_a_turn_without_identity_has_no_memory_and_one_warning(
+        self,
+        make_harness: HarnessFactory,
+        memory: MemoryLoop,
+        caplog: pytest.LogCaptureFixture,
+    ) -> None:
+        """A run that carries no identity still answers; it neither reads nor writes memory, and
+        one WARNING (a `ConfigurationError`) says why."""
+        harness = make_harness(memory)
+        if not isinstance(harness, AnonymousTurns):
+            pytest.skip("the identity is fixed before the run: no run can lack one")
+        await harness.run_turn(user_id="alice", thread_id="s1", text=FACT, reply="Noted.")
+        with caplog.at_level(logging.DEBUG, logger="zepkit"):
+            result = await harness.run_turn_without_identity(text=QUESTION, reply="No idea.")
+        assert result.reply == "No idea."
+        assert result.model_inputs, "the harness reported no model input"
+        for model_input in result.model_inputs:
+            assert "<ZEP_CONTEXT>" not in model_input
+            assert "Lisbon" not in model_input
+        warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+        assert len(warnings) == 1, warnings
+        assert "ConfigurationError" in warnings[0]
+        users = await memory.list_users()
+        assert [user.user_id for user in users.items] == ["alice"]
+        assert len(await memory.get_messages("s1")) == 2
+
+    async def test_on_error_raise_surfaces_a_missing_identity(
+        self, make_harness: HarnessFactory
+    ) -> None:
+        """With `on_error="raise"` the app asked to hear of memory problems: a run without
+        identity ends with the `ConfigurationError` (as it is, or as the cause of the framework's
+        own error) instead of going on."""
+        async with MemoryLoop.local(":memory:", on_error="raise") as strict:
+            harness = make_harness(strict)
+            if not isinstance(harness, AnonymousTurns):
+                pytest.skip("the identity is fixed before the run: no run can lack one")
+            if not getattr(harness, "surfaces_errors", True):
+                pytest.skip("the framework catches what its hooks raise")
+            with pytest.raises(Exception) as raised:  # noqa: PT011 - a framework may wrap it
+                await harness.run_turn_without_identity(text=QUESTION, reply="No idea.")
+        assert _caused_by(raised.value, ConfigurationError), repr(raised.value)
+
+    async def test_on_error_raise_surfaces_a_backend_failure(
+        self, make_harness: HarnessFactory
+    ) -> None:
+        """With `on_error="raise"` a memory failure ends the turn (as it is, or as the cause of
+        the framework's own error) instead of being logged."""
+        async with MemoryLoop(FailingBackend(LocalBackend(":memory:")), on_error="raise") as strict:
+            harness = make_harness(strict)
+            if not getattr(harness, "surfaces_errors", True):
+                pytest.skip("the framework catches what its hooks raise")
+            with pytest.raises(Exception) as raised:  # noqa: PT011 - a framework may wrap it
+                await harness.run_turn(user_id="alice", thread_id="s1", text=FACT, reply="Noted.")
+        assert _caused_by(raised.value, BackendError), repr(raised.value)
+
+    @pytest.mark.parametrize("pinned", [{}, {"limit": 3, "reranker": None}])
+    async def test_the_search_tool_is_the_cores(
+        self, make_harness: HarnessFactory, memory: MemoryLoop, pinned: dict[str, Any]
+    ) -> None:
+        """The model sees the core's tool: its name, description and parameters, pins left out;
+        never a parameter that picks whose memory is searched."""
+        harness = make_harness(memory)
+        if not isinstance(harness, ToolSchemas):
+            pytest.skip("the harness does not show its search tool")
+        core = memory.search_tool(**pinned)
+        shown = await harness.search_tool_schema(**pinned)
+        assert shown["name"] == core.name
+        assert shown["description"] == core.description
+        parameters = shown["parameters"]
+        assert parameters["properties"] == core.parameters["properties"]
+        assert sorted(parameters.get("required", [])) == sorted(core.parameters["required"])
+        assert not {"user_id", "thread_id", "graph_id"} & set(parameters["properties"])
+
+    async def test_a_streamed_turn_is_stored_once_with_its_reply(
+        self, make_harness: HarnessFactory, memory: MemoryLoop
+    ) -> None:
+        """Streaming changes how the reply reaches the app, not what memory keeps: the block on
+        every model call, the user turn once, the whole reply once."""
+        harness = make_harness(memory)
+        if not isinstance(harness, StreamedTurns):
+            pytest.skip("the harness does not stream")
+        await harness.run_turn(user_id="alice", thread_id="s1", text=FACT, reply="Noted.")
+        queries = ["sister city"] if harness.supports_tools else []
+        result = await harness.run_streamed_turn(
+            user_id="alice", thread_id="s2", text=QUESTION, reply="Lisbon.", tool_queries=queries
+        )
+        assert result.reply == "Lisbon."
+        assert result.model_inputs, "the harness reported no model input"
+        for model_input in result.model_inputs:
+            assert model_input.count("<ZEP_CONTEXT>") == 1
+        stored = await memory.get_messages("s2")
+        assert [(m.role, m.content) for m in stored] == [
+            ("user", QUESTION),
+            ("assistant", "Lisbon."),
+        ]

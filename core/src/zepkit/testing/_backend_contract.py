@@ -1,6 +1,7 @@
 """`BackendContract`: the behaviour every zepkit backend must show.
 
-Subclass it in a test module and supply a `backend` fixture that yields an empty backend:
+Subclass it in a test module and supply a `backend` fixture that yields an empty backend (a test
+class without one is refused when it is defined):
 
     class TestMyBackend(BackendContract):
         @pytest.fixture
@@ -47,9 +48,20 @@ class BackendContract:
 
     pytestmark = pytest.mark.asyncio
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A test class without its own `backend` fixture is an error where it is written, not a
+        suite of failures."""
+        super().__init_subclass__(**kwargs)
+        supplied = any(
+            "backend" in vars(k) for k in cls.__mro__[: cls.__mro__.index(BackendContract)]
+        )
+        if cls.__name__.startswith("Test") and not supplied:
+            raise TypeError(f"{cls.__name__} must supply a `backend` fixture")
+
     @pytest.fixture
     async def backend(self) -> AsyncIterator[Backend]:
-        pytest.fail("subclasses supply a `backend` fixture that yields an empty backend")
+        """Supplied by every subclass: an empty backend, closed after the test."""
+        raise NotImplementedError("subclasses supply a `backend` fixture")
         yield  # pragma: no cover
 
     async def test_no_overrides_DO_NOT_OVERRIDE(self) -> None:

@@ -5,10 +5,11 @@ A harness drives one real framework turn with a scripted model and reports what 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol, runtime_checkable
 
+from zepkit.core._errors import ConfigurationError
 from zepkit.core._loop import MemoryLoop
 from zepkit.core._models import Identity
 
@@ -26,7 +27,16 @@ class AdapterHarness(Protocol):
 
     `tool_queries`: the scripted model first calls the memory search tool once per query (each on
     its own model call), then answers with `reply`. A harness whose framework has no tool support
-    sets `supports_tools = False` and ignores them.
+    sets `supports_tools = False` and ignores them. A harness sets `surfaces_errors = False` where
+    the framework itself catches what the adapter's hooks raise, so `on_error="raise"` cannot end
+    the run (True if unset).
+
+    Where the adapter takes the identity from each run (so a run can come without one), the
+    harness also defines `run_turn_without_identity` (see `AnonymousTurns`); the contract then
+    checks that such a turn runs, without memory, and says why once. A harness that can show
+    the search tool as its framework hands it to the model defines `search_tool_schema` (see
+    `ToolSchemas`); the contract then checks it is the core's tool. One that can run a turn
+    through the framework's streaming API defines `run_streamed_turn` (see `StreamedTurns`).
     """
 
     supports_tools: bool
@@ -83,3 +93,46 @@ class PlainAgentHarness:
             transcript.append(f"tool {self.search.name}: {found}")
         await self.memory.capture_reply(identity, reply, turn_id=turn_id)
         return result
+
+    async def search_tool_schema(self, **pinned: Any) -> Mapping[str, Any]:
+        """The core's tool as this loop shows it: name, description, JSON schema."""
+        tool = self.memory.search_tool(**pinned)
+        return {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
+
+    async def run_turn_without_identity(self, *, text: str, reply: str) -> TurnResult:
+        """A run with no identity: no memory for it, and the loop's policy hears why, once."""
+        missing = ConfigurationError("the run carries no user_id and thread_id")
+        self.memory.failsoft.handle("plain identity", missing)
+        model_input = f"system: {self.instructions}\nuser: {text}"
+        return TurnResult(reply=reply, model_inputs=[model_input])
+
+
+@runtime_checkable
+class AnonymousTurns(Protocol):
+    """The optional part of a harness: one turn whose run carries no identity at all."""
+
+    async def run_turn_without_identity(self, *, text: str, reply: str) -> TurnResult: ...
+
+
+@runtime_checkable
+class ToolSchemas(Protocol):
+    """The optional part of a harness: the search tool, built with these pinned parameters, as
+    the framework shows it to the model: `{"name", "description", "parameters"}` (JSON schema)."""
+
+    async def search_tool_schema(self, **pinned: Any) -> Mapping[str, Any]: ...
+
+
+@runtime_checkable
+class StreamedTurns(Protocol):
+    """The optional part of a harness: `run_turn`, through the framework's streaming run, with
+    the stream consumed to its end."""
+
+    async def run_streamed_turn(
+        self,
+        *,
+        user_id: str,
+        thread_id: str,
+        text: str,
+        reply: str,
+        tool_queries: Sequence[str] = (),
+    ) -> TurnResult: ...

@@ -5,6 +5,8 @@ scripts without a network; needs no test runner.
     backend = ZepBackend(fake.client())
 """
 
-from zepkit.zep.testing._fake import BASE_URL, FakeZep, Fault, RecordedRequest
+from zepkit.zep.testing._routes import FakeZep
+from zepkit.zep.testing._transport import BASE_URL, Fault
+from zepkit.zep.testing._wire import RecordedRequest
 
 __all__ = ["BASE_URL", "FakeZep", "Fault", "RecordedRequest"]
