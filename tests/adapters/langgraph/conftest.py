@@ -65,14 +65,3 @@ def memory_factory() -> Iterator[Callable[[], MemoryLoop]]:
     yield make
     for loop in loops:
         loop.sync.close()
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A known gap the contract shows: the middleware reports a run's missing identity from each
-    hook (model call, after the model), not once per run. Strict, so the fix turns it red."""
-    for item in items:
-        if "AgentMiddleware" in item.nodeid and item.name.startswith(
-            "test_a_turn_without_identity"
-        ):
-            reason = "the middleware warns once per hook, not once per run"
-            item.add_marker(pytest.mark.xfail(strict=True, reason=reason))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -18,6 +19,7 @@ from zepkit.langgraph._messages import UserTurn, latest_user_turn
 from zepkit.langgraph._tool import as_structured_tool
 
 STAGE = "langgraph middleware"
+_REMEMBERED_TURNS = 256
 _T = TypeVar("_T")
 
 
@@ -40,13 +42,24 @@ class ZepMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
         if search is not None:
             tools.append(as_structured_tool(search, self._tool_identity))
         self.tools = tools
+        self._reported: OrderedDict[str, None] = OrderedDict()  # turns told of a missing identity
 
-    def _soft(self, read: Callable[..., _T | None], *args: Any) -> _T | None:
-        """Read the run's ids and turn; a run without ids goes on without memory (fail-soft)."""
+    def _soft(
+        self, read: Callable[..., _T | None], messages: Sequence[AnyMessage], *args: Any
+    ) -> _T | None:
+        """Read the run's ids and turn; a run without ids goes on without memory (fail-soft),
+        said once per user turn although every model call and the reply look again."""
         try:
-            return read(*args)
+            return read(messages, *args)
         except ConfigurationError as exc:  # our own message: it names the missing ids, no content
-            self.memory.failsoft.handle(STAGE, exc)
+            turn = latest_user_turn(messages)
+            key = turn.turn_id if turn is not None else None
+            if key is None or key not in self._reported:
+                if key is not None:
+                    self._reported[key] = None
+                    while len(self._reported) > _REMEMBERED_TURNS:
+                        self._reported.popitem(last=False)
+                self.memory.failsoft.handle(STAGE, exc)
             return None
 
     def _tool_identity(self) -> Identity | None:
@@ -64,7 +77,7 @@ class ZepMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
     def wrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
     ) -> ModelResponse:
-        turn = self._soft(_request_turn, request)
+        turn = self._soft(_request_turn, request.messages, request)
         if turn is None:
             return handler(request)
         identity, user_turn = turn
@@ -76,7 +89,7 @@ class ZepMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
         request: ModelRequest,
         handler: Callable[[ModelRequest], Awaitable[ModelResponse]],
     ) -> ModelResponse:
-        turn = self._soft(_request_turn, request)
+        turn = self._soft(_request_turn, request.messages, request)
         if turn is None:
             return await handler(request)
         identity, user_turn = turn
@@ -100,8 +113,10 @@ class ZepMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
         return None
 
 
-def _request_turn(request: ModelRequest) -> tuple[Identity, UserTurn] | None:
-    user_turn = latest_user_turn(request.messages)
+def _request_turn(
+    messages: Sequence[AnyMessage], request: ModelRequest
+) -> tuple[Identity, UserTurn] | None:
+    user_turn = latest_user_turn(messages)
     if user_turn is None or not user_turn.text.strip():
         return None
     return resolve_identity(request.runtime.context, current_config()), user_turn
