@@ -5,11 +5,16 @@ then measures with the real zep-cloud 4.x SDK:
 - latency: p50/p95 of `thread.add_messages(return_context=True)` through the server, next to the
   same call on an in-process `LocalBackend` over the same kind of data (the server's overhead);
 - throughput: CLIENTS concurrent clients, each its own user and thread, each sending TURNS turns
-  (add_messages with return_context): turns per second, errors, and messages lost (counted back
-  through the messages list), and the CPU time each turn costs the server (all its workers) and
-  the client (the SDK in this process): on a shared machine, CPU per turn is steadier than time.
+  (add_messages with return_context), spread over CLIENT_PROCESSES processes (so that one client
+  process, bound to one core by its interpreter lock, is not what limits the server): turns per
+  second, errors, and messages lost (counted back through the messages list), and the CPU time
+  each turn costs the server (all its workers; split into the event loops, which run uvicorn,
+  Starlette and the handlers, and the engine's threads) and the clients (the SDK, all client
+  processes); on a shared machine, CPU per turn is steadier than time. `engine_thread_busy` is
+  the share of the run the busiest engine thread was running or waiting for a core (near 1: that
+  thread is what bounds the worker).
 Bounded: every phase has a fixed number of calls and the child is stopped at the end.
-`--quick` shortens both.
+`--quick` shortens both. CPU figures read Linux's /proc.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import os
 import re
 import signal
@@ -28,6 +34,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 from zep_cloud.client import AsyncZep
 from zep_cloud.types import AddMessage
 
@@ -57,17 +64,48 @@ def _percentiles(samples: list[float]) -> dict[str, float]:
     }
 
 
-def _cpu_seconds(pid: int) -> float:
-    """CPU time (user + system) of a process and of its live children (Linux's /proc)."""
+def _server_threads(pid: int) -> dict[tuple[int, int], tuple[float, float]]:
+    """Per thread of the server and of its live workers, (seconds on a core, seconds waiting for
+    one), from Linux's schedstat; keyed (process, thread): a process's own id is its main thread,
+    the event loop, and its other threads are the engine's."""
     pids = [pid]
     children = Path(f"/proc/{pid}/task/{pid}/children")
     if children.exists():
         pids += [int(child) for child in children.read_text().split()]
-    total = 0
+    found = {}
     for each in pids:
-        fields = Path(f"/proc/{each}/stat").read_text().rsplit(")", 1)[1].split()
-        total += int(fields[11]) + int(fields[12])
-    return total / os.sysconf("SC_CLK_TCK")
+        for task in Path(f"/proc/{each}/task").iterdir():
+            try:
+                running, waiting = task.joinpath("schedstat").read_text().split()[:2]
+            except OSError:  # the thread ended meanwhile
+                continue
+            found[(each, int(task.name))] = (int(running) / 1e9, int(waiting) / 1e9)
+    return found
+
+
+def _server_cpu(
+    before: dict[tuple[int, int], tuple[float, float]],
+    after: dict[tuple[int, int], tuple[float, float]],
+    turns: int,
+    elapsed: float,
+) -> dict[str, float]:
+    """CPU per turn of the event loops and of the engine's threads, and the busiest engine
+    thread's share of the run (on a core or waiting for one)."""
+    loops = engine = busiest = 0.0
+    for (pid, tid), (running, waiting) in after.items():
+        ran_before, waited_before = before.get((pid, tid), (0.0, 0.0))
+        ran, waited = running - ran_before, waiting - waited_before
+        if pid == tid:
+            loops += ran
+        else:
+            engine += ran
+            busiest = max(busiest, (ran + waited) / elapsed)
+    return {
+        "server_cpu_ms_per_turn": round((loops + engine) / turns * 1000, 2),
+        "server_event_loop_cpu_ms_per_turn": round(loops / turns * 1000, 2),
+        "server_engine_cpu_ms_per_turn": round(engine / turns * 1000, 2),
+        "engine_thread_busy": round(busiest, 2),
+    }
 
 
 def _start_server(data: Path, workers: int) -> tuple[subprocess.Popen[str], str]:
@@ -122,9 +160,24 @@ async def _through_server(base_url: str, turns: int) -> dict[str, float]:
     return _percentiles(samples)
 
 
-async def _load(base_url: str, clients: int, turns: int, server_pid: int) -> dict[str, Any]:
-    client = AsyncZep(api_key="unused", base_url=base_url, max_retries=0, timeout=60)
-    threads = [await _thread(client, f"load-{n}") for n in range(clients)]
+async def _clients(
+    base_url: str, threads: dict[int, str], turns: int, warm: str, ready: Any, go: Any
+) -> tuple[int, float]:
+    """Play `turns` turns in each of `threads` (numbered as in the whole run), all at once, after
+    two turns in the thread `warm` (the SDK's first calls build what later calls reuse), telling
+    `ready` and waiting for `go`; the errors and this process's CPU seconds while playing."""
+    # httpx keeps 20 idle connections by default: more clients than that in one process would
+    # open a new connection for most calls (measured: 635 connections for 640 turns with 32).
+    pool = httpx.AsyncClient(
+        timeout=60, limits=httpx.Limits(max_keepalive_connections=len(threads))
+    )
+    client = AsyncZep(api_key="unused", base_url=base_url, max_retries=0, httpx_client=pool)
+    for i in range(2):
+        await client.thread.add_messages(
+            warm, messages=[AddMessage(role="user", content=_text(i))], return_context=True
+        )
+    ready.release()
+    await asyncio.to_thread(go.wait)
     errors = 0
 
     async def run(thread: str, n: int) -> None:
@@ -139,15 +192,47 @@ async def _load(base_url: str, clients: int, turns: int, server_pid: int) -> dic
             except Exception:
                 errors += 1
 
-    started, server_cpu, client_cpu = (
-        time.perf_counter(),
-        _cpu_seconds(server_pid),
-        time.process_time(),
-    )
-    await asyncio.gather(*(run(thread, n) for n, thread in enumerate(threads)))
+    cpu = time.process_time()
+    await asyncio.gather(*(run(thread, n) for n, thread in threads.items()))
+    cpu = time.process_time() - cpu
+    await pool.aclose()
+    return errors, cpu
+
+
+def _client_process(
+    base_url: str, threads: dict[int, str], turns: int, warm: str, ready: Any, go: Any, results: Any
+) -> None:
+    """One client process: plays its share of the clients and reports (errors, CPU seconds)."""
+    results.put(asyncio.run(_clients(base_url, threads, turns, warm, ready, go)))
+
+
+async def _load(
+    base_url: str, clients: int, turns: int, processes: int, server_pid: int
+) -> dict[str, Any]:
+    client = AsyncZep(api_key="unused", base_url=base_url, max_retries=0, timeout=60)
+    threads = [await _thread(client, f"load-{n}") for n in range(clients)]
+    context = multiprocessing.get_context("spawn")
+    ready, go, results = context.Semaphore(0), context.Event(), context.Queue()
+    workers = []
+    for k in range(processes):
+        share = dict(list(enumerate(threads))[k::processes])
+        warm = await _thread(client, f"warm-{k}")
+        args = (base_url, share, turns, warm, ready, go, results)
+        workers.append(context.Process(target=_client_process, args=args))
+    for worker in workers:
+        worker.start()
+    for _ in workers:  # bounded: a client process that cannot start fails the run
+        if not await asyncio.to_thread(ready.acquire, True, 120):
+            raise SystemExit("a client process did not start")
+    before, started = _server_threads(server_pid), time.perf_counter()
+    go.set()
+    played = [await asyncio.to_thread(results.get, True, 600) for _ in workers]
     elapsed = time.perf_counter() - started
-    server_cpu = _cpu_seconds(server_pid) - server_cpu
-    client_cpu = time.process_time() - client_cpu
+    after = _server_threads(server_pid)
+    for worker in workers:
+        worker.join()
+    errors = sum(errors for errors, _ in played)
+    client_cpu = sum(cpu for _, cpu in played)
     stored = 0
     for thread in threads:
         page = await client.thread.list_messages(thread, page_size=1)
@@ -155,12 +240,13 @@ async def _load(base_url: str, clients: int, turns: int, server_pid: int) -> dic
     sent = clients * turns
     return {
         "clients": clients,
+        "client_processes": processes,
         "turns": sent,
         "seconds": round(elapsed, 2),
         "turns_per_second": round(sent / elapsed, 1),
         "errors": errors,
         "lost": sent - errors - stored,
-        "server_cpu_ms_per_turn": round(server_cpu / sent * 1000, 2),
+        **_server_cpu(before, after, sent, elapsed),
         "client_cpu_ms_per_turn": round(client_cpu / sent * 1000, 2),
     }
 
@@ -170,6 +256,9 @@ async def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer calls")
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--workers", type=int, default=1, help="the server's --workers")
+    parser.add_argument(
+        "--client-processes", type=int, default=2, help="processes the clients are spread over"
+    )
     args = parser.parse_args()
     latency_turns, load_turns = (50, 5) if args.quick else (300, 20)
     with tempfile.TemporaryDirectory() as folder:
@@ -178,7 +267,7 @@ async def main() -> None:
         child, base_url = _start_server(data / "served", args.workers)
         try:
             served = await _through_server(base_url, latency_turns)
-            load = await _load(base_url, args.clients, load_turns, child.pid)
+            load = await _load(base_url, args.clients, load_turns, args.client_processes, child.pid)
         finally:
             child.send_signal(signal.SIGTERM)
             child.wait(timeout=30)
