@@ -4,10 +4,11 @@ Starts `zepkit-serve` (lexical local engine, no auth, 127.0.0.1, a free port) as
 then measures with the real zep-cloud 4.x SDK:
 - latency: p50/p95 of `thread.add_messages(return_context=True)` through the server, next to the
   same call on an in-process `LocalBackend` over the same kind of data (the server's overhead);
-- throughput: CLIENTS concurrent clients, each its own user and thread, each sending TURNS turns
-  (add_messages with return_context), spread over CLIENT_PROCESSES processes (so that one client
-  process, bound to one core by its interpreter lock, is not what limits the server): turns per
-  second, errors, and messages lost (counted back through the messages list), and the CPU time
+- throughput: CLIENTS concurrent clients, each its own user and thread, each playing TURNS turns
+  (the user's message added with return_context, a search of the user's graph, the assistant's
+  reply added), spread over CLIENT_PROCESSES processes (so that one client process, bound to
+  one core by its interpreter lock, is not what limits the server): turns per second, errors,
+  and acknowledged messages lost (counted back through the messages list), and the CPU time
   each turn costs the server (all its workers; split into the event loops, which run uvicorn,
   Starlette and the handlers, and the engine's threads) and the clients (the SDK, all client
   processes); on a shared machine, CPU per turn is steadier than time. `engine_thread_busy` is
@@ -139,17 +140,18 @@ async def _in_process(data: Path, turns: int) -> dict[str, float]:
         await backend.aclose()
 
 
-async def _thread(client: AsyncZep, name: str) -> str:
+async def _thread(client: AsyncZep, name: str) -> tuple[str, str]:
+    """A new user named `name` with one thread: (the thread's uuid, the user's graph uuid)."""
     user = await client.user.create(user_id=name)
     assert user.uuid_ is not None
     thread = await client.thread.create(user_uuid=user.uuid_)
     assert thread.uuid_ is not None
-    return thread.uuid_
+    return thread.uuid_, user.uuid_
 
 
 async def _through_server(base_url: str, turns: int) -> dict[str, float]:
     client = AsyncZep(api_key="unused", base_url=base_url, max_retries=0)
-    thread = await _thread(client, "latency")
+    thread, _ = await _thread(client, "latency")
     samples = []
     for i in range(turns):
         started = time.perf_counter()
@@ -160,12 +162,32 @@ async def _through_server(base_url: str, turns: int) -> dict[str, float]:
     return _percentiles(samples)
 
 
+async def _turn(client: AsyncZep, thread: str, graph: str, n: int) -> int:
+    """One turn as an agent plays it: the user's message in (with the context block back), a
+    search of the user's graph, the reply stored; how many messages the server acknowledged."""
+    text = _text(n)
+    await client.thread.add_messages(
+        thread, messages=[AddMessage(role="user", content=text)], return_context=True
+    )
+    await client.graph.search_edges(graph, query=text, page_size=5)
+    await client.thread.add_messages(
+        thread, messages=[AddMessage(role="assistant", content=f"Noted, thanks. ({n})")]
+    )
+    return 2
+
+
 async def _clients(
-    base_url: str, threads: dict[int, str], turns: int, warm: str, ready: Any, go: Any
-) -> tuple[int, float]:
+    base_url: str,
+    threads: dict[int, tuple[str, str]],
+    turns: int,
+    warm: tuple[str, str],
+    ready: Any,
+    go: Any,
+) -> tuple[int, int, float]:
     """Play `turns` turns in each of `threads` (numbered as in the whole run), all at once, after
-    two turns in the thread `warm` (the SDK's first calls build what later calls reuse), telling
-    `ready` and waiting for `go`; the errors and this process's CPU seconds while playing."""
+    two turns in the thread `warm` (the SDK's first calls build what later calls
+    reuse), telling `ready` and waiting for `go`; the errors, the messages acknowledged and this
+    process's CPU seconds while playing."""
     # httpx keeps 20 idle connections by default: more clients than that in one process would
     # open a new connection for most calls (measured: 635 connections for 640 turns with 32).
     pool = httpx.AsyncClient(
@@ -173,36 +195,38 @@ async def _clients(
     )
     client = AsyncZep(api_key="unused", base_url=base_url, max_retries=0, httpx_client=pool)
     for i in range(2):
-        await client.thread.add_messages(
-            warm, messages=[AddMessage(role="user", content=_text(i))], return_context=True
-        )
+        await _turn(client, *warm, i)
     ready.release()
     await asyncio.to_thread(go.wait)
-    errors = 0
+    errors = acknowledged = 0
 
-    async def run(thread: str, n: int) -> None:
-        nonlocal errors
+    async def run(target: tuple[str, str], n: int) -> None:
+        nonlocal errors, acknowledged
         for i in range(turns):
             try:
-                await client.thread.add_messages(
-                    thread,
-                    messages=[AddMessage(role="user", content=_text(n * turns + i))],
-                    return_context=True,
-                )
+                stored = await _turn(client, *target, n * turns + i)
+                acknowledged += stored  # after the await: `x += await f()` reads x before it
             except Exception:
                 errors += 1
 
     cpu = time.process_time()
-    await asyncio.gather(*(run(thread, n) for n, thread in threads.items()))
+    await asyncio.gather(*(run(target, n) for n, target in threads.items()))
     cpu = time.process_time() - cpu
     await pool.aclose()
-    return errors, cpu
+    return errors, acknowledged, cpu
 
 
 def _client_process(
-    base_url: str, threads: dict[int, str], turns: int, warm: str, ready: Any, go: Any, results: Any
+    base_url: str,
+    threads: dict[int, tuple[str, str]],
+    turns: int,
+    warm: tuple[str, str],
+    ready: Any,
+    go: Any,
+    results: Any,
 ) -> None:
-    """One client process: plays its share of the clients and reports (errors, CPU seconds)."""
+    """One client process: plays its share of the clients and reports (errors, messages
+    acknowledged, CPU seconds)."""
     results.put(asyncio.run(_clients(base_url, threads, turns, warm, ready, go)))
 
 
@@ -231,10 +255,11 @@ async def _load(
     after = _server_threads(server_pid)
     for worker in workers:
         worker.join()
-    errors = sum(errors for errors, _ in played)
-    client_cpu = sum(cpu for _, cpu in played)
+    errors = sum(errors for errors, _, _ in played)
+    acknowledged = sum(count for _, count, _ in played)
+    client_cpu = sum(cpu for _, _, cpu in played)
     stored = 0
-    for thread in threads:
+    for thread, _ in threads:
         page = await client.thread.list_messages(thread, page_size=1)
         stored += page.response.total_size if page.response and page.response.total_size else 0
     sent = clients * turns
@@ -245,7 +270,9 @@ async def _load(
         "seconds": round(elapsed, 2),
         "turns_per_second": round(sent / elapsed, 1),
         "errors": errors,
-        "lost": sent - errors - stored,
+        "messages_acknowledged": acknowledged,
+        "messages_stored": stored,
+        "lost": max(0, acknowledged - stored),
         **_server_cpu(before, after, sent, elapsed),
         "client_cpu_ms_per_turn": round(client_cpu / sent * 1000, 2),
     }
