@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import struct
+import sys
 from pathlib import Path
 
 import pytest
@@ -217,3 +218,32 @@ def test_the_coarse_pick_keeps_every_row_tied_at_the_cut() -> None:
     assert coarse.closest(distances, 7).tolist() == list(range(7))
     assert coarse.candidates(10) == coarse.CANDIDATES
     assert coarse.candidates(10**6) == coarse.POOL_FACTOR * 10**6
+
+
+def test_a_large_read_leaves_the_page_cache_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vectors, "LARGE_READ_ROWS", 50)
+    conn = _graph_file(tmp_path / "v.sqlite", graphs=1, rows=100)
+    conn.execute("PRAGMA cache_size = -4096")
+    sizes: list[int] = []
+    original = vectors.VectorIndex._read_rows
+
+    def spy(self: vectors.VectorIndex, *args: object) -> tuple[object, int]:
+        sizes.append(conn.execute("PRAGMA cache_size").fetchone()[0])
+        return original(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(vectors.VectorIndex, "_read_rows", spy)
+    index = vectors.VectorIndex("m")
+    assert len(index.nearest(conn, 1, unit_rows(100, seed=1)[3], pool=5)) == 5
+    assert sizes == [vectors.READ_CACHE_PAGES]
+    assert conn.execute("PRAGMA cache_size").fetchone()[0] == -4096
+
+
+def test_the_heap_is_trimmed_where_glibc_allows_it() -> None:
+    import platform
+
+    from zepkit.local import heap
+
+    glibc = sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
+    assert heap.trim() is glibc

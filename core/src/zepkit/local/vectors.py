@@ -22,12 +22,17 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
-from zepkit.local import coarse, scan
+from zepkit.local import coarse, heap, scan
 from zepkit.local.ids import GRAPH_BITS, graph_range
 
 CACHE_BYTES = 128 * 2**20
 """Memory for the matrices of graphs other than the one being searched, least recent dropped."""
 _READ_ROWS = 4096
+LARGE_READ_ROWS = 8192
+READ_CACHE_PAGES = 256
+"""SQLite's page cache while a graph of `LARGE_READ_ROWS` vectors or more is read: once in a
+matrix their pages are not read again, and filling the cache with them (32 MB of it at 100k
+messages) would cost memory and push the full-text index's pages out."""
 BLOCK_ROWS = 16384
 """The most rows a block added by a top-up holds (a load's block holds the whole graph)."""
 
@@ -327,6 +332,8 @@ class VectorIndex:
         block, _ = self._read(conn, low, high, count)
         if block is not None:
             fresh.blocks.append(block)
+            if block.nbytes >= heap.TRIM_BYTES:  # the rows' bytes passed through the heap
+                heap.trim()
         return fresh
 
     def _read(
@@ -334,6 +341,18 @@ class VectorIndex:
     ) -> tuple[_Block | None, int]:
         """This model's rows in an id range read into one block (None if it has none), and how
         many rows of any model the range holds. `expected` sizes the block."""
+        (cache,) = conn.execute("PRAGMA cache_size").fetchone()
+        if expected >= LARGE_READ_ROWS:  # the rows' pages would push the index's out of cache
+            conn.execute(f"PRAGMA cache_size = {READ_CACHE_PAGES}")
+        try:
+            return self._read_rows(conn, low, high, expected)
+        finally:
+            conn.execute(f"PRAGMA cache_size = {int(cache)}")
+
+    def _read_rows(
+        self, conn: sqlite3.Connection, low: int, high: int, expected: int
+    ) -> tuple[_Block | None, int]:
+        """`_read` under whatever page cache is set."""
         import numpy as np  # type: ignore[import-not-found, unused-ignore]
 
         block: _Block | None = None
