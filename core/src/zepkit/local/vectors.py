@@ -27,7 +27,14 @@ from zepkit.local.ids import GRAPH_BITS, graph_range
 
 CACHE_BYTES = 128 * 2**20
 """Memory for the matrices of graphs other than the one being searched, least recent dropped."""
-_READ_ROWS = 4096
+_READ_ROWS = 8192
+_CHUNK_SQL = (
+    # One row a chunk: its vectors joined in SQLite (8k Python bytes objects cost more than the
+    # read) and its ids as text, both aggregated in the same pass, so they line up.
+    "SELECT CAST(group_concat(vector, x'') AS BLOB), group_concat(episode), max(episode), "
+    "count(*), max(length(vector)) FROM (SELECT episode, vector FROM episode_vectors "
+    "WHERE episode > ? AND episode <= ? AND model = ? ORDER BY episode LIMIT ?)"
+)
 LARGE_READ_ROWS = 8192
 READ_CACHE_PAGES = 256
 """SQLite's page cache while a graph of `LARGE_READ_ROWS` vectors or more is read: once in a
@@ -356,20 +363,22 @@ class VectorIndex:
         import numpy as np  # type: ignore[import-not-found, unused-ignore]
 
         block: _Block | None = None
-        cursor = conn.execute(
-            "SELECT episode, vector FROM episode_vectors WHERE episode BETWEEN ? AND ? "
-            "AND model = ? ORDER BY episode",
-            (low, high, self.model),
-        )
-        while rows := cursor.fetchmany(_READ_ROWS):
-            width = len(rows[0][1])
-            raw = np.frombuffer(b"".join(vector for _, vector in rows), dtype=np.uint8)
-            raw = raw.reshape(len(rows), width)
-            ids = np.fromiter((episode for episode, _ in rows), dtype=np.int64, count=len(rows))
+        after = low - 1
+        while True:
+            joined, listed, last, count, width = conn.execute(
+                _CHUNK_SQL, (after, high, self.model, _READ_ROWS)
+            ).fetchone()
+            if not count:
+                break
+            after = last
+            raw = np.frombuffer(joined, dtype=np.uint8).reshape(count, width)
+            ids = np.fromstring(listed, dtype=np.int64, sep=",")
+            if len(ids) != count:
+                raise ValueError(f"read {len(ids)} ids for {count} vectors")
             if block is None:
-                block = _Block(max(expected, len(rows)), width - 4)
-            if block.room < len(rows):  # another process added rows since the count
-                grown = _Block(block.size + max(len(rows), block.size), width - 4)
+                block = _Block(max(expected, count), width - 4)
+            if block.room < count:  # another process added rows since the count
+                grown = _Block(block.size + max(count, block.size), width - 4)
                 size = block.size
                 grown.put(block.ids[:size], block.codes[:size] ^ 0x80, block.scales[:size])
                 block = grown
