@@ -11,7 +11,7 @@ import pytest
 
 from zepkit.core import Message
 from zepkit.core.spi import SearchRequest, UserProfile
-from zepkit.local import LocalBackend, coarse, scan, schema, vectors
+from zepkit.local import LocalBackend, coarse, connection, scan, schema, vectors
 from zepkit.local.ids import graph_range
 
 np = pytest.importorskip("numpy")
@@ -236,7 +236,7 @@ def test_a_large_read_leaves_the_page_cache_as_it_was(
     monkeypatch.setattr(vectors.VectorIndex, "_read_rows", spy)
     index = vectors.VectorIndex("m")
     assert len(index.nearest(conn, 1, unit_rows(100, seed=1)[3], pool=5)) == 5
-    assert sizes == [vectors.READ_CACHE_PAGES]
+    assert sizes == [connection.PASSING_CACHE_PAGES]
     assert conn.execute("PRAGMA cache_size").fetchone()[0] == -4096
 
 

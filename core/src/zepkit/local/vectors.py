@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from zepkit.local import coarse, heap, scan
+from zepkit.local.connection import passing_read
 from zepkit.local.ids import GRAPH_BITS, graph_range
 
 CACHE_BYTES = 128 * 2**20
@@ -36,10 +37,7 @@ _CHUNK_SQL = (
     "WHERE episode > ? AND episode <= ? AND model = ? ORDER BY episode LIMIT ?)"
 )
 LARGE_READ_ROWS = 8192
-READ_CACHE_PAGES = 256
-"""SQLite's page cache while a graph of `LARGE_READ_ROWS` vectors or more is read: once in a
-matrix their pages are not read again, and filling the cache with them (32 MB of it at 100k
-messages) would cost memory and push the full-text index's pages out."""
+"""A graph of this many vectors or more is read with a small page cache (`passing_read`)."""
 BLOCK_ROWS = 16384
 """The most rows a block added by a top-up holds (a load's block holds the whole graph)."""
 
@@ -348,13 +346,10 @@ class VectorIndex:
     ) -> tuple[_Block | None, int]:
         """This model's rows in an id range read into one block (None if it has none), and how
         many rows of any model the range holds. `expected` sizes the block."""
-        (cache,) = conn.execute("PRAGMA cache_size").fetchone()
-        if expected >= LARGE_READ_ROWS:  # the rows' pages would push the index's out of cache
-            conn.execute(f"PRAGMA cache_size = {READ_CACHE_PAGES}")
-        try:
+        if expected < LARGE_READ_ROWS:
             return self._read_rows(conn, low, high, expected)
-        finally:
-            conn.execute(f"PRAGMA cache_size = {int(cache)}")
+        with passing_read(conn):
+            return self._read_rows(conn, low, high, expected)
 
     def _read_rows(
         self, conn: sqlite3.Connection, low: int, high: int, expected: int
