@@ -247,3 +247,23 @@ def test_the_heap_is_trimmed_where_glibc_allows_it() -> None:
 
     glibc = sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
     assert heap.trim() is glibc
+
+
+def test_a_graph_read_in_several_chunks_keeps_each_id_with_its_vector(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vectors, "_READ_ROWS", 70)
+    conn = _graph_file(tmp_path / "v.sqlite", graphs=2, rows=200)
+    low, _ = graph_range(2)
+    conn.execute("DELETE FROM episode_vectors WHERE episode % 7 = 0")  # gaps in the ids
+    gap = next(low + n for n in range(1, 201) if (low + n) % 7 == 0)
+    vectors.store_vectors(conn, "other", [gap], unit_rows(1, seed=5))  # another model's row
+    index = vectors.VectorIndex("m")
+    rows = unit_rows(200, seed=2)
+    kept = [n for n in range(1, 201) if (low + n) % 7 != 0]
+    matrix = index._fresh(conn, 2)
+    assert matrix.size == len(kept) and len(matrix.blocks) == 1
+    assert matrix.blocks[0].ids[: matrix.size].tolist() == [low + n for n in kept]
+    for n in kept[::17]:
+        (best, cosine), *_ = index.nearest(conn, 2, rows[n - 1], pool=1)
+        assert best == low + n and cosine > 0.99
