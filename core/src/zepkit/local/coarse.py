@@ -65,10 +65,10 @@ class Signs:
     def extend(self, codes: Any, size: int) -> None:
         """Fill the signs of rows up to `size` from their uint8 codes (int8 + 128: the top bit
         is set for a code of 0 or more)."""
-        if size > self.size:
-            fresh = packed(codes[self.size : size] >> 7, self.dim)
-            self.bits[:, self.size : size] = fresh.T
-            self.size = size
+        for start in range(self.size, size, _CHUNK):  # a chunk at a time: small scratch arrays
+            end = min(start + _CHUNK, size)
+            self.bits[:, start:end] = packed(codes[start:end] >> 7, self.dim).T
+            self.size = end
 
     def distances(self, query: Any) -> Any:
         """Hamming distance from each filled row to the query's sign words, as uint16."""
