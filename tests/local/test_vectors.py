@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import sqlite3
 import struct
+import sys
 from pathlib import Path
 
 import pytest
 
 from zepkit.core import Message
 from zepkit.core.spi import SearchRequest, UserProfile
-from zepkit.local import LocalBackend, scan, schema, vectors
+from zepkit.local import LocalBackend, coarse, connection, scan, schema, vectors
 from zepkit.local.ids import graph_range
 
 np = pytest.importorskip("numpy")
@@ -147,3 +148,122 @@ async def test_float32_vectors_of_an_older_file_are_upgraded(db_path: Path) -> N
         assert conn.execute("PRAGMA user_version").fetchone() == (schema.SCHEMA_VERSION,)
         lengths = {n for (n,) in conn.execute("SELECT length(vector) FROM episode_vectors")}
     assert lengths == {4 + 64}
+
+
+def clustered_rows(count: int, dim: int = 384, clusters: int = 40, seed: int = 3) -> object:
+    """Unit rows around a few centres (as real embeddings bunch by topic)."""
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((clusters, dim))
+    picks = rng.integers(0, clusters, count)
+    return vectors.normalised(centres[picks] + 0.6 * rng.standard_normal((count, dim)))
+
+
+def test_the_coarse_scan_finds_the_exact_scans_best_rows_on_clustered_data() -> None:
+    rows = clustered_rows(30_020)  # the last 20 are queries near the same topics
+    codes, scales = vectors.encoded(rows[:30_000])
+    matrix = vectors._GraphMatrix(last=0, count=0)
+    for start in range(0, 30_000, 7_000):  # several blocks, as top-ups make them
+        end = min(start + 7_000, 30_000)
+        matrix.append(np.arange(start, end), codes[start:end], scales[start:end])
+    assert len(matrix.blocks) > 1
+    for query in rows[30_000:]:
+        ids, exact = matrix.scores(query)
+        best = set(ids[np.argsort(-exact)[:10]].tolist())
+        near, cosines = matrix.coarse_scores(query, want=2000)
+        assert 2000 <= len(near) < 30_000
+        assert set(near[np.argsort(-cosines)[:10]].tolist()) == best
+        where = {int(key): n for n, key in enumerate(ids)}
+        for key, cosine in zip(near[:50], cosines[:50], strict=True):
+            assert cosine == exact[where[int(key)]]  # rescored exactly, not estimated
+
+
+def test_signs_added_by_a_top_up_are_filled_at_the_next_coarse_scan() -> None:
+    rows = clustered_rows(300)
+    codes, scales = vectors.encoded(rows)
+    matrix = vectors._GraphMatrix(last=0, count=0)
+    matrix.append(np.arange(200), codes[:200], scales[:200])
+    matrix.coarse_scores(rows[0], want=10)
+    matrix.append(np.arange(200, 300), codes[200:], scales[200:])
+    near, cosines = matrix.coarse_scores(rows[250], want=10)
+    assert int(near[np.argmax(cosines)]) == 250
+
+
+def test_only_graphs_past_the_threshold_are_scanned_coarse(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conn = _graph_file(tmp_path / "v.sqlite", graphs=2, rows=100)
+    low, _ = graph_range(2)
+    more = [low + n for n in range(101, 301)]
+    vectors.store_vectors(conn, "m", more, unit_rows(200, seed=9))
+    coarse_calls: list[int] = []
+    original = vectors._GraphMatrix.coarse_scores
+
+    def spy(self: vectors._GraphMatrix, query: object, want: int) -> tuple[object, object]:
+        coarse_calls.append(self.size)
+        return original(self, query, want)
+
+    monkeypatch.setattr(vectors._GraphMatrix, "coarse_scores", spy)
+    index = vectors.VectorIndex("m", coarse_rows=300)
+    exact = vectors.VectorIndex("m", coarse_rows=10**9)
+    for graph in (1, 2):
+        query = unit_rows(100, seed=graph)[5]
+        found = index.nearest(conn, graph, query, pool=3)
+        assert [key for key, _ in found] == [key for key, _ in exact.nearest(conn, graph, query, 3)]
+    assert coarse_calls == [300]  # graph 1 (100 rows) stayed exact, graph 2 (300) went coarse
+
+
+def test_the_coarse_pick_keeps_every_row_tied_at_the_cut() -> None:
+    distances = np.array([5, 1, 3, 3, 3, 9, 0], dtype=np.uint16)
+    assert coarse.closest(distances, 3).tolist() == [1, 2, 3, 4, 6]
+    assert coarse.closest(distances, 7).tolist() == list(range(7))
+    assert coarse.candidates(10) == coarse.CANDIDATES
+    assert coarse.candidates(10**6) == coarse.POOL_FACTOR * 10**6
+
+
+def test_a_large_read_leaves_the_page_cache_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vectors, "LARGE_READ_ROWS", 50)
+    conn = _graph_file(tmp_path / "v.sqlite", graphs=1, rows=100)
+    conn.execute("PRAGMA cache_size = -4096")
+    sizes: list[int] = []
+    original = vectors.VectorIndex._read_rows
+
+    def spy(self: vectors.VectorIndex, *args: object) -> tuple[object, int]:
+        sizes.append(conn.execute("PRAGMA cache_size").fetchone()[0])
+        return original(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(vectors.VectorIndex, "_read_rows", spy)
+    index = vectors.VectorIndex("m")
+    assert len(index.nearest(conn, 1, unit_rows(100, seed=1)[3], pool=5)) == 5
+    assert sizes == [connection.PASSING_CACHE_PAGES]
+    assert conn.execute("PRAGMA cache_size").fetchone()[0] == -4096
+
+
+def test_the_heap_is_trimmed_where_glibc_allows_it() -> None:
+    import platform
+
+    from zepkit.local import heap
+
+    glibc = sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
+    assert heap.trim() is glibc
+
+
+def test_a_graph_read_in_several_chunks_keeps_each_id_with_its_vector(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vectors, "_READ_ROWS", 70)
+    conn = _graph_file(tmp_path / "v.sqlite", graphs=2, rows=200)
+    low, _ = graph_range(2)
+    conn.execute("DELETE FROM episode_vectors WHERE episode % 7 = 0")  # gaps in the ids
+    gap = next(low + n for n in range(1, 201) if (low + n) % 7 == 0)
+    vectors.store_vectors(conn, "other", [gap], unit_rows(1, seed=5))  # another model's row
+    index = vectors.VectorIndex("m")
+    rows = unit_rows(200, seed=2)
+    kept = [n for n in range(1, 201) if (low + n) % 7 != 0]
+    matrix = index._fresh(conn, 2)
+    assert matrix.size == len(kept) and len(matrix.blocks) == 1
+    assert matrix.blocks[0].ids[: matrix.size].tolist() == [low + n for n in kept]
+    for n in kept[::17]:
+        (best, cosine), *_ = index.nearest(conn, 2, rows[n - 1], pool=1)
+        assert best == low + n and cosine > 0.99

@@ -101,8 +101,9 @@ class LocalBackend:
         """The retriever in use after "auto" is resolved: "lexical", "dense" or "hybrid"."""
         self._capabilities = replace(CAPABILITIES, dense_vectors=dense is not None)
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="zepkit-local")
-        if dense is not None:  # counting reads every episode: on the worker, not the caller
-            self._worker.submit(_tell_unembedded, self._engine, path)
+        self._tell: Callable[[], None] | None = None
+        if dense is not None:  # counting reads every episode: on the worker, after the first call
+            self._tell = functools.partial(_tell_unembedded, self._engine, path)
         self._closed = False
         self._extraction = ExtractionWorker(llm, self._db) if llm else None
         if self._extraction is not None and llm_worker:
@@ -328,8 +329,12 @@ class LocalBackend:
         if self._closed:
             raise BackendError("the local backend is closed")
         loop = asyncio.get_running_loop()
+        done = loop.run_in_executor(self._worker, call, *args)
+        if self._tell is not None:  # queued behind the first call, which need not wait for it
+            self._worker.submit(self._tell)
+            self._tell = None
         try:
-            return await loop.run_in_executor(self._worker, call, *args)
+            return await done
         except sqlite3.OperationalError as exc:
             if "locked" in str(exc) or "busy" in str(exc):
                 raise BackendUnavailableError(f"SQLite database is busy: {exc}") from exc

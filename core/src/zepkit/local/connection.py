@@ -51,3 +51,20 @@ def read_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     finally:
         if conn.in_transaction:
             conn.execute("COMMIT")
+
+
+PASSING_CACHE_PAGES = 256
+"""SQLite's page cache during a one-off pass over many rows (see `passing_read`)."""
+
+
+@contextmanager
+def passing_read(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """Run a pass over many rows that will not be read again (a graph's vectors into memory, a
+    count) with a small page cache, then restore it: their pages would fill the cache (32 MB
+    of resident memory) and push out the full-text index's pages that searches reuse."""
+    (cache,) = conn.execute("PRAGMA cache_size").fetchone()
+    conn.execute(f"PRAGMA cache_size = {PASSING_CACHE_PAGES}")
+    try:
+        yield conn
+    finally:
+        conn.execute(f"PRAGMA cache_size = {int(cache)}")

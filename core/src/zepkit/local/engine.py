@@ -27,7 +27,7 @@ from zepkit.core._models import (
 )
 from zepkit.local import backfill, deletion, jobs, listing, provision, writekeys
 from zepkit.local.codec import decode_metadata, decode_time, encode_time, now
-from zepkit.local.connection import read_transaction, write_transaction
+from zepkit.local.connection import passing_read, read_transaction, write_transaction
 from zepkit.local.dense import Dense
 from zepkit.local.drafts import draft_data, draft_message
 from zepkit.local.extraction import Extractor
@@ -93,7 +93,7 @@ class Engine:
         """Episodes without a vector of the current embedder's model (0 when lexical)."""
         if self._dense is None:
             return 0
-        with read_transaction(self._conn) as conn:
+        with read_transaction(self._conn) as conn, passing_read(conn):
             return backfill.count_missing(conn, self._dense.embedder.model_id)
 
     def embed_missing(self, after: int, limit: int) -> tuple[list[int], int]:

@@ -66,6 +66,7 @@ def _session(dim: int) -> Any:
                 options = ort.SessionOptions()
                 options.intra_op_num_threads = 1  # searches run side by side, one core each
                 options.inter_op_num_threads = 1
+                options.enable_cpu_mem_arena = False  # its output goes back to the heap
                 _sessions[dim] = ort.InferenceSession(
                     model_bytes(dim), options, providers=["CPUExecutionProvider"]
                 )

@@ -9,7 +9,8 @@ A graph's matrix lives in blocks that are filled in place and never copied: a lo
 rows straight into one block, a top-up fills the last block and adds a new one when it is full.
 Matrices are kept for the most recently searched graphs up to `CACHE_BYTES` (the graph in use
 always stays); a count or id that moved any other way (a delete, another process) makes the
-graph be read again.
+graph be read again. A graph of `coarse.MIN_ROWS` rows or more is scanned by its sign bits first
+and only the closest rows are scored exactly (`zepkit.local.coarse`).
 """
 
 from __future__ import annotations
@@ -21,12 +22,22 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
-from zepkit.local import scan
+from zepkit.local import coarse, heap, scan
+from zepkit.local.connection import passing_read
 from zepkit.local.ids import GRAPH_BITS, graph_range
 
 CACHE_BYTES = 128 * 2**20
 """Memory for the matrices of graphs other than the one being searched, least recent dropped."""
-_READ_ROWS = 4096
+_READ_ROWS = 8192
+_CHUNK_SQL = (
+    # One row a chunk: its vectors joined in SQLite (8k Python bytes objects cost more than the
+    # read) and its ids as text, both aggregated in the same pass, so they line up.
+    "SELECT CAST(group_concat(vector, x'') AS BLOB), group_concat(episode), max(episode), "
+    "count(*), max(length(vector)) FROM (SELECT episode, vector FROM episode_vectors "
+    "WHERE episode > ? AND episode <= ? AND model = ? ORDER BY episode LIMIT ?)"
+)
+LARGE_READ_ROWS = 8192
+"""A graph of this many vectors or more is read with a small page cache (`passing_read`)."""
 BLOCK_ROWS = 16384
 """The most rows a block added by a top-up holds (a load's block holds the whole graph)."""
 
@@ -97,6 +108,8 @@ class _Block:
         self.codes = np.empty((rows, dim), dtype=np.uint8)
         self.scales = np.empty(rows, dtype=np.float32)
         self.size = 0
+        self._signs: coarse.Signs | None = None
+        """Sign words for the coarse scan, made at the first coarse scan (large graphs only)."""
 
     @property
     def room(self) -> int:
@@ -104,7 +117,15 @@ class _Block:
 
     @property
     def nbytes(self) -> int:
-        return int(self.ids.nbytes + self.codes.nbytes + self.scales.nbytes)
+        signs = 0 if self._signs is None else self._signs.nbytes
+        return int(self.ids.nbytes + self.codes.nbytes + self.scales.nbytes) + signs
+
+    def signs(self) -> coarse.Signs:
+        """The sign words of the live rows (rows added since the last call are filled now)."""
+        if self._signs is None:
+            self._signs = coarse.Signs(len(self.ids), self.codes.shape[1])
+        self._signs.extend(self.codes, self.size)
+        return self._signs
 
     def take(self, other: _Block) -> None:
         """Append the live rows of `other` as they are stored (there must be room)."""
@@ -181,6 +202,25 @@ class _GraphMatrix:
         parts = [scan.dot(b.codes[: b.size], query) * b.scales[: b.size] for b in live]
         return ids, np.concatenate(parts)
 
+    def coarse_scores(self, query: Any, want: int) -> tuple[Any, Any]:
+        """(ids, cosines) of the rows whose signs are closest to the query's, at least `want`
+        of them (all rows tied at the cut-off distance come along)."""
+        import numpy as np  # type: ignore[import-not-found, unused-ignore]
+
+        live = [block for block in self.blocks if block.size]
+        signs = coarse.query_words(query)
+        near = coarse.closest(np.concatenate([b.signs().distances(signs) for b in live]), want)
+        ids, parts, start = [], [], 0
+        for block in live:
+            end = start + block.size
+            rows = near[np.searchsorted(near, start) : np.searchsorted(near, end)] - start
+            start = end
+            if not len(rows):
+                continue
+            ids.append(block.ids[rows])
+            parts.append(scan.dot(block.codes[rows], query) * block.scales[rows])
+        return np.concatenate(ids), np.concatenate(parts)
+
 
 class VectorIndex:
     """Cosine search over one model's episode vectors, a matrix per graph kept in memory.
@@ -190,9 +230,13 @@ class VectorIndex:
     graph's rows on every search would cost milliseconds.
     """
 
-    def __init__(self, model: str, cache_bytes: int = CACHE_BYTES) -> None:
+    def __init__(
+        self, model: str, cache_bytes: int = CACHE_BYTES, coarse_rows: int = coarse.MIN_ROWS
+    ) -> None:
+        # `coarse_rows`: graphs with at least this many rows are scanned coarse first.
         self.model = model
         self.cache_bytes = cache_bytes
+        self.coarse_rows = coarse_rows if coarse.available() else 2**62
         self._graphs: OrderedDict[int, _GraphMatrix] = OrderedDict()
         self._version: int | None = None
         self._checked: set[int] = set()
@@ -236,7 +280,11 @@ class VectorIndex:
         cached = self._fresh(conn, graph)
         if cached.size == 0:
             return []
-        ids, scores = cached.scores(np.asarray(query, dtype=np.float32))
+        vector = np.asarray(query, dtype=np.float32)
+        if cached.size >= self.coarse_rows:
+            ids, scores = cached.coarse_scores(vector, coarse.candidates(pool))
+        else:
+            ids, scores = cached.scores(vector)
         take = min(pool, len(scores))
         top = np.argpartition(-scores, take - 1)[:take]
         top = top[np.argsort(-scores[top], kind="stable")]
@@ -289,6 +337,8 @@ class VectorIndex:
         block, _ = self._read(conn, low, high, count)
         if block is not None:
             fresh.blocks.append(block)
+            if block.nbytes >= heap.TRIM_BYTES:  # the rows' bytes passed through the heap
+                heap.trim()
         return fresh
 
     def _read(
@@ -296,23 +346,34 @@ class VectorIndex:
     ) -> tuple[_Block | None, int]:
         """This model's rows in an id range read into one block (None if it has none), and how
         many rows of any model the range holds. `expected` sizes the block."""
+        if expected < LARGE_READ_ROWS:
+            return self._read_rows(conn, low, high, expected)
+        with passing_read(conn):
+            return self._read_rows(conn, low, high, expected)
+
+    def _read_rows(
+        self, conn: sqlite3.Connection, low: int, high: int, expected: int
+    ) -> tuple[_Block | None, int]:
+        """`_read` under whatever page cache is set."""
         import numpy as np  # type: ignore[import-not-found, unused-ignore]
 
         block: _Block | None = None
-        cursor = conn.execute(
-            "SELECT episode, vector FROM episode_vectors WHERE episode BETWEEN ? AND ? "
-            "AND model = ? ORDER BY episode",
-            (low, high, self.model),
-        )
-        while rows := cursor.fetchmany(_READ_ROWS):
-            width = len(rows[0][1])
-            raw = np.frombuffer(b"".join(vector for _, vector in rows), dtype=np.uint8)
-            raw = raw.reshape(len(rows), width)
-            ids = np.fromiter((episode for episode, _ in rows), dtype=np.int64, count=len(rows))
+        after = low - 1
+        while True:
+            joined, listed, last, count, width = conn.execute(
+                _CHUNK_SQL, (after, high, self.model, _READ_ROWS)
+            ).fetchone()
+            if not count:
+                break
+            after = last
+            raw = np.frombuffer(joined, dtype=np.uint8).reshape(count, width)
+            ids = np.fromstring(listed, dtype=np.int64, sep=",")
+            if len(ids) != count:
+                raise ValueError(f"read {len(ids)} ids for {count} vectors")
             if block is None:
-                block = _Block(max(expected, len(rows)), width - 4)
-            if block.room < len(rows):  # another process added rows since the count
-                grown = _Block(block.size + max(len(rows), block.size), width - 4)
+                block = _Block(max(expected, count), width - 4)
+            if block.room < count:  # another process added rows since the count
+                grown = _Block(block.size + max(count, block.size), width - 4)
                 size = block.size
                 grown.put(block.ids[:size], block.codes[:size] ^ 0x80, block.scales[:size])
                 block = grown

@@ -1,0 +1,107 @@
+"""The coarse pass of a large graph's dense scan: one sign bit a dimension, Hamming distance.
+
+A vector's signs keep most of its direction (the share of differing signs grows with the angle
+between two vectors), in a twelfth of its int8 codes' bytes. A graph of `MIN_ROWS` rows or more
+is scanned by Hamming distance to the query's signs first; only the closest `candidates(pool)`
+rows are then scored exactly from their int8 codes. Smaller graphs keep the exact scan alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+MIN_ROWS = 65536
+"""Live rows from which a graph's scan goes coarse first (below it: every row scored exactly)."""
+CANDIDATES = 8192
+"""Rows scored exactly after the coarse pass, at least (`POOL_FACTOR` times the pool if more).
+On 100k all-MiniLM vectors of real conversation turns (and mixtures of them) the coarse pass
+kept 99.9% of the exact top 50 and 99.8% of the top 150 with 8,192 rows."""
+POOL_FACTOR = 48
+_CHUNK = 16384
+"""Rows per step of the distance loop: its scratch arrays stay in the CPU's cache."""
+
+
+def available() -> bool:
+    """True when numpy counts bits itself (numpy 2.0 and later); else the scan stays exact."""
+    import numpy as np  # type: ignore[import-not-found, unused-ignore]
+
+    return hasattr(np, "bitwise_count")
+
+
+def candidates(pool: int) -> int:
+    """How many of the coarse pass's closest rows are scored exactly for `pool` results."""
+    return max(CANDIDATES, POOL_FACTOR * pool)
+
+
+def words(dim: int) -> int:
+    """64-bit words holding the signs of a `dim`-wide vector."""
+    return (dim + 63) // 64
+
+
+def packed(bits: Any, dim: int) -> Any:
+    """Rows of 0/1 `bits` [n, dim] as sign words [n, words(dim)] (padding bits are 0)."""
+    import numpy as np  # type: ignore[import-not-found, unused-ignore]
+
+    out = np.zeros((len(bits), words(dim) * 8), dtype=np.uint8)
+    out[:, : (dim + 7) // 8] = np.packbits(bits, axis=1)
+    return out.view(np.uint64)
+
+
+class Signs:
+    """The sign words of a block's rows, word-major (one contiguous run of rows per word, so
+    each pass of the distance loop reads memory in order); the first `size` rows are filled."""
+
+    def __init__(self, rows: int, dim: int) -> None:
+        import numpy as np  # type: ignore[import-not-found, unused-ignore]
+
+        self.dim = dim
+        self.bits = np.zeros((words(dim), rows), dtype=np.uint64)
+        self.size = 0
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.bits.nbytes)
+
+    def extend(self, codes: Any, size: int) -> None:
+        """Fill the signs of rows up to `size` from their uint8 codes (int8 + 128: the top bit
+        is set for a code of 0 or more)."""
+        for start in range(self.size, size, _CHUNK):  # a chunk at a time: small scratch arrays
+            end = min(start + _CHUNK, size)
+            self.bits[:, start:end] = packed(codes[start:end] >> 7, self.dim).T
+            self.size = end
+
+    def distances(self, query: Any) -> Any:
+        """Hamming distance from each filled row to the query's sign words, as uint16."""
+        import numpy as np  # type: ignore[import-not-found, unused-ignore]
+
+        out = np.empty(self.size, dtype=np.uint16)
+        scratch = np.empty(min(_CHUNK, self.size), dtype=np.uint64)
+        counts = np.empty(len(scratch), dtype=np.uint8)
+        for start in range(0, self.size, _CHUNK):
+            end = min(start + _CHUNK, self.size)
+            step, these, total = scratch[: end - start], counts[: end - start], out[start:end]
+            total[:] = 0
+            for word, value in enumerate(query):
+                np.bitwise_xor(self.bits[word, start:end], value, out=step)
+                np.bitwise_count(step, out=these)
+                np.add(total, these, out=total)
+        return out
+
+
+def query_words(query: Any) -> Any:
+    """The sign words of a float query vector."""
+    import numpy as np  # type: ignore[import-not-found, unused-ignore]
+
+    return packed((np.asarray(query) >= 0).reshape(1, -1), len(query))[0]
+
+
+def closest(distances: Any, want: int) -> Any:
+    """Indices (ascending) of the rows within the smallest distance that takes in `want` rows
+    (ties at that distance all come along, so the pick does not depend on row order)."""
+    import numpy as np  # type: ignore[import-not-found, unused-ignore]
+
+    if want >= len(distances):
+        return np.arange(len(distances))
+    within = np.cumsum(np.bincount(distances))
+    cut = int(np.searchsorted(within, want))
+    return np.flatnonzero(distances <= cut)
