@@ -267,3 +267,23 @@ def test_a_graph_read_in_several_chunks_keeps_each_id_with_its_vector(
     for n in kept[::17]:
         (best, cosine), *_ = index.nearest(conn, 2, rows[n - 1], pool=1)
         assert best == low + n and cosine > 0.99
+
+
+def test_a_large_graphs_distances_measured_in_two_halves_are_the_single_pass_ones(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = np.random.default_rng(7)
+    rows = 3 * 1000 + 17  # halves that are not whole chunks
+    codes = rng.integers(0, 256, size=(rows, 384), dtype=np.uint8)
+    signs = coarse.Signs(rows, 384)
+    signs.extend(codes, rows)
+    vector = rng.standard_normal(384)
+    query = coarse.query_words(vector)
+    monkeypatch.setattr(coarse, "_CHUNK", 256)
+    monkeypatch.setattr(coarse, "SPLIT_ROWS", 10**9)
+    single = signs.distances(query)
+    monkeypatch.setattr(coarse, "SPLIT_ROWS", 1000)
+    halves = signs.distances(query)
+    # a code of 128 or more is a component of 0 or more: its sign bit differs from the query's
+    expected = ((codes >= 128) != (vector >= 0)).sum(axis=1)
+    assert single.tolist() == halves.tolist() == expected.tolist()

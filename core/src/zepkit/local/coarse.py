@@ -8,6 +8,8 @@ rows are then scored exactly from their int8 codes. Smaller graphs keep the exac
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 MIN_ROWS = 65536
@@ -17,8 +19,15 @@ CANDIDATES = 8192
 On 100k all-MiniLM vectors of real conversation turns (and mixtures of them) the coarse pass
 kept 99.9% of the exact top 50 and 99.8% of the top 150 with 8,192 rows."""
 POOL_FACTOR = 48
-_CHUNK = 16384
-"""Rows per step of the distance loop: its scratch arrays stay in the CPU's cache."""
+SPLIT_ROWS = 262144
+"""Rows from which the coarse pass runs on two threads (below it the second thread costs more
+than it saves)."""
+_BUILD_CHUNK = 16384
+"""Rows whose signs are made at a time: the unpacked bits of a step stay small (6 MB)."""
+_CHUNK = 131072
+"""Rows per step of the distance loop: long enough for numpy to keep the interpreter lock
+released most of the time (two threads at 16,384 rows were slower than one), short enough for
+small scratch arrays (1 MB)."""
 
 
 def available() -> bool:
@@ -65,27 +74,54 @@ class Signs:
     def extend(self, codes: Any, size: int) -> None:
         """Fill the signs of rows up to `size` from their uint8 codes (int8 + 128: the top bit
         is set for a code of 0 or more)."""
-        for start in range(self.size, size, _CHUNK):  # a chunk at a time: small scratch arrays
-            end = min(start + _CHUNK, size)
+        for start in range(self.size, size, _BUILD_CHUNK):
+            end = min(start + _BUILD_CHUNK, size)
             self.bits[:, start:end] = packed(codes[start:end] >> 7, self.dim).T
             self.size = end
 
     def distances(self, query: Any) -> Any:
-        """Hamming distance from each filled row to the query's sign words, as uint16."""
+        """Hamming distance from each filled row to the query's sign words, as uint16; a graph of
+        `SPLIT_ROWS` rows or more is measured in two halves at once (numpy lets go of the
+        interpreter lock in each step)."""
         import numpy as np  # type: ignore[import-not-found, unused-ignore]
 
         out = np.empty(self.size, dtype=np.uint16)
-        scratch = np.empty(min(_CHUNK, self.size), dtype=np.uint64)
+        if self.size < SPLIT_ROWS:
+            self._measure(query, out, 0, self.size)
+            return out
+        middle = self.size // 2
+        other = _helper().submit(self._measure, query, out, middle, self.size)
+        self._measure(query, out, 0, middle)
+        other.result()
+        return out
+
+    def _measure(self, query: Any, out: Any, first: int, last: int) -> None:
+        """Fill `out[first:last]` with the rows' distances, a chunk at a time."""
+        import numpy as np  # type: ignore[import-not-found, unused-ignore]
+
+        scratch = np.empty(min(_CHUNK, last - first), dtype=np.uint64)
         counts = np.empty(len(scratch), dtype=np.uint8)
-        for start in range(0, self.size, _CHUNK):
-            end = min(start + _CHUNK, self.size)
+        for start in range(first, last, _CHUNK):
+            end = min(start + _CHUNK, last)
             step, these, total = scratch[: end - start], counts[: end - start], out[start:end]
             total[:] = 0
             for word, value in enumerate(query):
                 np.bitwise_xor(self.bits[word, start:end], value, out=step)
                 np.bitwise_count(step, out=these)
                 np.add(total, these, out=total)
-        return out
+
+
+_HELPER: ThreadPoolExecutor | None = None
+_HELPER_LOCK = threading.Lock()
+
+
+def _helper() -> ThreadPoolExecutor:
+    """The one thread that measures the second half of large graphs (made on first use)."""
+    global _HELPER
+    with _HELPER_LOCK:
+        if _HELPER is None:
+            _HELPER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="zepkit-coarse")
+        return _HELPER
 
 
 def query_words(query: Any) -> Any:
