@@ -307,3 +307,31 @@ async def test_a_failed_embedding_writes_nothing(db_path: Path, in_process: bool
     )
     assert context is None or "PIN" not in context
     await memory.aclose()
+
+
+async def test_an_in_process_embedder_embeds_the_query_beside_the_lexical_side(
+    tmp_path: Path,
+) -> None:
+    found = {}
+    for in_process in (True, False):
+        embedder = LockProbingEmbedder(tmp_path / f"{in_process}.db", in_process=in_process)
+        memory = await _probed(tmp_path / f"{in_process}.db", embedder)
+        await memory.add_messages("old", [Message("user", "My greyhound is called Pixel.")])
+        await memory.add_messages("old", [Message("user", "I moved to Lisbon in May.")])
+        embedder.threads.clear()
+        request = SearchRequest("dog walking", user_id="u", scope="episodes", limit=5)
+        found[in_process] = [e.content for e in (await memory.search(request)).episodes]
+        named = " ".join(embedder.threads)
+        assert ("zepkit-embed-write" in named) is in_process
+        await memory.aclose()
+    assert found[True] == found[False]
+    assert found[True][0] == "My greyhound is called Pixel."
+
+
+async def test_a_failed_query_embedding_fails_the_search(db_path: Path) -> None:
+    embedder = LockProbingEmbedder(db_path, in_process=True, fail_on="PIN")
+    memory = await _probed(db_path, embedder)
+    await memory.add_messages("t", [Message("user", "I walk my dog at noon.")])
+    with pytest.raises(RuntimeError, match="embedding service failed"):
+        await memory.search(SearchRequest("my PIN dog", user_id="u", scope="episodes"))
+    await memory.aclose()

@@ -196,6 +196,16 @@ class Engine:
             self._embedding = ThreadPoolExecutor(1, thread_name_prefix="zepkit-embed-write")
         return self._embedding.submit(dense.vectors, texts)
 
+    def _embed_query_beside(self, query: str) -> Future[Any] | None:
+        """The query's vector being computed on the embedding thread, when the embedder runs in
+        this process and dense retrieval is on (None otherwise)."""
+        dense = self._dense
+        if dense is None or getattr(dense.embedder, "in_process", False) is not True:
+            return None
+        if self._embedding is None:
+            self._embedding = ThreadPoolExecutor(1, thread_name_prefix="zepkit-embed-write")
+        return self._embedding.submit(dense.query_vector, query)
+
     def _match_ahead(
         self, conn: sqlite3.Connection, thread: provision.ThreadRef
     ) -> TurnMatches | None:
@@ -254,11 +264,15 @@ class Engine:
                 graph = provision.find_graph(conn, "shared", str(request.graph_id))
             if graph is None or not terms or request.limit < 1:
                 return SearchResults(scope=request.scope)
+            retrieval = self._retrieval(request.query)
+            embedding = self._embed_query_beside(request.query)
+            if embedding is not None:  # the query is embedded while the lexical side reads
+                retrieval = replace(retrieval, vector=embedding)
             return search_scope(
                 conn,
                 graph,
                 terms,
-                self._retrieval(request.query),
+                retrieval,
                 scope=request.scope,
                 reranker=request.reranker,
                 limit=request.limit,

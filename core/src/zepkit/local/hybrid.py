@@ -37,7 +37,8 @@ SPREAD_FROM = 10
 class Retrieval:
     """How one search finds candidates: which retrievers, and the raw query for the dense one.
 
-    `vector`, when set, is the dense query already embedded (the text is then not embedded).
+    `vector`, when set, is the dense query already embedded (the text is then not embedded), or
+    a `Future` of it being embedded on another thread.
     """
 
     query: str

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Collection, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 
 from zepkit.core._limits import DEFAULT_MMR_LAMBDA
@@ -152,6 +153,8 @@ class GraphSearch:
             return self._nearest[min(larger)][:pool]
         retrieval = self._retrieval
         query = retrieval.query if retrieval.vector is None else retrieval.vector
+        if isinstance(query, Future):  # embedded on another thread meanwhile
+            query = query.result()
         self._nearest[pool] = dense.nearest(self._conn, self._graph, query, pool)
         return self._nearest[pool]
 
