@@ -99,8 +99,9 @@ def _public(package: str) -> set[str]:
 
 
 def test_the_server_uses_the_public_core_and_only_its_default_backend() -> None:
-    """`zepkit.server` is an app of the core like any other: its public modules, and the local
-    engine only where the default backend is built (`projects.local_backend`)."""
+    """`zepkit.server` is an app of the core like any other: its public modules, the local
+    engine only where the default backend is built (`projects.local_backend`), and the Zep
+    backend's id map only where `--backend zep` builds a project's loop."""
     allowed = {"zepkit.core", "zepkit.core.spi"}
     bad = []
     for path in _sources(SERVER):
@@ -119,7 +120,12 @@ def test_the_server_uses_the_public_core_and_only_its_default_backend() -> None:
                 and path.name == "projects.py"
                 and scopes.get(node) == "local_backend"
             )
-            if not (public or default_backend):
+            zep_backend = (
+                module in {"zepkit.zep", "zepkit.zep.SqliteIdMap"}
+                and path.name == "backends.py"
+                and scopes.get(node) == "zep_project_memory"
+            )
+            if not (public or default_backend or zep_backend):
                 bad.append(f"{path.relative_to(ROOT)}:{node.lineno} imports {module}")
     assert _sources(SERVER) and bad == []
 

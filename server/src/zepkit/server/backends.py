@@ -24,13 +24,13 @@ def zep_memory(folder: Path, api_key: str | None = None) -> MemoryFactory:
     if not key.strip():
         raise BackendChoiceError("--backend zep needs ZEP_API_KEY in the environment")
 
-    def make(project: str) -> MemoryLoop:
+    def zep_project_memory(project: str) -> MemoryLoop:
         from zepkit.zep import SqliteIdMap
 
         id_map = SqliteIdMap(folder / f"{project}.zep-ids.db")
         return MemoryLoop.zep(key, id_map=id_map, outbox=None)
 
-    return make
+    return zep_project_memory
 
 
 def imported_memory(spec: str) -> MemoryFactory:
