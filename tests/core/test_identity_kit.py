@@ -14,6 +14,7 @@ from zepkit.core.spi import (
     check_memory,
     fail_soft,
     fail_soft_sync,
+    fixed_identity,
     search_tool_option,
 )
 
@@ -173,3 +174,14 @@ def test_sync_hooks_follow_on_error(caplog: pytest.LogCaptureFixture) -> None:
     assert called.run(True) == 0
     assert seen == [("sync hook", "boom")]
     assert SyncHook.run.__name__ == "run"  # the hook keeps its name for the framework
+
+
+def test_a_fixed_identity_keeps_the_profile_and_reports_a_missing_one_once() -> None:
+    seen: list[str] = []
+    policy = FailSoft(lambda stage, exc: seen.append(f"{stage}: {exc}"))
+    found = fixed_identity(None, policy, "x", user_id="u", thread_id="t", email="u@example.com")
+    assert found == Identity(user_id="u", thread_id="t", email="u@example.com")
+    assert fixed_identity(None, policy, "x", user_id="u", hint="give both ids") is None
+    assert seen == ["x: zepkit needs thread_id for this run: give both ids"]
+    with pytest.raises(ValueError, match="not both"):
+        fixed_identity(Identity(user_id="u", thread_id="t"), policy, "x", user_id="v")

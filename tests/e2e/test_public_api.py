@@ -77,6 +77,7 @@ PUBLIC: dict[str, list[str]] = {
         "compose_context",
         "fail_soft",
         "fail_soft_sync",
+        "fixed_identity",
         "format_results",
         "is_rendered_block",
         "missing_framework",

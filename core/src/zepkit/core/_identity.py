@@ -153,3 +153,33 @@ class IdentityResolver(Generic[Ctx]):
             if report:
                 failsoft.handle(stage, exc)
             return None
+
+
+def fixed_identity(
+    identity: Identity | None,
+    failsoft: FailSoft,
+    stage: str,
+    *,
+    user_id: str | None = None,
+    thread_id: str | None = None,
+    first_name: str | None = None,
+    last_name: str | None = None,
+    email: str | None = None,
+    hint: str = "",
+) -> Identity | None:
+    """The one identity of an adapter object fixed when it is made (a framework whose hooks carry
+    no user): the app's `Identity`, else the ids and profile fields. A missing identity goes to
+    `failsoft` as `stage`, once, here (None: the object keeps no memory); blank ids and both
+    forms at once raise at once."""
+    profile = {"first_name": first_name, "last_name": last_name, "email": email}
+    given = (user_id, thread_id, *profile.values())
+    if identity is not None and any(value is not None for value in given):
+        raise ValueError("give either identity= or user_id=/thread_id= (and profile), not both")
+    resolver = IdentityResolver[None](
+        identity,
+        user_id=user_id,
+        thread_id=thread_id,
+        lookups=(lambda _: profile,),
+        hint=hint,
+    )
+    return resolver.resolve_now(None, failsoft, stage)

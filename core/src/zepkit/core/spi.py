@@ -10,7 +10,12 @@ from zepkit.core._backend import Backend, Capabilities, SearchRequest, UserProfi
 from zepkit.core._coerce import as_memory
 from zepkit.core._extras import missing_framework
 from zepkit.core._failsoft import fail_soft, fail_soft_sync
-from zepkit.core._identity import IdentityFunction, IdentityResolver, IdentitySource
+from zepkit.core._identity import (
+    IdentityFunction,
+    IdentityResolver,
+    IdentitySource,
+    fixed_identity,
+)
 from zepkit.core._options import check_memory, search_tool_option
 from zepkit.core._rendering import compose_context, is_rendered_block, strip_rendered_block
 from zepkit.core._search_params import check_search_options
@@ -35,6 +40,7 @@ __all__ = [
     "compose_context",
     "fail_soft",
     "fail_soft_sync",
+    "fixed_identity",
     "format_results",
     "is_rendered_block",
     "missing_framework",

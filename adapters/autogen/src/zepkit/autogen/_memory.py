@@ -19,10 +19,10 @@ from autogen_core.tools import FunctionTool
 
 from zepkit.autogen._content import as_contents, as_data, mime_of, newest_user_text
 from zepkit.autogen._context import ZepChatCompletionContext
-from zepkit.autogen._identity import memory_identity
+from zepkit.autogen._identity import HINT, STAGE
 from zepkit.autogen._tool import wrap_search
 from zepkit.core import Identity, MemoryLoop, Message, NotFoundError
-from zepkit.core.spi import check_memory, fail_soft
+from zepkit.core.spi import check_memory, fail_soft, fixed_identity
 
 _NO_MEMORIES = MemoryQueryResult(results=[])
 _NOTHING_NEW = UpdateContextResult(memories=_NO_MEMORIES)
@@ -71,14 +71,16 @@ class ZepMemory(Memory):
         identity: Identity | None = None,
     ) -> None:
         self.memory = check_memory(memory)
-        self.identity = memory_identity(
-            self.memory,
+        self.identity = fixed_identity(
             identity,
+            self.memory.failsoft,
+            STAGE,
             user_id=user_id,
             thread_id=thread_id,
             first_name=first_name,
             last_name=last_name,
             email=email,
+            hint=HINT,
         )
         self._turn_id: str | None = None
         self._last_block = ""

@@ -22,8 +22,8 @@ from crewai.hooks import (
 )
 
 from zepkit.core import Identity, MemoryLoop
-from zepkit.core.spi import check_memory, fail_soft_sync, strip_rendered_block
-from zepkit.crewai._identity import fixed_identity, ids
+from zepkit.core.spi import check_memory, fail_soft_sync, fixed_identity, strip_rendered_block
+from zepkit.crewai._identity import STAGE, hint, ids
 
 SEPARATOR = "\n\n"
 
@@ -132,14 +132,15 @@ def enable_zep_memory(
     `user_id` / `thread_id` with the optional profile fields, or a zepkit `Identity`; without one
     the loop's `on_error` hears of it once, here, and the hooks do nothing."""
     found = fixed_identity(
-        check_memory(memory),
         identity,
+        check_memory(memory).failsoft,
+        STAGE,
         user_id=user_id,
         thread_id=thread_id,
         first_name=first_name,
         last_name=last_name,
         email=email,
-        where="enable_zep_memory",
+        hint=hint("enable_zep_memory"),
     )
     return ZepMemoryHooks(memory, found, agents).enable()
 

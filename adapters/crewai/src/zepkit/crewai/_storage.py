@@ -20,8 +20,8 @@ from zepkit.core import (
     NotFoundError,
     SearchResults,
 )
-from zepkit.core.spi import check_memory, compose_context, fail_soft
-from zepkit.crewai._identity import fixed_identity, ids
+from zepkit.core.spi import check_memory, compose_context, fail_soft, fixed_identity
+from zepkit.crewai._identity import STAGE, hint, ids
 
 Record = dict[str, Any]
 """One search result: `{"context": text, "score": float, "metadata": {...}}`."""
@@ -49,14 +49,15 @@ class ZepStorage:
     ) -> None:
         self.memory = check_memory(memory)
         self.identity = fixed_identity(
-            self.memory,
             identity,
+            self.memory.failsoft,
+            STAGE,
             user_id=user_id,
             thread_id=thread_id,
             first_name=first_name,
             last_name=last_name,
             email=email,
-            where="ZepStorage",
+            hint=hint("ZepStorage"),
         )
 
     @property
