@@ -31,11 +31,11 @@ from zepkit.core._models import (
     ThreadInfo,
     UserInfo,
 )
-from zepkit.core._sqlite import open_connection
+from zepkit.core._sqlite import is_file_path, open_connection
 from zepkit.core._validation import check_page
-from zepkit.local import jobs, writekeys
-from zepkit.local.connection import check_fts5, write_transaction
-from zepkit.local.dense import RetrieverMode, resolve
+from zepkit.local import backfill, jobs, writekeys
+from zepkit.local.connection import check_fts5, passing_read, write_transaction
+from zepkit.local.dense import Dense, RetrieverMode, resolve
 from zepkit.local.embedders import Embedder
 from zepkit.local.engine import CAPABILITIES, Engine
 from zepkit.local.extraction import Extractor, RuleExtractor
@@ -80,19 +80,32 @@ class LocalBackend:
         mode, dense = resolve(retriever, embedder)
         check_fts5()
         check = functools.partial(check_file, path=path, writable=not read_only, verify=verify)
+        if dense is not None and is_file_path(path) and os.path.exists(path):
+            # The latest users' vectors are read meanwhile (the check below reads the whole file),
+            # then the episodes without vectors are counted (a new file has none).
+            dense.index.warm(
+                functools.partial(open_connection, path, read_only=True),
+                then=functools.partial(_tell_unembedded, model=dense.embedder.model_id, path=path),
+            )
         try:
             conn = open_connection(path, read_only=read_only, check=check)
         except sqlite3.Error as exc:
+            _stop_warmup(dense)
             raise BackendError(f"cannot open the local database {str(path)!r}: {exc}") from exc
+        except BaseException:
+            _stop_warmup(dense)
+            raise
         try:
             if not read_only:
                 migrate(conn)
                 writekeys.prune(conn)
         except sqlite3.Error as exc:
             conn.close()
+            _stop_warmup(dense)
             raise BackendError(f"cannot prepare the local database {str(path)!r}: {exc}") from exc
         except BaseException:
             conn.close()
+            _stop_warmup(dense)
             raise
         self._engine = Engine(
             conn, extractor or RuleExtractor(), mode=mode, dense=dense, llm_jobs=bool(llm)
@@ -101,9 +114,6 @@ class LocalBackend:
         """The retriever in use after "auto" is resolved: "lexical", "dense" or "hybrid"."""
         self._capabilities = replace(CAPABILITIES, dense_vectors=dense is not None)
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="zepkit-local")
-        self._tell: Callable[[], None] | None = None
-        if dense is not None:  # counting reads every episode: on the worker, after the first call
-            self._tell = functools.partial(_tell_unembedded, self._engine, path)
         self._closed = False
         self._extraction = ExtractionWorker(llm, self._db) if llm else None
         if self._extraction is not None and llm_worker:
@@ -330,9 +340,6 @@ class LocalBackend:
             raise BackendError("the local backend is closed")
         loop = asyncio.get_running_loop()
         done = loop.run_in_executor(self._worker, call, *args)
-        if self._tell is not None:  # queued behind the first call, which need not wait for it
-            self._worker.submit(self._tell)
-            self._tell = None
         try:
             return await done
         except sqlite3.OperationalError as exc:
@@ -343,11 +350,18 @@ class LocalBackend:
             raise BackendError(f"SQLite error: {exc}") from exc
 
 
-def _tell_unembedded(engine: Engine, path: str | os.PathLike[str]) -> None:
+def _stop_warmup(dense: Dense | None) -> None:
+    """Stop the vectors' warm-up of a backend that failed to open."""
+    if dense is not None:
+        dense.index.close()
+
+
+def _tell_unembedded(conn: sqlite3.Connection, *, model: str, path: str | os.PathLike[str]) -> None:
     """Warn when dense search cannot see some stored episodes, and say how to fix it."""
     try:
-        missing = engine.count_unembedded()
-    except sqlite3.Error as exc:  # a warning's count is not worth failing the first call for
+        with passing_read(conn):
+            missing = backfill.count_missing(conn, model)
+    except sqlite3.Error as exc:  # a warning's count is not worth failing anything for
         logger.warning("zepkit.local: could not count episodes without vectors: %s", exc)
         return
     if missing:

@@ -125,6 +125,8 @@ class Engine:
         """Close the connection (a WAL checkpoint runs when the last connection closes)."""
         if self._embedding is not None:
             self._embedding.shutdown()
+        if self._dense is not None:
+            self._dense.index.close()
         self._conn.close()
 
     def ensure_user(self, user: UserProfile) -> bool:

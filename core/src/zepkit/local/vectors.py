@@ -17,14 +17,16 @@ from __future__ import annotations
 
 import sqlite3
 import struct
+import threading
 from array import array
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from zepkit.local import coarse, heap, scan
 from zepkit.local.connection import passing_read
 from zepkit.local.ids import GRAPH_BITS, graph_range
+from zepkit.local.warmup import Warmup
 
 CACHE_BYTES = 128 * 2**20
 """Memory for the matrices of graphs other than the one being searched, least recent dropped."""
@@ -241,6 +243,7 @@ class VectorIndex:
         self._version: int | None = None
         self._checked: set[int] = set()
         """Graphs whose matrix matched the file at data version `_version`."""
+        self._warmup: Warmup[_GraphMatrix] | None = None
 
     def added(self, episodes: Sequence[int], matrix: Any) -> None:
         """Take in vectors this connection has just committed (appended in place when newer)."""
@@ -249,10 +252,15 @@ class VectorIndex:
         ids = np.asarray(episodes, dtype=np.int64)
         codes, scales = encoded(matrix)
         for graph in {int(key) >> GRAPH_BITS for key in ids}:
-            cached = self._graphs.get(graph)
+            cached = self._cached(graph)
             mine = (ids >> GRAPH_BITS) == graph
-            if cached is None or graph not in self._checked or ids[mine].min() <= cached.last:
-                self._checked.discard(graph)  # replaced or out of order: read again when used
+            if cached is not None and ids[mine].min() <= cached.last:
+                # Vectors of older episodes (a backfill, another model's replaced): the row
+                # count and last id may not move, so only a new read can be trusted.
+                self._graphs.pop(graph)
+                cached = None
+            if cached is None or graph not in self._checked:
+                self._checked.discard(graph)  # read again (or topped up) when used
                 continue
             cached.append(ids[mine], codes[mine], scales[mine])
             cached.last = int(ids[mine].max())
@@ -296,13 +304,22 @@ class VectorIndex:
         if version != self._version:  # another connection committed: look at every graph again
             self._version = version
             self._checked.clear()
-        cached = self._graphs.get(graph)
+        cached = self._cached(graph)
         if cached is None or graph not in self._checked:
             cached = self._synced(conn, graph)
             self._checked.add(graph)
         self._graphs[graph] = cached
         self._graphs.move_to_end(graph)
         self._evict()
+        return cached
+
+    def _cached(self, graph: int) -> _GraphMatrix | None:
+        """The graph's matrix held, or read ahead at open (not checked against the file yet)."""
+        cached = self._graphs.get(graph)
+        if cached is None and self._warmup is not None:
+            cached = self._warmup.take(graph)
+            if cached is not None:
+                self._graphs[graph] = cached
         return cached
 
     def _evict(self) -> None:
@@ -333,33 +350,89 @@ class VectorIndex:
                 cached.last, cached.count = last, count
                 return cached
         self._graphs.pop(graph, None)  # let the old matrix go before the new one is read
+        fresh = self.read_matrix(conn, graph, (last, count))
+        assert fresh is not None  # nothing can stop this read
+        return fresh
+
+    def read_matrix(
+        self,
+        conn: sqlite3.Connection,
+        graph: int,
+        counted: tuple[int, int] | None = None,
+        stop: threading.Event | None = None,
+    ) -> _GraphMatrix | None:
+        """The graph's matrix read from the file (None if `stop` was set meanwhile); `counted`:
+        its last id and row count, when the caller has them."""
+        low, high = graph_range(graph)
+        if counted is None:
+            counted = conn.execute(
+                "SELECT coalesce(max(episode), 0), count(*) FROM episode_vectors "
+                "WHERE episode BETWEEN ? AND ?",
+                (low, high),
+            ).fetchone()
+        last, count = counted
         fresh = _GraphMatrix(last, count)
-        block, _ = self._read(conn, low, high, count)
+        block, _ = self._read(conn, low, high, count, stop)
+        if stop is not None and stop.is_set():
+            return None
         if block is not None:
             fresh.blocks.append(block)
+            if block.size >= self.coarse_rows:  # made now, not at the first search
+                block.signs()
             if block.nbytes >= heap.TRIM_BYTES:  # the rows' bytes passed through the heap
                 heap.trim()
         return fresh
 
+    def warm(
+        self,
+        connect: Callable[[], sqlite3.Connection],
+        then: Callable[[sqlite3.Connection], None] | None = None,
+    ) -> None:
+        """Start reading the matrices of the graphs written last, on a thread of their own with
+        a connection from `connect`, and run `then` on it after (`zepkit.local.warmup`)."""
+        self._warmup = Warmup(
+            connect,
+            lambda conn, graph, stop: self.read_matrix(conn, graph, stop=stop),
+            self.cache_bytes,
+            then,
+        )
+
+    def close(self) -> None:
+        """Stop a warm-up still reading."""
+        if self._warmup is not None:
+            self._warmup.stop()
+            self._warmup = None
+
     def _read(
-        self, conn: sqlite3.Connection, low: int, high: int, expected: int
+        self,
+        conn: sqlite3.Connection,
+        low: int,
+        high: int,
+        expected: int,
+        stop: threading.Event | None = None,
     ) -> tuple[_Block | None, int]:
         """This model's rows in an id range read into one block (None if it has none), and how
-        many rows of any model the range holds. `expected` sizes the block."""
+        many rows of any model the range holds. `expected` sizes the block; `stop`, once set,
+        ends the read at its next chunk."""
         if expected < LARGE_READ_ROWS:
-            return self._read_rows(conn, low, high, expected)
+            return self._read_rows(conn, low, high, expected, stop)
         with passing_read(conn):
-            return self._read_rows(conn, low, high, expected)
+            return self._read_rows(conn, low, high, expected, stop)
 
     def _read_rows(
-        self, conn: sqlite3.Connection, low: int, high: int, expected: int
+        self,
+        conn: sqlite3.Connection,
+        low: int,
+        high: int,
+        expected: int,
+        stop: threading.Event | None,
     ) -> tuple[_Block | None, int]:
         """`_read` under whatever page cache is set."""
         import numpy as np  # type: ignore[import-not-found, unused-ignore]
 
         block: _Block | None = None
         after = low - 1
-        while True:
+        while stop is None or not stop.is_set():
             joined, listed, last, count, width = conn.execute(
                 _CHUNK_SQL, (after, high, self.model, _READ_ROWS)
             ).fetchone()
