@@ -60,6 +60,10 @@ def pool_size(limit: int) -> int:
     return max(limit * 3, 50)
 
 
+BLOCK_POOL = pool_size(TURN_POOL)
+"""Turns a context block's ranking starts from (each retriever's best)."""
+
+
 @dataclass(frozen=True)
 class TurnMatches:
     """A block's lexical turn matches found ahead of the rest of the block (inside the write,
@@ -74,7 +78,7 @@ def match_block_turns(conn: sqlite3.Connection, graph: int, terms: Sequence[str]
     """What `context_block` would match lexically for `terms`, read now."""
     plan = plan_query(conn, graph, terms)
     ids = plan.id_range(conn, "episodes", graph)
-    matched = match_episodes(conn, plan.ranked, ids, pool_size(TURN_POOL))
+    matched = match_episodes(conn, plan.ranked, ids, BLOCK_POOL)
     return TurnMatches(tuple(terms), plan, matched)
 
 
@@ -200,7 +204,7 @@ class GraphSearch:
         and thread credit): the turns read, and the scores of those that count."""
         turns: dict[int, Turn] = {}
         if self._retrieval.lexical:
-            if self._ahead is not None and pool == pool_size(TURN_POOL):
+            if self._ahead is not None and pool == BLOCK_POOL:
                 matched = self._ahead.matched
             else:
                 ids = self.plan.id_range(self._conn, "episodes", self._graph)
@@ -314,7 +318,7 @@ def fact_relevance(
     """Statement id -> relevance, best first, and the statement rows: the statements of the best
     turns, by their turn's score scaled to the best turn's; inside a turn (a long document),
     those that share more of the query's words come first."""
-    _, turn_scores = search.turn_scores(pool_size(TURN_POOL))
+    _, turn_scores = search.turn_scores(BLOCK_POOL)
     best_turns = sorted(turn_scores, key=lambda key: -turn_scores[key])[:CONTEXT_TURNS]
     top = turn_scores[best_turns[0]] if best_turns else 1.0
     wanted = {stem(term) for term in search.terms}
