@@ -129,7 +129,11 @@ async def test_float32_vectors_of_an_older_file_are_upgraded(db_path: Path) -> N
             unit = vectors.normalised(embedder.embed([content]))[0]
             raw = struct.pack(f"{len(unit)}f", *unit)
             conn.execute("UPDATE episode_vectors SET vector = ? WHERE episode = ?", (raw, episode))
-        for undo in (  # and without what schema 5 added
+        for undo in (  # and without what schemas 5 and 6 added
+            "DROP TRIGGER vector_stats_insert",
+            "DROP TRIGGER vector_stats_delete",
+            "DROP TRIGGER vector_stats_update",
+            "DROP TABLE vector_stats",
             "DROP TABLE llm_usage",
             "DROP TABLE llm_jobs",
             "DROP INDEX statements_llm",
@@ -161,7 +165,7 @@ def clustered_rows(count: int, dim: int = 384, clusters: int = 40, seed: int = 3
 def test_the_coarse_scan_finds_the_exact_scans_best_rows_on_clustered_data() -> None:
     rows = clustered_rows(30_020)  # the last 20 are queries near the same topics
     codes, scales = vectors.encoded(rows[:30_000])
-    matrix = vectors._GraphMatrix(last=0, count=0)
+    matrix = vectors._GraphMatrix(last=0, count=0, rewrites=0)
     for start in range(0, 30_000, 7_000):  # several blocks, as top-ups make them
         end = min(start + 7_000, 30_000)
         matrix.append(np.arange(start, end), codes[start:end], scales[start:end])
@@ -180,7 +184,7 @@ def test_the_coarse_scan_finds_the_exact_scans_best_rows_on_clustered_data() -> 
 def test_signs_added_by_a_top_up_are_filled_at_the_next_coarse_scan() -> None:
     rows = clustered_rows(300)
     codes, scales = vectors.encoded(rows)
-    matrix = vectors._GraphMatrix(last=0, count=0)
+    matrix = vectors._GraphMatrix(last=0, count=0, rewrites=0)
     matrix.append(np.arange(200), codes[:200], scales[:200])
     matrix.coarse_scores(rows[0], want=10)
     matrix.append(np.arange(200, 300), codes[200:], scales[200:])
@@ -287,3 +291,59 @@ def test_a_large_graphs_distances_measured_in_two_halves_are_the_single_pass_one
     # a code of 128 or more is a component of 0 or more: its sign bit differs from the query's
     expected = ((codes >= 128) != (vector >= 0)).sum(axis=1)
     assert single.tolist() == halves.tolist() == expected.tolist()
+
+
+def test_vector_stats_follow_every_insert_rewrite_and_delete(tmp_path: Path) -> None:
+    conn = _graph_file(tmp_path / "v.sqlite", graphs=2, rows=10)
+    index, other = vectors.VectorIndex("m"), vectors.VectorIndex("m2")
+    assert [index.stats(conn, graph) for graph in (1, 2)] == [(10, 0), (10, 0)]
+    low, _ = graph_range(1)
+    vectors.store_vectors(conn, "m", [low + 11, low + 12], unit_rows(2, seed=9))
+    assert index.stats(conn, 1) == (12, 0)
+    vectors.store_vectors(conn, "m2", [low + 1], unit_rows(1, seed=9))  # another model's now
+    assert (index.stats(conn, 1), other.stats(conn, 1)) == ((11, 1), (1, 1))
+    conn.execute("DELETE FROM episode_vectors WHERE episode IN (?, ?)", (low + 1, low + 2))
+    assert (index.stats(conn, 1), other.stats(conn, 1)) == ((10, 2), (0, 2))
+    assert index.stats(conn, 2) == (10, 0)
+    assert index.stats(conn, 3) == (0, 0)
+
+
+def test_a_vector_rewritten_by_another_connection_is_seen(tmp_path: Path) -> None:
+    path = tmp_path / "v.sqlite"
+    mine = _graph_file(path, graphs=1, rows=100)
+    index = vectors.VectorIndex("m")
+    low, _ = graph_range(1)
+    target = unit_rows(1, seed=99)[0]
+    assert index.nearest(mine, 1, target, pool=1)[0][1] < 0.9
+    theirs = sqlite3.connect(path, isolation_level=None)
+    # Same row count and last id as before: only the rewrite count tells the matrix is stale.
+    vectors.store_vectors(theirs, "m", [low + 5], target.reshape(1, -1))
+    theirs.close()
+    (best, cosine), *_ = index.nearest(mine, 1, target, pool=1)
+    assert best == low + 5 and cosine > 0.99
+
+
+async def test_a_version_5_file_counts_its_stored_vectors(db_path: Path) -> None:
+    memory = LocalBackend(db_path, retriever="hybrid", embedder=WordEmbedder())
+    await memory.ensure_user(UserProfile("u"))
+    await memory.ensure_thread("t", "u")
+    await memory.add_messages("t", [Message("user", "A puppy."), Message("user", "Lisbon.")])
+    await memory.aclose()
+    with sqlite3.connect(db_path) as conn:
+        for undo in (
+            "DROP TRIGGER vector_stats_insert",
+            "DROP TRIGGER vector_stats_delete",
+            "DROP TRIGGER vector_stats_update",
+            "DROP TABLE vector_stats",
+            "PRAGMA user_version = 5",
+        ):
+            conn.execute(undo)
+
+    again = LocalBackend(db_path, retriever="hybrid", embedder=WordEmbedder())
+    found = await again.search(SearchRequest("my dog", user_id="u", scope="episodes"))
+    assert [e.content for e in found.episodes][:1] == ["A puppy."]
+    await again.aclose()
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("SELECT model, rows, rewrites FROM vector_stats").fetchall() == [
+            ("test-words", 2, 0)
+        ]

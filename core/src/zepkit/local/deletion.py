@@ -65,6 +65,7 @@ def delete_user(conn: sqlite3.Connection, user_id: str) -> int:
     span = (low, high)
     # Every graph-owned row lives in the graph's id range; the FTS rows follow the triggers.
     conn.execute("DELETE FROM episode_vectors WHERE episode BETWEEN ? AND ?", span)
+    conn.execute("DELETE FROM vector_stats WHERE graph = ?", (graph,))
     conn.execute("DELETE FROM mentions WHERE statement BETWEEN ? AND ?", span)
     conn.execute("DELETE FROM statements WHERE id BETWEEN ? AND ?", span)
     conn.execute("DELETE FROM entities WHERE id BETWEEN ? AND ?", span)

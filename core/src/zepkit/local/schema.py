@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 
 from zepkit.core._errors import ConfigurationError
 from zepkit.local.connection import TOKENIZER, write_transaction
+from zepkit.local.ids import GRAPH_BITS
 from zepkit.local.vectors import from_float32
 
 Step = str | Callable[[sqlite3.Connection], None]
@@ -208,7 +209,38 @@ _V5 = (
     "CREATE INDEX llm_usage_thread ON llm_usage (thread) WHERE thread IS NOT NULL",
 )
 
-MIGRATIONS: Sequence[Sequence[Step]] = (_V1, _V2, _V3, _V4, _V5)
+_V6 = (
+    # Each graph's stored vectors per model, and how many were ever deleted or rewritten, kept
+    # by triggers: a process tells whether its in-memory matrix still matches the file by
+    # reading one row instead of counting the graph's rows (`zepkit.local.vectors`).
+    """CREATE TABLE vector_stats (
+        graph INTEGER NOT NULL,
+        model TEXT NOT NULL,
+        rows INTEGER NOT NULL,
+        rewrites INTEGER NOT NULL,
+        PRIMARY KEY (graph, model)
+    ) WITHOUT ROWID""",
+    "INSERT INTO vector_stats (graph, model, rows, rewrites) "
+    f"SELECT episode >> {GRAPH_BITS}, model, count(*), 0 FROM episode_vectors GROUP BY 1, 2",
+    f"""CREATE TRIGGER vector_stats_insert AFTER INSERT ON episode_vectors BEGIN
+        INSERT INTO vector_stats (graph, model, rows, rewrites)
+        VALUES (NEW.episode >> {GRAPH_BITS}, NEW.model, 1, 0)
+        ON CONFLICT (graph, model) DO UPDATE SET rows = rows + 1;
+    END""",
+    f"""CREATE TRIGGER vector_stats_delete AFTER DELETE ON episode_vectors BEGIN
+        UPDATE vector_stats SET rows = rows - 1, rewrites = rewrites + 1
+        WHERE graph = OLD.episode >> {GRAPH_BITS} AND model = OLD.model;
+    END""",
+    f"""CREATE TRIGGER vector_stats_update AFTER UPDATE ON episode_vectors BEGIN
+        UPDATE vector_stats SET rows = rows - 1, rewrites = rewrites + 1
+        WHERE graph = OLD.episode >> {GRAPH_BITS} AND model = OLD.model;
+        INSERT INTO vector_stats (graph, model, rows, rewrites)
+        VALUES (NEW.episode >> {GRAPH_BITS}, NEW.model, 1, 1)
+        ON CONFLICT (graph, model) DO UPDATE SET rows = rows + 1, rewrites = rewrites + 1;
+    END""",
+)
+
+MIGRATIONS: Sequence[Sequence[Step]] = (_V1, _V2, _V3, _V4, _V5, _V6)
 """Step i takes the schema from version i to i + 1; append steps, never edit a shipped one."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

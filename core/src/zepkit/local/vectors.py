@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from zepkit.local import coarse, heap, scan
-from zepkit.local.connection import passing_read
+from zepkit.local.connection import passing_read, read_transaction
 from zepkit.local.ids import GRAPH_BITS, graph_range
 from zepkit.local.warmup import Warmup
 
@@ -93,9 +93,11 @@ def from_float32(blob: bytes) -> bytes:
 def store_vectors(
     conn: sqlite3.Connection, model: str, episodes: Sequence[int], matrix: Any
 ) -> None:
-    """Write (or replace) the vectors of `episodes`, one matrix row each."""
+    """Write (or replace) the vectors of `episodes`, one matrix row each (an upsert, not a
+    REPLACE: SQLite's REPLACE deletes without running the delete trigger `vector_stats` needs)."""
     conn.executemany(
-        "INSERT OR REPLACE INTO episode_vectors (episode, model, vector) VALUES (?, ?, ?)",
+        "INSERT INTO episode_vectors (episode, model, vector) VALUES (?, ?, ?) "
+        "ON CONFLICT (episode) DO UPDATE SET model = excluded.model, vector = excluded.vector",
         list(zip(episodes, [model] * len(episodes), blobs(matrix), strict=True)),
     )
 
@@ -147,12 +149,14 @@ class _Block:
 
 
 class _GraphMatrix:
-    """A graph's vectors as blocks; `last` and `count` are what the file held when last read."""
+    """A graph's vectors as blocks: `count` rows up to id `last`, as the file held them after
+    `rewrites` deletes or rewrites of its rows (`VectorIndex.stats`)."""
 
-    def __init__(self, last: int, count: int) -> None:
+    def __init__(self, last: int, count: int, rewrites: int) -> None:
         self.blocks: list[_Block] = []
         self.last = last
         self.count = count
+        self.rewrites = rewrites
 
     @property
     def size(self) -> int:
@@ -331,52 +335,53 @@ class VectorIndex:
             held -= matrix.nbytes
 
     def _synced(self, conn: sqlite3.Connection, graph: int) -> _GraphMatrix:
-        """The graph's matrix after comparing its last id and row count with the file."""
-        low, high = graph_range(graph)
-        last, count = conn.execute(
-            "SELECT coalesce(max(episode), 0), count(*) FROM episode_vectors "
-            "WHERE episode BETWEEN ? AND ?",
-            (low, high),
-        ).fetchone()
+        """The graph's matrix after comparing its row count and rewrites with the file's
+        (`vector_stats`, kept by triggers: one row to read, however large the graph)."""
+        rows, rewrites = self.stats(conn, graph)
         cached = self._graphs.get(graph)
-        if cached is not None and (cached.last, cached.count) == (last, count):
+        if cached is not None and (cached.count, cached.rewrites) == (rows, rewrites):
             return cached
-        if cached is not None and last > cached.last:
-            block, seen = self._read(conn, cached.last + 1, high, count - cached.count)
-            if cached.count + seen == count:
+        if cached is not None and cached.rewrites == rewrites and rows > cached.count:
+            # Rows were only added: those after the last one held are all of them, or the
+            # additions include older ids (a backfill) and the graph is read again.
+            _, high = graph_range(graph)
+            block = self._read(conn, cached.last + 1, high, rows - cached.count)
+            added = 0 if block is None else block.size
+            if cached.count + added == rows:
                 if block is not None:
-                    size = block.size
-                    cached.append(block.ids[:size], block.codes[:size] ^ 0x80, block.scales[:size])
-                cached.last, cached.count = last, count
+                    ids, codes = block.ids[:added], block.codes[:added] ^ 0x80
+                    cached.append(ids, codes, block.scales[:added])
+                    cached.last = int(ids[-1])
+                cached.count = rows
                 return cached
         self._graphs.pop(graph, None)  # let the old matrix go before the new one is read
-        fresh = self.read_matrix(conn, graph, (last, count))
+        fresh = self.read_matrix(conn, graph)
         assert fresh is not None  # nothing can stop this read
         return fresh
 
+    def stats(self, conn: sqlite3.Connection, graph: int) -> tuple[int, int]:
+        """The graph's stored rows of this model and how many rows were ever deleted or
+        rewritten (two numbers that move with every change a matrix must see)."""
+        row = conn.execute(
+            "SELECT rows, rewrites FROM vector_stats WHERE graph = ? AND model = ?",
+            (graph, self.model),
+        ).fetchone()
+        return (0, 0) if row is None else (int(row[0]), int(row[1]))
+
     def read_matrix(
-        self,
-        conn: sqlite3.Connection,
-        graph: int,
-        counted: tuple[int, int] | None = None,
-        stop: threading.Event | None = None,
+        self, conn: sqlite3.Connection, graph: int, stop: threading.Event | None = None
     ) -> _GraphMatrix | None:
-        """The graph's matrix read from the file (None if `stop` was set meanwhile); `counted`:
-        its last id and row count, when the caller has them."""
+        """The graph's matrix read from the file, in one snapshot of it when the caller's
+        transaction is open (None if `stop` was set meanwhile)."""
         low, high = graph_range(graph)
-        if counted is None:
-            counted = conn.execute(
-                "SELECT coalesce(max(episode), 0), count(*) FROM episode_vectors "
-                "WHERE episode BETWEEN ? AND ?",
-                (low, high),
-            ).fetchone()
-        last, count = counted
-        fresh = _GraphMatrix(last, count)
-        block, _ = self._read(conn, low, high, count, stop)
+        rows, rewrites = self.stats(conn, graph)
+        block = self._read(conn, low, high, rows, stop)
         if stop is not None and stop.is_set():
             return None
+        fresh = _GraphMatrix(last=0, count=0, rewrites=rewrites)
         if block is not None:
             fresh.blocks.append(block)
+            fresh.last, fresh.count = int(block.ids[block.size - 1]), block.size
             if block.size >= self.coarse_rows:  # made now, not at the first search
                 block.signs()
             if block.nbytes >= heap.TRIM_BYTES:  # the rows' bytes passed through the heap
@@ -392,10 +397,17 @@ class VectorIndex:
         a connection from `connect`, and run `then` on it after (`zepkit.local.warmup`)."""
         self._warmup = Warmup(
             connect,
-            lambda conn, graph, stop: self.read_matrix(conn, graph, stop=stop),
+            self._read_ahead,
             self.cache_bytes,
             then,
         )
+
+    def _read_ahead(
+        self, conn: sqlite3.Connection, graph: int, stop: threading.Event
+    ) -> _GraphMatrix | None:
+        """`read_matrix` on the warm-up's connection, in one snapshot."""
+        with read_transaction(conn):
+            return self.read_matrix(conn, graph, stop)
 
     def close(self) -> None:
         """Stop a warm-up still reading."""
@@ -410,10 +422,9 @@ class VectorIndex:
         high: int,
         expected: int,
         stop: threading.Event | None = None,
-    ) -> tuple[_Block | None, int]:
-        """This model's rows in an id range read into one block (None if it has none), and how
-        many rows of any model the range holds. `expected` sizes the block; `stop`, once set,
-        ends the read at its next chunk."""
+    ) -> _Block | None:
+        """This model's rows in an id range read into one block (None if it has none).
+        `expected` sizes the block; `stop`, once set, ends the read at its next chunk."""
         if expected < LARGE_READ_ROWS:
             return self._read_rows(conn, low, high, expected, stop)
         with passing_read(conn):
@@ -426,7 +437,7 @@ class VectorIndex:
         high: int,
         expected: int,
         stop: threading.Event | None,
-    ) -> tuple[_Block | None, int]:
+    ) -> _Block | None:
         """`_read` under whatever page cache is set."""
         import numpy as np  # type: ignore[import-not-found, unused-ignore]
 
@@ -445,13 +456,10 @@ class VectorIndex:
                 raise ValueError(f"read {len(ids)} ids for {count} vectors")
             if block is None:
                 block = _Block(max(expected, count), width - 4)
-            if block.room < count:  # another process added rows since the count
+            if block.room < count:  # rows added since `expected` was read (not one snapshot)
                 grown = _Block(block.size + max(count, block.size), width - 4)
                 size = block.size
                 grown.put(block.ids[:size], block.codes[:size] ^ 0x80, block.scales[:size])
                 block = grown
             block.put(ids, raw[:, 4:].view(np.int8), raw[:, :4].copy().view("<f4")[:, 0])
-        (seen,) = conn.execute(
-            "SELECT count(*) FROM episode_vectors WHERE episode BETWEEN ? AND ?", (low, high)
-        ).fetchone()
-        return block, seen
+        return block
