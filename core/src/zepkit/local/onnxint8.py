@@ -18,7 +18,7 @@ _LEN = 2
 CONTRIB_DOMAIN = "com.microsoft"
 
 
-def _varint(data: bytes, pos: int) -> tuple[int, int]:
+def _varint(data: bytes | memoryview, pos: int) -> tuple[int, int]:
     """The varint at `pos` and the position after it."""
     value = shift = 0
     while True:
@@ -42,8 +42,10 @@ def _encode_varint(value: int) -> bytes:
             return bytes(out)
 
 
-def _fields(data: bytes) -> Iterator[tuple[int, int, bytes, bytes]]:
-    """(field number, wire type, payload, whole encoded field) for each field of a message."""
+def _fields(data: bytes | memoryview) -> Iterator[tuple[int, int, memoryview, memoryview]]:
+    """(field number, wire type, payload, whole encoded field) for each field of a message, as
+    views of `data` (a weight's megabytes are never copied)."""
+    data = memoryview(data)
     pos = 0
     while pos < len(data):
         start = pos
@@ -68,7 +70,7 @@ def _fields(data: bytes) -> Iterator[tuple[int, int, bytes, bytes]]:
         yield number, wire, payload, data[start:end]
 
 
-def _field(number: int, payload: bytes | str) -> bytes:
+def _field(number: int, payload: bytes | memoryview | str) -> bytes:
     """One length-delimited field."""
     raw = payload.encode() if isinstance(payload, str) else payload
     return _encode_varint(number << 3 | _LEN) + _encode_varint(len(raw)) + raw
@@ -80,7 +82,7 @@ def _int_field(number: int, value: int) -> bytes:
 
 @dataclass
 class _Node:
-    encoded: bytes
+    encoded: memoryview
     op_type: str = ""
     inputs: list[str] = field(default_factory=list)
     outputs: list[str] = field(default_factory=list)
@@ -90,22 +92,22 @@ class _Node:
 class _Tensor:
     dims: list[int] = field(default_factory=list)
     data_type: int = 0
-    raw: bytes | None = None
+    raw: memoryview | None = None
 
 
-def _node(encoded: bytes, payload: bytes) -> _Node:
+def _node(encoded: memoryview, payload: memoryview) -> _Node:
     node = _Node(encoded)
     for number, _, value, _ in _fields(payload):
         if number == 1:
-            node.inputs.append(value.decode())
+            node.inputs.append(str(value, "utf-8"))
         elif number == 2:
-            node.outputs.append(value.decode())
+            node.outputs.append(str(value, "utf-8"))
         elif number == 4:
-            node.op_type = value.decode()
+            node.op_type = str(value, "utf-8")
     return node
 
 
-def _tensor(payload: bytes) -> tuple[str, _Tensor]:
+def _tensor(payload: memoryview) -> tuple[str, _Tensor]:
     name, tensor = "", _Tensor()
     for number, wire, value, _ in _fields(payload):
         if number == 1 and wire == 0:
@@ -118,7 +120,7 @@ def _tensor(payload: bytes) -> tuple[str, _Tensor]:
         elif number == 2:
             tensor.data_type = _varint(value, 0)[0]
         elif number == 8:
-            name = value.decode()
+            name = str(value, "utf-8")
         elif number == 9:
             tensor.raw = value
     return name, tensor
@@ -134,13 +136,13 @@ def int8_matmuls(model: bytes) -> tuple[bytes, int]:
     if count == 0:
         return model, 0
     opset = _field(1, CONTRIB_DOMAIN) + _int_field(2, 1)
-    out = [encoded for _, _, _, encoded in parts]
+    out: list[bytes | memoryview] = [encoded for _, _, _, encoded in parts]
     out[graph_at] = _field(7, graph)
     out.append(_field(8, opset))
     return b"".join(out), count
 
 
-def _rewrite_graph(graph: bytes) -> tuple[bytes, int]:
+def _rewrite_graph(graph: memoryview) -> tuple[bytes | memoryview, int]:
     parts = list(_fields(graph))
     nodes = [_node(encoded, payload) for number, _, payload, encoded in parts if number == 1]
     tensors = dict(_tensor(payload) for number, _, payload, _ in parts if number == 5)
@@ -151,8 +153,8 @@ def _rewrite_graph(graph: bytes) -> tuple[bytes, int]:
             uses[name] = uses.get(name, 0) + 1
     dropped: set[int] = set()
     retired: set[str] = set()
-    replaced: dict[int, bytes] = {}
-    added: list[bytes] = []
+    replaced: dict[int, bytes | memoryview] = {}
+    added: list[bytes | memoryview] = []
     for node in nodes:
         found = _dequantized_weight(node, producer, tensors, uses)
         if found is None:
@@ -178,7 +180,7 @@ def _rewrite_graph(graph: bytes) -> tuple[bytes, int]:
             retired.add(scale)
     if not replaced:
         return graph, 0
-    out: list[bytes] = []
+    out: list[bytes | memoryview] = []
     node_iter = iter(nodes)
     for number, _, payload, encoded in parts:
         if number == 5 and retired and _tensor(payload)[0] in retired:
