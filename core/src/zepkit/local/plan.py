@@ -42,7 +42,10 @@ class QueryPlan:
         so one pass over the words, each stemmed through a cache, finds them all."""
         if not self.boosts:
             return 0.0
-        held = {stem(word) for word in _WORD.findall(text.lower())} & self.boosts.keys()
+        lowered = text.lower()
+        if not any(key in lowered for key in self.boosts):  # most texts hold none: no stemming
+            return 0.0
+        held = {stem(word) for word in _WORD.findall(lowered)} & self.boosts.keys()
         return sum(self.boosts[key] for key in held)
 
     def id_range(self, conn: sqlite3.Connection, table: str, graph: int) -> tuple[int, int]:

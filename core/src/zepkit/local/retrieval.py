@@ -128,7 +128,7 @@ def match_episodes(
         (match_expression(terms), *ids, pool),
     ).fetchall()
     rows = load_turns(conn, [key for key, _ in best])
-    return [rows[key]._replace(score=score) for key, score in best if key in rows]
+    return [Turn(*rows[key][:4], score) for key, score in best if key in rows]
 
 
 def load_turns(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, Turn]:
