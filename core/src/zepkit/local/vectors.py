@@ -8,9 +8,12 @@ here and only when dense retrieval is on (extra `embeddings`).
 A graph's matrix lives in blocks that are filled in place and never copied: a load reads the
 rows straight into one block, a top-up fills the last block and adds a new one when it is full.
 Matrices are kept for the most recently searched graphs up to `CACHE_BYTES` (the graph in use
-always stays); a count or id that moved any other way (a delete, another process) makes the
-graph be read again. A graph of `coarse.MIN_ROWS` rows or more is scanned by its sign bits first
-and only the closest rows are scored exactly (`zepkit.local.coarse`).
+always stays), and those of the users who wrote last are read ahead when a file opens
+(`zepkit.local.warmup`). Whether a matrix still matches the file is one row of `vector_stats`
+(rows and rewrites, kept by triggers): rows only added are read on top, anything else (a delete,
+a rewrite, another process's backfill) makes the graph be read again. A graph of
+`coarse.MIN_ROWS` rows or more is scanned by its sign bits first and only the closest rows are
+scored exactly (`zepkit.local.coarse`).
 """
 
 from __future__ import annotations
