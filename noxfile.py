@@ -515,4 +515,5 @@ def bench(session: nox.Session) -> None:
     session.install("-e", "./core[embeddings]", "-e", "./server")
     session.run("python", "benchmarks/local_engine.py", *(session.posargs or ["--quick"]))
     session.run("python", "benchmarks/server.py", "--quick")
+    session.run("python", "benchmarks/server_app.py", "--runs", "2")
     session.run("python", "benchmarks/locomo.py")  # exits 0 with a message when the data is absent

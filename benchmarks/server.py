@@ -1,17 +1,21 @@
 """The self-hosted server under load, on loopback only. Prints JSON.
 
 Starts `zepkit-serve` (lexical local engine, no auth, 127.0.0.1, a free port) as a child process,
-then measures with the real zep-cloud 4.x SDK:
-- latency: p50/p95 of `thread.add_messages(return_context=True)` through the server, next to the
-  same call on an in-process `LocalBackend` over the same kind of data (the server's overhead);
+then measures:
+- latency, with the real zep-cloud 4.x SDK: p50/p95 of `thread.add_messages(return_context=True)`
+  through the server, next to the same call on an in-process `LocalBackend` over the same kind
+  of data (the server's overhead);
 - throughput: CLIENTS concurrent clients, each its own user and thread, each playing TURNS turns
   (the user's message added with return_context, a search of the user's graph, the assistant's
   reply added), spread over CLIENT_PROCESSES processes (so that one client process, bound to
   one core by its interpreter lock, is not what limits the server): turns per second, errors,
   and acknowledged messages lost (counted back through the messages list), and the CPU time
   each turn costs the server (all its workers; split into the event loops, which run uvicorn,
-  Starlette and the handlers, and the engine's threads) and the clients (the SDK, all client
-  processes); on a shared machine, CPU per turn is steadier than time. `engine_thread_busy` is
+  Starlette and the handlers, and the engine's threads) and the clients (all client
+  processes); on a shared machine, CPU per turn is steadier than time. `--client` picks who
+  plays the turns: `lean` (an HTTP load client sending the SDK's very requests and checking
+  each answer, so the figure is the server's), `sdk` (the zep-cloud 4.x SDK, as an agent
+  would), or `both` (default: one phase each, on new users). `engine_thread_busy` is
   the share of the run the busiest engine thread was running or waiting for a core (near 1: that
   thread is what bounds the worker).
 Bounded: every phase has a fixed number of calls and the child is stopped at the end.
@@ -32,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -162,6 +167,65 @@ async def _through_server(base_url: str, turns: int) -> dict[str, float]:
     return _percentiles(samples)
 
 
+class LeanClient:
+    """A load client as an HTTP load tool is one: one kept-alive HTTP/1.1 connection, sending the
+    very requests the SDK sends (method, path, headers, JSON body; a fresh Idempotency-Key each)
+    and checking each answer's status and shape, without the SDK's models."""
+
+    def __init__(self, base_url: str, headers: dict[str, str]) -> None:
+        found = re.fullmatch(r"http://([^:/]+):(\d+)(/.*)", base_url)
+        assert found, base_url
+        self.host, self.port, self.prefix = found[1], int(found[2]), found[3]
+        lines = [f"{name}: {value}" for name, value in headers.items()]
+        lines += ["Accept: */*", "Accept-Encoding: gzip, deflate", "Connection: keep-alive"]
+        self.head = "\r\n".join([f"Host: {self.host}:{self.port}", *lines, ""])
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def call(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+        """POST `body` to `path` (under the base URL): (status, the JSON answer)."""
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        assert self.reader is not None
+        data = json.dumps(body, separators=(",", ":")).encode()
+        self.writer.write(
+            f"POST {self.prefix}{path} HTTP/1.1\r\n{self.head}Content-Type: application/json\r\n"
+            f"Idempotency-Key: {uuid.uuid4()}\r\nContent-Length: {len(data)}\r\n\r\n".encode()
+            + data
+        )
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        status = int(head[9:12])
+        length = re.search(rb"(?i)\r\ncontent-length: *(\d+)", head)
+        assert length, head
+        return status, json.loads(await self.reader.readexactly(int(length[1])))
+
+    async def aclose(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            await self.writer.wait_closed()
+
+
+async def _lean_turn(client: LeanClient, thread: str, graph: str, n: int) -> int:
+    """`_turn`'s three requests, as the SDK sends them, each answer checked."""
+    text = _text(n)
+    status, answer = await client.call(
+        f"/threads/{thread}/messages",
+        {"messages": [{"content": text, "role": "user"}], "return_context": True},
+    )
+    if status != 202 or len(answer["messages"]) != 1 or not isinstance(answer["context"], str):
+        raise RuntimeError(f"add_messages answered {status}")
+    status, answer = await client.call(f"/graphs/{graph}/search/edges?page_size=5", {"query": text})
+    if status != 200 or not isinstance(answer["items"], list):
+        raise RuntimeError(f"search answered {status}")
+    status, answer = await client.call(
+        f"/threads/{thread}/messages",
+        {"messages": [{"content": f"Noted, thanks. ({n})", "role": "assistant"}]},
+    )
+    if status != 202 or len(answer["messages"]) != 1:
+        raise RuntimeError(f"add_messages answered {status}")
+    return 2
+
+
 async def _turn(client: AsyncZep, thread: str, graph: str, n: int) -> int:
     """One turn as an agent plays it: the user's message in (with the context block back), a
     search of the user's graph, the reply stored; how many messages the server acknowledged."""
@@ -183,6 +247,7 @@ async def _clients(
     warm: tuple[str, str],
     ready: Any,
     go: Any,
+    sdk: bool,
 ) -> tuple[int, int, float]:
     """Play `turns` turns in each of `threads` (numbered as in the whole run), all at once, after
     two turns in the thread `warm` (the SDK's first calls build what later calls
@@ -194,8 +259,13 @@ async def _clients(
         timeout=60, limits=httpx.Limits(max_keepalive_connections=len(threads))
     )
     client = AsyncZep(api_key="unused", base_url=base_url, max_retries=0, httpx_client=pool)
+    headers = client._client_wrapper.get_headers()  # the SDK's own headers, for the lean client
+    lean = {n: LeanClient(base_url, headers) for n in [*threads, -1]}
     for i in range(2):
-        await _turn(client, *warm, i)
+        if sdk:
+            await _turn(client, *warm, i)
+        else:
+            await _lean_turn(lean[-1], *warm, i)
     ready.release()
     await asyncio.to_thread(go.wait)
     errors = acknowledged = 0
@@ -204,7 +274,10 @@ async def _clients(
         nonlocal errors, acknowledged
         for i in range(turns):
             try:
-                stored = await _turn(client, *target, n * turns + i)
+                if sdk:
+                    stored = await _turn(client, *target, n * turns + i)
+                else:
+                    stored = await _lean_turn(lean[n], *target, n * turns + i)
                 acknowledged += stored  # after the await: `x += await f()` reads x before it
             except Exception:
                 errors += 1
@@ -213,6 +286,8 @@ async def _clients(
     await asyncio.gather(*(run(target, n) for n, target in threads.items()))
     cpu = time.process_time() - cpu
     await pool.aclose()
+    for each in lean.values():
+        await each.aclose()
     return errors, acknowledged, cpu
 
 
@@ -224,24 +299,26 @@ def _client_process(
     ready: Any,
     go: Any,
     results: Any,
+    sdk: bool,
 ) -> None:
     """One client process: plays its share of the clients and reports (errors, messages
     acknowledged, CPU seconds)."""
-    results.put(asyncio.run(_clients(base_url, threads, turns, warm, ready, go)))
+    results.put(asyncio.run(_clients(base_url, threads, turns, warm, ready, go, sdk)))
 
 
 async def _load(
-    base_url: str, clients: int, turns: int, processes: int, server_pid: int
+    base_url: str, clients: int, turns: int, processes: int, server_pid: int, sdk: bool
 ) -> dict[str, Any]:
     client = AsyncZep(api_key="unused", base_url=base_url, max_retries=0, timeout=60)
-    threads = [await _thread(client, f"load-{n}") for n in range(clients)]
+    kind = "sdk" if sdk else "lean"
+    threads = [await _thread(client, f"load-{kind}-{n}") for n in range(clients)]
     context = multiprocessing.get_context("spawn")
     ready, go, results = context.Semaphore(0), context.Event(), context.Queue()
     workers = []
     for k in range(processes):
         share = dict(list(enumerate(threads))[k::processes])
-        warm = await _thread(client, f"warm-{k}")
-        args = (base_url, share, turns, warm, ready, go, results)
+        warm = await _thread(client, f"warm-{kind}-{k}")
+        args = (base_url, share, turns, warm, ready, go, results, sdk)
         workers.append(context.Process(target=_client_process, args=args))
     for worker in workers:
         worker.start()
@@ -264,6 +341,7 @@ async def _load(
         stored += page.response.total_size if page.response and page.response.total_size else 0
     sent = clients * turns
     return {
+        "client": kind,
         "clients": clients,
         "client_processes": processes,
         "turns": sent,
@@ -286,6 +364,12 @@ async def main() -> None:
     parser.add_argument(
         "--client-processes", type=int, default=2, help="processes the clients are spread over"
     )
+    parser.add_argument(
+        "--client",
+        choices=["lean", "sdk", "both"],
+        default="both",
+        help="the throughput phase's client: lean HTTP, the SDK, or both one after the other",
+    )
     args = parser.parse_args()
     latency_turns, load_turns = (50, 5) if args.quick else (300, 20)
     with tempfile.TemporaryDirectory() as folder:
@@ -294,7 +378,17 @@ async def main() -> None:
         child, base_url = _start_server(data / "served", args.workers)
         try:
             served = await _through_server(base_url, latency_turns)
-            load = await _load(base_url, args.clients, load_turns, args.client_processes, child.pid)
+            load = {
+                kind: await _load(
+                    base_url,
+                    args.clients,
+                    load_turns,
+                    args.client_processes,
+                    child.pid,
+                    kind == "sdk",
+                )
+                for kind in (["lean", "sdk"] if args.client == "both" else [args.client])
+            }
         finally:
             child.send_signal(signal.SIGTERM)
             child.wait(timeout=30)

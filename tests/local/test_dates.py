@@ -35,7 +35,16 @@ def test_explicit_days_and_months_are_read(text: str, periods: list[tuple[date, 
 
 @pytest.mark.parametrize(
     "text",
-    ["What happened in July?", "in 2023", "last Monday", "May I ask?", "on 2023-13-45", ""],
+    [
+        "What happened in July?",
+        "in 2023",
+        "last Monday",
+        "May I ask?",
+        "on 2023-13-45",
+        "",
+        "on 7 July, 23",  # no year of four digits: nothing to read, however date-like
+        "July 7, 202",
+    ],
 )
 def test_vague_or_impossible_dates_name_nothing(text: str) -> None:
     assert named_periods(text) == []

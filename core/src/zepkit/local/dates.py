@@ -23,6 +23,8 @@ _ISO = re.compile(rf"\b{_YEAR}-(\d{{2}})-(\d{{2}})\b")
 _DAY_MONTH_YEAR = re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}\b", re.IGNORECASE)
 _MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH}\s+{_DAY},?\s*{_YEAR}\b", re.IGNORECASE)
 _MONTH_YEAR = re.compile(rf"\b{_MONTH},?\s+{_YEAR}\b", re.IGNORECASE)
+_ANY_YEAR = re.compile(r"\d{4}")
+"""Every form above holds a year: a text without four digits in a row names no date."""
 
 Period = tuple[date, date]
 """First and last day, both included."""
@@ -30,6 +32,8 @@ Period = tuple[date, date]
 
 def named_periods(text: str) -> list[Period]:
     """The days and months `text` names explicitly, in order of appearance, each once."""
+    if not _ANY_YEAR.search(text):  # most texts: one quick scan instead of four patterns
+        return []
     found: dict[Period, int] = {}
     taken: list[tuple[int, int]] = []
 

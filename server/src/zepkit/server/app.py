@@ -18,6 +18,7 @@ from starlette.routing import Route
 from zepkit.core import BackendUnavailableError, ZepkitError
 from zepkit.server import openapi, v3, v4
 from zepkit.server.auth import DEFAULT_PROJECT, KeyRing
+from zepkit.server.dispatch import DirectApp, Endpoint, Routes
 from zepkit.server.endpoints import Handler
 from zepkit.server.errors import ApiError, error_response, from_backend
 from zepkit.server.projects import BackendFactory, MemoryFactory, Projects
@@ -28,7 +29,7 @@ V3_PREFIX = "/api/v2"  # the 3.x SDKs' base path
 DIALECTS = ((V4_PREFIX, v4.ROUTES), (V3_PREFIX, v3.ROUTES))
 
 
-def _endpoint(handler: Handler, projects: Projects, keys: KeyRing | None) -> object:
+def _endpoint(handler: Handler, projects: Projects, keys: KeyRing | None) -> Endpoint:
     async def endpoint(request: Request) -> Response:
         try:
             if keys is None:
@@ -98,12 +99,14 @@ def create_app(
         Route("/healthz", _healthz, methods=["GET"]),
         Route("/openapi.json", openapi_json, methods=["GET"]),
     ]
-    routes += [
-        Route(prefix + e.path, _endpoint(e.handler, projects, keys), methods=[e.method])  # type: ignore[arg-type]
-        for prefix, table in DIALECTS
-        for e in table
-    ]
-    app = Starlette(
+    direct = Routes()
+    for prefix, table in DIALECTS:
+        for e in table:
+            endpoint = _endpoint(e.handler, projects, keys)
+            routes.append(Route(prefix + e.path, endpoint, methods=[e.method]))
+            direct.add(e.method, prefix + e.path, endpoint)
+    app = DirectApp(
+        direct,
         routes=routes,
         lifespan=lifespan,
         exception_handlers={HTTPException: _http_error},

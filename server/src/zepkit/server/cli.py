@@ -96,8 +96,11 @@ def _server(
         backend = local_backend(retriever) if factory is None else None
         app = create_app(data, keys=keys, backend_factory=backend, memory_factory=factory)
         # No access log: at level warning it is never written, yet each request would still
-        # format its path and client address for it.
-        config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
+        # format its path and client address for it. No proxy headers: nothing here reads the
+        # client's address or scheme, and uvicorn would wrap every request to rewrite them.
+        config = uvicorn.Config(
+            app, log_level="warning", lifespan="on", access_log=False, proxy_headers=False
+        )
         # uvicorn shuts down gracefully on SIGINT/SIGTERM, then raises the signal again for the
         # handler that was there before it: ours turns that into a normal exit.
         for stop in (signal.SIGINT, signal.SIGTERM):
