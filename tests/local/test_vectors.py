@@ -347,3 +347,22 @@ async def test_a_version_5_file_counts_its_stored_vectors(db_path: Path) -> None
         assert conn.execute("SELECT model, rows, rewrites FROM vector_stats").fetchall() == [
             ("test-words", 2, 0)
         ]
+
+
+async def test_an_episode_id_reused_after_a_delete_is_searched_by_its_own_vector() -> None:
+    memory = LocalBackend(retriever="dense", embedder=WordEmbedder())
+    try:
+        await memory.ensure_user(UserProfile("u"))
+        await memory.ensure_thread("first", "u")
+        await memory.add_messages("first", [Message("user", "Our puppy.")])
+        dog = SearchRequest("dog", user_id="u", scope="episodes")
+        assert [e.content for e in (await memory.search(dog)).episodes] == ["Our puppy."]
+        await memory.delete_thread("first")
+        await memory.ensure_thread("second", "u")
+        # The new episode takes the deleted one's id: the matrix must not keep the old vector.
+        await memory.add_messages("second", [Message("user", "Lisbon.")])
+        assert (await memory.search(dog)).episodes == []
+        city = SearchRequest("lisbon", user_id="u", scope="episodes")
+        assert [e.content for e in (await memory.search(city)).episodes] == ["Lisbon."]
+    finally:
+        await memory.aclose()
