@@ -3,7 +3,11 @@ the local engine, or on Zep (the in-repo fake) behind a memory factory."""
 
 from __future__ import annotations
 
+import re
+import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -60,6 +64,46 @@ def serve(data: Path, keys: KeyRing | None, **app_options: Any) -> Iterator[Runn
         thread.join(timeout=10)
         sock.close()
         assert not thread.is_alive(), "the server did not stop"
+
+
+@contextmanager
+def _serve_process(
+    args: list[str],
+    env: dict[str, str],
+    announced: str,
+    entry: tuple[str, ...] = ("-m", "zepkit.server.cli"),
+) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """`zepkit serve ARGS` (port 0) in a child process started by `python ENTRY`: (the process,
+    its root URL) once its first line says where it listens followed by `announced` (a pattern);
+    at the end a SIGTERM must stop it cleanly, unless the test stopped it itself."""
+    command = [sys.executable, *entry, *args, "--port", "0"]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        found = re.search(rf"listening on (http://127\.0\.0\.1:\d+).*{announced}", line)
+        assert found, line
+        yield process, found[1]
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=20) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
+
+
+ServeProcess = Callable[
+    [list[str], dict[str, str], str], AbstractContextManager[tuple[subprocess.Popen[str], str]]
+]
+
+
+@pytest.fixture
+def serve_process() -> ServeProcess:
+    """Runs `zepkit serve` in a child process for a `with` block (see `_serve_process`)."""
+    return _serve_process
 
 
 Start = Callable[[], AbstractContextManager[RunningServer]]

@@ -8,7 +8,9 @@ import re
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -135,7 +137,9 @@ def memory(project: str) -> MemoryLoop:
 """
 
 
-def test_serves_a_memory_factory_named_on_the_command_line(tmp_path: Path) -> None:
+def test_serves_a_memory_factory_named_on_the_command_line(
+    tmp_path: Path, serve_process: Callable[..., Any]
+) -> None:
     (tmp_path / "my_memory.py").write_text(FACTORY_MODULE)
     env = {
         **os.environ,
@@ -143,23 +147,12 @@ def test_serves_a_memory_factory_named_on_the_command_line(tmp_path: Path) -> No
         "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]),
     }
     data = tmp_path / "data"
-    command = [sys.executable, *SERVE_COMMANDS["zepkit serve"], "--db", str(data), "--port", "0"]
-    command += ["--backend", "my_memory:memory"]
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True)
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        found = re.search(r"listening on (http://127\.0\.0\.1:\d+).*my_memory:memory", line)
-        assert found, line
+    args = ["--db", str(data), "--backend", "my_memory:memory"]
+    entry = tuple(SERVE_COMMANDS["zepkit serve"])
+    with serve_process(args, env, "my_memory:memory", entry) as (_, root):
         headers = {"Authorization": "Api-Key cli-test-key-1"}
-        answer = httpx.post(f"{found[1]}/api/v4/users", json={"user_id": "a"}, headers=headers)
+        answer = httpx.post(f"{root}/api/v4/users", json={"user_id": "a"}, headers=headers)
         assert answer.status_code == 201
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=20) == 0
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
     # the factory's own file holds the memory; the data folder only the project's UUIDs
     assert (tmp_path / "custom-app.db").exists()
     assert (data / "app.ids.db").exists() and not (data / "app.db").exists()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -14,6 +13,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -151,19 +151,15 @@ def _opened(pid: int, name: str) -> bool:
 
 
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
-def test_workers_serve_one_port_and_stop_together(tmp_path: Path, stop: int) -> None:
+def test_workers_serve_one_port_and_stop_together(
+    tmp_path: Path, stop: int, serve_process: Callable[..., Any]
+) -> None:
     env = {**os.environ, "ZEPKIT_API_KEYS": f"{KEY}=app"}
-    command = [sys.executable, "-m", "zepkit.server.cli", "--db", str(tmp_path), "--port", "0"]
-    command += ["--workers", "2", "--retriever", "lexical"]
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True)
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        found = re.search(r"listening on (http://127\.0\.0\.1:\d+).*2 workers", line)
-        assert found, line
+    args = ["--db", str(tmp_path), "--workers", "2", "--retriever", "lexical"]
+    with serve_process(args, env, "2 workers") as (process, root):
         workers = _children(process.pid)
         assert len(workers) == 2
-        v4 = f"{found[1]}/api/v4"
+        v4 = f"{root}/api/v4"
         user = httpx.post(f"{v4}/users", json={"user_id": "u"}, headers=HEADERS).json()
         thread = httpx.post(f"{v4}/threads", json={"user_uuid": user["uuid"]}, headers=HEADERS)
         url = f"{v4}/threads/{thread.json()['uuid']}/messages"
@@ -187,12 +183,6 @@ def test_workers_serve_one_port_and_stop_together(tmp_path: Path, stop: int) -> 
         process.send_signal(stop)
         assert process.wait(timeout=20) == 0
         assert not any(Path(f"/proc/{pid}").exists() for pid in workers)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-        if process.stdout is not None:
-            process.stdout.close()
 
 
 def test_workers_that_cannot_start_end_the_server(capfd: pytest.CaptureFixture[str]) -> None:

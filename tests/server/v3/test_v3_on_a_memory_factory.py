@@ -5,12 +5,9 @@ in its own namespace, and the zep-cloud 3.x SDK sees the same answers as on the 
 from __future__ import annotations
 
 import os
-import re
-import signal
-import subprocess
-import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from zep_cloud.client import AsyncZep
@@ -34,7 +31,9 @@ KEYS = {"alpha": "v3-factory-key-alpha", "bravo": "v3-factory-key-bravo"}
 
 
 @pytest.fixture
-def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+def root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, serve_process: Callable[..., Any]
+) -> Iterator[str]:
     """`zepkit serve --backend v3_store:memory` on loopback until the test ends."""
     monkeypatch.delenv("ZEP_API_URL", raising=False)  # the SDK would take it over base_url
     (tmp_path / "v3_store.py").write_text(FACTORY_MODULE)
@@ -43,21 +42,9 @@ def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
         "ZEPKIT_API_KEYS": ",".join(f"{key}={project}" for project, key in KEYS.items()),
         "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]),
     }
-    command = [sys.executable, "-m", "zepkit.server.cli", "--db", str(tmp_path / "data")]
-    command += ["--port", "0", "--backend", "v3_store:memory"]
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True)
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        found = re.search(r"listening on (http://127\.0\.0\.1:\d+).*v3_store:memory", line)
-        assert found, line
-        yield found[1]
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=20) == 0
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+    args = ["--db", str(tmp_path / "data"), "--backend", "v3_store:memory"]
+    with serve_process(args, env, "v3_store:memory") as (_, root):
+        yield root
     assert (tmp_path / "shared-store.db").exists()
     assert not (tmp_path / "data" / "alpha.db").exists()  # the data folder holds only ids
 
