@@ -41,6 +41,29 @@ async def lexical_alice() -> AsyncIterator[LocalBackend]:
     await memory.aclose()
 
 
+class WordEmbedder:
+    """Dogs on one dimension, cities on another, every other word hashed onto the rest: a
+    deterministic embedder for dense tests ("dog" finds "puppy", "lisbon" finds "Lisbon.")."""
+
+    model_id = "test-words"
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        out = []
+        for text in texts:
+            vector = [0.0] * 64
+            for word in text.lower().replace(".", " ").split():
+                slot = {"puppy": 0, "dog": 0, "lisbon": 1}.get(word, 2 + sum(map(ord, word)) % 62)
+                vector[slot] += 3.0 if slot < 2 else 1.0
+            out.append(vector)
+        return out
+
+
+@pytest.fixture
+def words() -> type[WordEmbedder]:
+    """`WordEmbedder`, for `embedder=words()`."""
+    return WordEmbedder
+
+
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     """Where a file-backed test database goes."""

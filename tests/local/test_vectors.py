@@ -6,6 +6,7 @@ import sqlite3
 import struct
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,22 +16,6 @@ from zepkit.local import LocalBackend, coarse, connection, scan, schema, vectors
 from zepkit.local.ids import graph_range
 
 np = pytest.importorskip("numpy")
-
-
-class WordEmbedder:
-    """Dogs on one dimension, cities on another, every other word hashed onto the rest."""
-
-    model_id = "test-words"
-
-    def embed(self, texts: list[str]) -> list[list[float]]:
-        out = []
-        for text in texts:
-            vector = [0.0] * 64
-            for word in text.lower().replace(".", " ").split():
-                slot = {"puppy": 0, "dog": 0, "lisbon": 1}.get(word, 2 + sum(map(ord, word)) % 62)
-                vector[slot] += 3.0 if slot < 2 else 1.0
-            out.append(vector)
-        return out
 
 
 def unit_rows(count: int, dim: int = 48, seed: int = 0) -> object:
@@ -115,8 +100,8 @@ def test_a_matrix_grown_a_turn_at_a_time_stays_a_few_blocks(tmp_path: Path) -> N
         assert index.nearest(conn, 1, probe, pool=5) == fresh.nearest(conn, 1, probe, pool=5)
 
 
-async def test_float32_vectors_of_an_older_file_are_upgraded(db_path: Path) -> None:
-    embedder = WordEmbedder()
+async def test_float32_vectors_of_an_older_file_are_upgraded(db_path: Path, words: Any) -> None:
+    embedder = words()
     memory = LocalBackend(db_path, retriever="hybrid", embedder=embedder)
     await memory.ensure_user(UserProfile("u"))
     await memory.ensure_thread("t", "u")
@@ -144,7 +129,7 @@ async def test_float32_vectors_of_an_older_file_are_upgraded(db_path: Path) -> N
             conn.execute(undo)
         conn.execute("PRAGMA user_version = 3")
 
-    again = LocalBackend(db_path, retriever="dense", embedder=WordEmbedder())
+    again = LocalBackend(db_path, retriever="dense", embedder=words())
     found = await again.search(SearchRequest("my dog", user_id="u", scope="episodes"))
     assert [e.content for e in found.episodes][:1] == ["A puppy."]
     await again.aclose()
@@ -323,8 +308,8 @@ def test_a_vector_rewritten_by_another_connection_is_seen(tmp_path: Path) -> Non
     assert best == low + 5 and cosine > 0.99
 
 
-async def test_a_version_5_file_counts_its_stored_vectors(db_path: Path) -> None:
-    memory = LocalBackend(db_path, retriever="hybrid", embedder=WordEmbedder())
+async def test_a_version_5_file_counts_its_stored_vectors(db_path: Path, words: Any) -> None:
+    memory = LocalBackend(db_path, retriever="hybrid", embedder=words())
     await memory.ensure_user(UserProfile("u"))
     await memory.ensure_thread("t", "u")
     await memory.add_messages("t", [Message("user", "A puppy."), Message("user", "Lisbon.")])
@@ -339,7 +324,7 @@ async def test_a_version_5_file_counts_its_stored_vectors(db_path: Path) -> None
         ):
             conn.execute(undo)
 
-    again = LocalBackend(db_path, retriever="hybrid", embedder=WordEmbedder())
+    again = LocalBackend(db_path, retriever="hybrid", embedder=words())
     found = await again.search(SearchRequest("my dog", user_id="u", scope="episodes"))
     assert [e.content for e in found.episodes][:1] == ["A puppy."]
     await again.aclose()
@@ -349,8 +334,10 @@ async def test_a_version_5_file_counts_its_stored_vectors(db_path: Path) -> None
         ]
 
 
-async def test_an_episode_id_reused_after_a_delete_is_searched_by_its_own_vector() -> None:
-    memory = LocalBackend(retriever="dense", embedder=WordEmbedder())
+async def test_an_episode_id_reused_after_a_delete_is_searched_by_its_own_vector(
+    words: Any,
+) -> None:
+    memory = LocalBackend(retriever="dense", embedder=words())
     try:
         await memory.ensure_user(UserProfile("u"))
         await memory.ensure_thread("first", "u")

@@ -6,6 +6,7 @@ import functools
 import sqlite3
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,25 +17,9 @@ from zepkit.local import LocalBackend, vectors, warmup
 np = pytest.importorskip("numpy")
 
 
-class WordEmbedder:
-    """Dogs on one dimension, every other word hashed onto the rest."""
-
-    model_id = "test-words"
-
-    def embed(self, texts: list[str]) -> list[list[float]]:
-        out = []
-        for text in texts:
-            vector = [0.0] * 32
-            for word in text.lower().replace(".", " ").split():
-                slot = 0 if word in {"dog", "puppy"} else 1 + sum(map(ord, word)) % 31
-                vector[slot] += 3.0 if slot == 0 else 1.0
-            out.append(vector)
-        return out
-
-
-async def three_users(path: Path) -> list[int]:
+async def three_users(path: Path, words: Any) -> list[int]:
     """A file where users u1, u2 and u3 wrote in that order; their graphs, u1's first."""
-    backend = LocalBackend(path, retriever="hybrid", embedder=WordEmbedder())
+    backend = LocalBackend(path, retriever="hybrid", embedder=words())
     try:
         for name in ("u1", "u2", "u3"):
             await backend.ensure_user(UserProfile(name))
@@ -56,8 +41,10 @@ def connect(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
 
 
-async def test_the_users_who_wrote_last_are_read_first_within_the_budget(db_path: Path) -> None:
-    graphs = await three_users(db_path)
+async def test_the_users_who_wrote_last_are_read_first_within_the_budget(
+    db_path: Path, words: Any
+) -> None:
+    graphs = await three_users(db_path, words)
     conn = connect(db_path)
     assert warmup.recent_graphs(conn) == graphs[::-1]
     assert warmup.rows_at_most(conn, graphs[0]) == 5
@@ -83,8 +70,10 @@ async def test_the_users_who_wrote_last_are_read_first_within_the_budget(db_path
     assert read == [graphs[2], graphs[1]]
 
 
-async def test_a_search_does_not_wait_for_reads_ahead_of_its_user(db_path: Path) -> None:
-    graphs = await three_users(db_path)
+async def test_a_search_does_not_wait_for_reads_ahead_of_its_user(
+    db_path: Path, words: Any
+) -> None:
+    graphs = await three_users(db_path, words)
     first_read = threading.Event()
     release = threading.Event()
     read: list[int] = []
@@ -114,9 +103,9 @@ def test_a_file_that_cannot_be_read_ahead_hands_over_nothing(tmp_path: Path) -> 
 
 
 async def test_the_first_search_uses_the_matrix_read_at_open(
-    db_path: Path, monkeypatch: pytest.MonkeyPatch
+    db_path: Path, monkeypatch: pytest.MonkeyPatch, words: Any
 ) -> None:
-    await three_users(db_path)
+    await three_users(db_path, words)
     reads: list[str] = []
     read_matrix = vectors.VectorIndex.read_matrix
 
@@ -125,7 +114,7 @@ async def test_the_first_search_uses_the_matrix_read_at_open(
         return read_matrix(self, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(vectors.VectorIndex, "read_matrix", counted)
-    backend = LocalBackend(db_path, retriever="hybrid", embedder=WordEmbedder())
+    backend = LocalBackend(db_path, retriever="hybrid", embedder=words())
     try:
         found = await backend.search(SearchRequest("taxes u3", user_id="u3", scope="episodes"))
         assert found.episodes and "u3" in found.episodes[0].content
@@ -135,9 +124,9 @@ async def test_the_first_search_uses_the_matrix_read_at_open(
     assert reads and set(reads) == {"zepkit-vectors-warm"}
 
 
-async def test_rows_written_after_the_read_ahead_are_searched(db_path: Path) -> None:
-    await three_users(db_path)
-    backend = LocalBackend(db_path, retriever="hybrid", embedder=WordEmbedder())
+async def test_rows_written_after_the_read_ahead_are_searched(db_path: Path, words: Any) -> None:
+    await three_users(db_path, words)
+    backend = LocalBackend(db_path, retriever="hybrid", embedder=words())
     try:
         await backend.add_messages("u3-t", [Message("user", "We adopted a puppy.")])
         found = await backend.search(SearchRequest("dog", user_id="u3", scope="episodes"))
@@ -147,9 +136,9 @@ async def test_rows_written_after_the_read_ahead_are_searched(db_path: Path) -> 
     assert not [t for t in threading.enumerate() if t.name == "zepkit-vectors-warm"]
 
 
-async def test_a_backend_closed_at_once_stops_reading_ahead(db_path: Path) -> None:
-    await three_users(db_path)
+async def test_a_backend_closed_at_once_stops_reading_ahead(db_path: Path, words: Any) -> None:
+    await three_users(db_path, words)
     for _ in range(3):
-        backend = LocalBackend(db_path, retriever="hybrid", embedder=WordEmbedder())
+        backend = LocalBackend(db_path, retriever="hybrid", embedder=words())
         await backend.aclose()
         assert not [t for t in threading.enumerate() if t.name == "zepkit-vectors-warm"]
