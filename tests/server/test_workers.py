@@ -171,10 +171,13 @@ def test_workers_serve_one_port_and_stop_together(
         async def burst(first: int) -> None:
             await asyncio.gather(*(one(n) for n in range(first, first + 30)))
 
-        # The kernel hands each connection to one worker; a worker may take a whole burst, so
-        # bursts go on (at most 5) until both have served: each opens the project's database.
-        sent = 0
-        while sent < 150 and (sent == 0 or not all(_opened(p, "app.db") for p in workers)):
+        # The kernel hands each connection to one worker; a worker may take a whole burst (or
+        # all of them while the other is still starting), so bursts go on until both have
+        # served, for at most 30 s: each opens the project's database.
+        sent, deadline = 0, time.monotonic() + 30
+        while time.monotonic() < deadline and (
+            sent == 0 or not all(_opened(p, "app.db") for p in workers)
+        ):
             asyncio.run(burst(sent))
             sent += 30
         assert all(_opened(pid, "app.db") for pid in workers)
