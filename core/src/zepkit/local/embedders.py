@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any, Protocol, runtime_checkable
-
-import httpx
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from zepkit.core._errors import BackendError, ConfigurationError
+
+if TYPE_CHECKING:  # imported where used: opening a local backend does not need httpx
+    import httpx
 
 
 @runtime_checkable
@@ -46,6 +47,8 @@ class HttpEmbedder:
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         # `api_key` defaults to OPENAI_API_KEY when that is set; local servers often need none.
+        import httpx
+
         if batch_size < 1:
             raise ConfigurationError(f"batch_size must be positive, got {batch_size}")
         key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
@@ -73,6 +76,8 @@ class HttpEmbedder:
         self._client.close()
 
     def _batch(self, texts: list[str]) -> list[list[float]]:
+        import httpx
+
         try:
             response = self._client.post("/embeddings", json={"model": self._model, "input": texts})
             response.raise_for_status()

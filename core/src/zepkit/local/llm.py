@@ -13,11 +13,12 @@ import os
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from zepkit.core._errors import ConfigurationError
+
+if TYPE_CHECKING:  # imported where used: a backend without a model never needs httpx
+    import httpx
 
 ENV_BASE_URL = "ZEPKIT_LLM_BASE_URL"
 ENV_MODEL = "ZEPKIT_LLM_MODEL"
@@ -197,6 +198,8 @@ class LLMExtractor:
         self.max_messages = max_messages
         self.timeout = timeout
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        import httpx
+
         self._client = httpx.Client(transport=transport, timeout=timeout, headers=headers)
 
     @classmethod
@@ -240,6 +243,8 @@ class LLMExtractor:
                 "json_schema": {"name": "memory_update", "strict": True, "schema": RESPONSE_SCHEMA},
             },
         }
+        import httpx
+
         started = time.monotonic()
         try:
             response = self._client.post(self.url, json=body)
