@@ -27,7 +27,7 @@ from zepkit.core._models import (
 )
 from zepkit.local import backfill, deletion, jobs, listing, provision, writekeys
 from zepkit.local.codec import decode_metadata, decode_time, encode_time, now
-from zepkit.local.connection import passing_read, read_transaction, write_transaction
+from zepkit.local.connection import read_transaction, write_transaction
 from zepkit.local.dense import Dense
 from zepkit.local.drafts import draft_data, draft_message
 from zepkit.local.extraction import Extractor
@@ -88,13 +88,6 @@ class Engine:
         """Tell the vector index about vectors once their transaction has committed."""
         if self._dense is not None and vectors is not None and len(episodes):
             self._dense.index.added(episodes, vectors)
-
-    def count_unembedded(self) -> int:
-        """Episodes without a vector of the current embedder's model (0 when lexical)."""
-        if self._dense is None:
-            return 0
-        with read_transaction(self._conn) as conn, passing_read(conn):
-            return backfill.count_missing(conn, self._dense.embedder.model_id)
 
     def embed_missing(self, after: int, limit: int) -> tuple[list[int], int]:
         """Give up to `limit` episodes with ids above `after` and no vector one, oldest first:
@@ -194,9 +187,7 @@ class Engine:
         dense = self._dense
         if dense is None or not texts or getattr(dense.embedder, "in_process", False) is not True:
             return None
-        if self._embedding is None:
-            self._embedding = ThreadPoolExecutor(1, thread_name_prefix="zepkit-embed-write")
-        return self._embedding.submit(dense.vectors, texts)
+        return self._embedding_thread().submit(dense.vectors, texts)
 
     def _embed_query_beside(self, query: str) -> Future[Any] | None:
         """The query's vector being computed on the embedding thread, when the embedder runs in
@@ -204,9 +195,13 @@ class Engine:
         dense = self._dense
         if dense is None or getattr(dense.embedder, "in_process", False) is not True:
             return None
+        return self._embedding_thread().submit(dense.query_vector, query)
+
+    def _embedding_thread(self) -> ThreadPoolExecutor:
+        """The one thread that embeds beside this engine's SQLite work (made on first use)."""
         if self._embedding is None:
             self._embedding = ThreadPoolExecutor(1, thread_name_prefix="zepkit-embed-write")
-        return self._embedding.submit(dense.query_vector, query)
+        return self._embedding
 
     def _match_ahead(
         self, conn: sqlite3.Connection, thread: provision.ThreadRef
