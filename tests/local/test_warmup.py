@@ -37,6 +37,11 @@ async def three_users(path: Path, words: Any) -> list[int]:
     return graphs
 
 
+def rows(conn: sqlite3.Connection, graph: int) -> int:
+    """The graph's stored vectors of the words embedder."""
+    return vectors.VectorIndex("test-words").stats(conn, graph)[0]
+
+
 def connect(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
 
@@ -47,7 +52,7 @@ async def test_the_users_who_wrote_last_are_read_first_within_the_budget(
     graphs = await three_users(db_path, words)
     conn = connect(db_path)
     assert warmup.recent_graphs(conn) == graphs[::-1]
-    assert warmup.rows_at_most(conn, graphs[0]) == 5
+    assert vectors.VectorIndex("test-words").stats(conn, graphs[0]) == (5, 0)
     conn.close()
 
     read: list[int] = []
@@ -56,7 +61,7 @@ async def test_the_users_who_wrote_last_are_read_first_within_the_budget(
         read.append(graph)
         return f"matrix of {graph}"
 
-    everything = warmup.Warmup(lambda: connect(db_path), record, budget=10**6)
+    everything = warmup.Warmup(lambda: connect(db_path), record, rows, budget=10**6)
     assert everything.take(graphs[2]) == f"matrix of {graphs[2]}"
     assert everything.take(graphs[2]) is None  # handed over once
     everything.stop()
@@ -64,7 +69,7 @@ async def test_the_users_who_wrote_last_are_read_first_within_the_budget(
 
     read.clear()
     two_users = 2 * 5 * warmup.ROW_BYTES
-    within = warmup.Warmup(lambda: connect(db_path), record, budget=two_users)
+    within = warmup.Warmup(lambda: connect(db_path), record, rows, budget=two_users)
     assert within.take(graphs[0]) is None  # beyond the budget: read by its search
     within.stop()
     assert read == [graphs[2], graphs[1]]
@@ -84,7 +89,7 @@ async def test_a_search_does_not_wait_for_reads_ahead_of_its_user(
         release.wait(10)
         return f"matrix of {graph}"
 
-    ahead = warmup.Warmup(lambda: connect(db_path), slow, budget=10**6)
+    ahead = warmup.Warmup(lambda: connect(db_path), slow, rows, budget=10**6)
     assert first_read.wait(10)
     assert ahead.take(graphs[0]) is None  # not read yet: its search reads it, the warm-up skips it
     release.set()
@@ -97,7 +102,9 @@ def test_a_file_that_cannot_be_read_ahead_hands_over_nothing(tmp_path: Path) -> 
     other = tmp_path / "other.sqlite"
     sqlite3.connect(other).execute("CREATE TABLE notes (text TEXT)").connection.commit()
     for path in (other, tmp_path / "missing.sqlite"):
-        ahead = warmup.Warmup(functools.partial(connect, path), lambda *_: "never", budget=10**6)
+        ahead = warmup.Warmup(
+            functools.partial(connect, path), lambda *_: "never", rows, budget=10**6
+        )
         assert ahead.take(1) is None
         ahead.stop()
 

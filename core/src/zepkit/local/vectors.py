@@ -398,12 +398,8 @@ class VectorIndex:
     ) -> None:
         """Start reading the matrices of the graphs written last, on a thread of their own with
         a connection from `connect`, and run `then` on it after (`zepkit.local.warmup`)."""
-        self._warmup = Warmup(
-            connect,
-            self._read_ahead,
-            self.cache_bytes,
-            then,
-        )
+        rows = lambda conn, graph: self.stats(conn, graph)[0]  # noqa: E731
+        self._warmup = Warmup(connect, self._read_ahead, rows, self.cache_bytes, then)
 
     def _read_ahead(
         self, conn: sqlite3.Connection, graph: int, stop: threading.Event

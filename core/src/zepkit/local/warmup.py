@@ -18,8 +18,6 @@ import threading
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-from zepkit.local.ids import graph_range
-
 M = TypeVar("M")
 RECENT_MESSAGES = 4096
 """How many of the latest messages name the users to read ahead (the most recent first)."""
@@ -39,34 +37,27 @@ def recent_graphs(conn: sqlite3.Connection, limit: int = RECENT_MESSAGES) -> lis
     return list(dict.fromkeys(graph for (graph,) in rows))
 
 
-def rows_at_most(conn: sqlite3.Connection, graph: int) -> int:
-    """An upper bound of the graph's stored vectors (its ids are dense; deletes leave gaps), by
-    one seek instead of a count that reads every row."""
-    low, high = graph_range(graph)
-    (last,) = conn.execute(
-        "SELECT max(episode) FROM episode_vectors WHERE episode BETWEEN ? AND ?", (low, high)
-    ).fetchone()
-    return 0 if last is None else int(last) - low
-
-
 class Warmup(Generic[M]):
     """Matrices read on a thread of their own, each handed over once with `take`.
 
     `read(conn, graph, stop)` reads one graph's matrix (None when `stop` was set meanwhile);
-    `connect()` opens the thread's connection; `budget`: bytes of matrices to read at most;
-    `then(conn)` runs on the thread after the reads, unless stopped.
+    `rows(conn, graph)` says how many rows it holds; `connect()` opens the thread's connection;
+    `budget`: bytes of matrices to read at most; `then(conn)` runs on the thread after the
+    reads, unless stopped.
     """
 
     def __init__(
         self,
         connect: Callable[[], sqlite3.Connection],
         read: Callable[[sqlite3.Connection, int, threading.Event], M | None],
+        rows: Callable[[sqlite3.Connection, int], int],
         budget: int,
         then: Callable[[sqlite3.Connection], None] | None = None,
     ) -> None:
         self._connect = connect
         self._then = then
         self._read = read
+        self._rows = rows
         self._budget = budget
         self._stop = threading.Event()
         self._planned = threading.Event()
@@ -129,7 +120,7 @@ class Warmup(Generic[M]):
         plan: list[int] = []
         held = 0
         for graph in recent_graphs(conn):
-            rows = rows_at_most(conn, graph)
+            rows = self._rows(conn, graph)
             if rows == 0:
                 continue
             if held + rows * ROW_BYTES > self._budget:
