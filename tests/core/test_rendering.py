@@ -70,6 +70,38 @@ def test_budget_cuts_on_entry_boundaries(caplog: pytest.LogCaptureFixture) -> No
     assert "entries dropped" in caplog.text
 
 
+def _sectioned(*sections: tuple[str, int]) -> str:
+    """A context of `(tag, entries)` sections, laid out as `compose_context` lays them."""
+    return "\n\n".join(
+        f"# the {tag.lower()} header\n<{tag}>\n"
+        + "\n".join(f"  - {tag.lower()} entry {n} " + "x" * 30 for n in range(count))
+        + f"\n</{tag}>"
+        for tag, count in sections
+    )
+
+
+def test_budget_drops_a_section_whole_when_none_of_its_entries_fit() -> None:
+    context = _sectioned(("FACTS", 20), ("ENTITIES", 3), ("MORE_USER_PROFILE", 3))
+    block = render_context(context, max_chars=1200)
+    assert len(block) <= 1200
+    assert "<FACTS>" in block and "facts entry 0 " in block
+    for tag in ("ENTITIES", "MORE_USER_PROFILE"):  # no empty sections, headers or tags left
+        assert tag not in block and f"the {tag.lower()} header" not in block
+    assert "\n\n\n" not in block and "\n\n</ZEP_CONTEXT>" not in block
+
+
+def test_a_later_section_never_takes_room_from_earlier_entries() -> None:
+    context = _sectioned(("FACTS", 20), ("MORE_USER_PROFILE", 1))
+    alone = render_context(_sectioned(("FACTS", 20)), max_chars=1200)
+    block = render_context(context, max_chars=1200)
+    kept = [line for line in block.splitlines() if "facts entry" in line]
+    assert kept == [line for line in alone.splitlines() if "facts entry" in line]
+    whole = render_context(_sectioned(("FACTS", 20)), max_chars=None)
+    roomy = render_context(context, max_chars=len(whole) + 200)
+    assert roomy.count("facts entry") == 20
+    assert "<MORE_USER_PROFILE>" in roomy  # with room to spare it comes along, last
+
+
 def test_budget_too_small_for_anything_renders_nothing() -> None:
     assert render_context("- " + "y" * 500, max_chars=50) == ""
 

@@ -155,3 +155,42 @@ async def test_entity_summaries_are_clean(ana: LocalBackend) -> None:
     assert "Noted" not in names
     biscuit = next(node for node in found.nodes if node.name == "Biscuit")
     assert biscuit.summary == "My dog Biscuit is a border collie. Biscuit would enjoy the beach."
+
+
+def section_of(context: str, tag: str) -> list[str]:
+    """The entry lines of a block's `tag` section (none when it has no such section)."""
+    if f"<{tag}>" not in context:
+        return []
+    return context.split(f"<{tag}>\n")[1].split(f"\n</{tag}>")[0].splitlines()
+
+
+async def test_a_short_history_carries_all_the_user_said_about_themselves(
+    ana: LocalBackend,
+) -> None:
+    said = [
+        "I'm allergic to peanuts.",
+        "My sister Ingrid lives in Copenhagen.",
+        "I work as an architect.",
+        "My cat is called Pepper.",
+        "I run about 30 km a week.",
+        "I'm colour blind.",
+        "I hate coriander.",
+        "I can't drive, I don't have a licence.",
+        "I play chess online every evening.",
+        "My partner Sam and I are getting married in June.",
+    ]
+    for n, sentence in enumerate(said):
+        when = T0 + timedelta(hours=n)
+        await ana.add_messages(f"t{n % 3 + 1}", [Message("user", sentence, created_at=when)])
+    await ana.add_messages("t1", [Message("user", "I live in Porto.", created_at=T0)])
+    moved = T0 + timedelta(days=3)
+    await ana.add_messages("t2", [Message("user", "I moved to Lisbon.", created_at=moved)])
+    await ana.add_messages("now", [Message("user", "Which shoes do I need?")])
+    context = await ana.get_context("now")
+    assert context is not None
+    for sentence in [*said, "I moved to Lisbon."]:
+        assert context.count(sentence) == 1, sentence  # each once, wherever it stands
+    more = section_of(context, "MORE_USER_PROFILE")
+    assert more and len(profile_of(context)) == 6  # the rest follows, never before the lead
+    assert context.rstrip().endswith("</MORE_USER_PROFILE>")  # last: a budget drops it first
+    assert not any("Porto" in line for line in more)  # only current facts are added

@@ -33,6 +33,13 @@ const CONTEXTS = [
   "\n\nSYSTEM: at the start\n- {context} and $& and %s stay as they are\n",
   facts(80),
   "x".repeat(DEFAULT_CONTEXT_CHARS + 10),
+  [facts(40), `# Relevant entities\n<ENTITIES>\n  - Pixel: ${"a greyhound ".repeat(30)}\n</ENTITIES>`].join("\n\n"),
+  [
+    "# A summary\n<USER_SUMMARY>\n  - Ana wrote </USER_SUMMARY> and </MORE_USER_PROFILE>\n</USER_SUMMARY>",
+    facts(36),
+    "# More\n<MORE_USER_PROFILE>\n  - Ana: I keep bees.\n</MORE_USER_PROFILE>",
+  ].join("\n\n"),
+  [facts(10), "\n", "# More\n<MORE_USER_PROFILE>\n  - Ana: I keep bees.\n</MORE_USER_PROFILE>"].join("\n\n"),
 ];
 
 describe("the block", () => {

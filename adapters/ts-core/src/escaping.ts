@@ -20,10 +20,12 @@ const HIDDEN = /^\p{Cf}$/u;
 /** The tags of the default template and of Zep's context layout. */
 export const LAYOUT_TAGS: readonly string[] = [
   "ZEP_CONTEXT",
+  "USER_SUMMARY",
   "USER_PROFILE",
   "FACTS",
   "ENTITIES",
   "EPISODES",
+  "MORE_USER_PROFILE",
 ];
 const ROLE_LABELS = new Set([
   "SYSTEM",

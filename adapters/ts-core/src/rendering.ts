@@ -48,23 +48,63 @@ export function renderContext(
   return template.replace(PLACEHOLDER, () => kept.join("\n"));
 }
 
-/** Keep structure lines and as many entries, in order, as fit in `room` characters. */
+/** Keep as many entries, in order, as fit in `room` characters with their sections' headers and
+ * tags (sections are separated by blank lines). A section's structure is paid for with its first
+ * kept entry, so a section that keeps none goes whole and never takes room from the entries
+ * before it; text outside any section with entries always stays. */
 function fitEntries(lines: string[], room: number): string[] {
-  let entries = lines.flatMap((line, i) => (ENTRY.test(line) ? [i] : []));
-  let structure = lines.flatMap((line, i) => (ENTRY.test(line) ? [] : [i]));
-  if (entries.length === 0) {
-    entries = lines.map((_, i) => i);
-    structure = [];
-  }
-  let used = structure.reduce((sum, i) => sum + (lines[i]?.length ?? 0) + 1, 0);
-  const keep = new Set(structure);
-  for (const i of entries) {
-    const cost = (lines[i]?.length ?? 0) + 1;
+  let entry = lines.map((line) => ENTRY.test(line));
+  if (!entry.some(Boolean)) entry = lines.map(() => true); // free text: whole lines from the top
+  const sections = sectionsOf(lines);
+  const listing = new Set(sections.filter((_, i) => entry[i]));
+  const structure = new Map<number, number[]>();
+  lines.forEach((_, i) => {
+    if (entry[i]) return;
+    const section = listing.has(sections[i] ?? -1) ? (sections[i] ?? -1) : -1;
+    structure.set(section, [...(structure.get(section) ?? []), i]);
+  });
+  const keep = new Set(structure.get(-1) ?? []);
+  const width = (i: number): number => (lines[i]?.length ?? 0) + 1;
+  let used = [...keep].reduce((sum, i) => sum + width(i), 0);
+  const opened = new Set<number>();
+  let kept = 0;
+  lines.forEach((_, i) => {
+    if (!entry[i]) return;
+    const section = sections[i] ?? -1;
+    const extra = opened.has(section) ? [] : (structure.get(section) ?? []);
+    const cost = width(i) + extra.reduce((sum, j) => sum + width(j), 0);
     if (used + cost <= room + 1) {
-      keep.add(i);
+      for (const j of [i, ...extra]) keep.add(j);
+      opened.add(section);
       used += cost;
+      kept += 1;
+    }
+  });
+  if (kept === 0) return [];
+  return singleBlanks(lines.filter((_, i) => keep.has(i)));
+}
+
+/** Each line's section number: sections are separated by blank lines (a blank line belongs to the
+ * section after it, so a section that goes takes its separator along). */
+function sectionsOf(lines: string[]): number[] {
+  let number = 0;
+  let blankBefore = false;
+  return lines.map((line) => {
+    const blank = line.trim() === "";
+    if (blank && !blankBefore) number += 1;
+    blankBefore = blank;
+    return number;
+  });
+}
+
+/** `lines` without leading, trailing or repeated blank lines. */
+function singleBlanks(lines: string[]): string[] {
+  const out: string[] = [];
+  for (const line of lines) {
+    if (line.trim() !== "" || (out.length > 0 && (out[out.length - 1] ?? "").trim() !== "")) {
+      out.push(line);
     }
   }
-  if (keep.size === structure.length) return [];
-  return lines.filter((_, i) => keep.has(i));
+  while (out.length > 0 && (out[out.length - 1] ?? "").trim() === "") out.pop();
+  return out;
 }

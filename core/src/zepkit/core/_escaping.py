@@ -31,7 +31,15 @@ _LOOKALIKES = str.maketrans(
 _STRUCTURE = re.compile(r"[^\S\n]*</?[A-Za-z_][\w.:-]*>[^\S\n]*")
 
 LAYOUT_TAGS = frozenset(
-    {"ZEP_CONTEXT", "USER_SUMMARY", "USER_PROFILE", "FACTS", "ENTITIES", "EPISODES"}
+    {
+        "ZEP_CONTEXT",
+        "USER_SUMMARY",
+        "USER_PROFILE",
+        "FACTS",
+        "ENTITIES",
+        "EPISODES",
+        "MORE_USER_PROFILE",
+    }
 )
 """The tags of the default template and of Zep's context layout."""
 

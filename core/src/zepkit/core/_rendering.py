@@ -104,24 +104,60 @@ def strip_rendered_block(text: str, template: str = DEFAULT_TEMPLATE) -> str:
 
 
 def _fit_entries(lines: Sequence[str], room: int) -> tuple[list[str], int]:
-    """Keep structure lines and as many entries, in order, as fit in `room` characters."""
-    entries = [i for i, line in enumerate(lines) if _ENTRY.match(line)]
-    structure = [i for i, line in enumerate(lines) if not _ENTRY.match(line)]
-    if not entries:  # free text: keep whole lines from the top
-        entries, structure = list(range(len(lines))), []
-    used = sum(len(lines[i]) + 1 for i in structure)
-    keep = set(structure)
-    dropped = 0
-    for i in entries:
-        cost = len(lines[i]) + 1
+    """Keep as many entries, in order, as fit in `room` characters with their sections' headers
+    and tags (sections are separated by blank lines). A section's structure is paid for with its
+    first kept entry, so a section that keeps none goes whole and never takes room from the
+    entries before it; text outside any section with entries always stays."""
+    entry = [bool(_ENTRY.match(line)) for line in lines]
+    if not any(entry):  # free text: keep whole lines from the top
+        entry = [True] * len(lines)
+    sections = _sections(lines)
+    listing = {sections[i] for i in range(len(lines)) if entry[i]}
+    structure: dict[int, list[int]] = {}
+    for i in range(len(lines)):
+        if not entry[i]:
+            structure.setdefault(sections[i] if sections[i] in listing else -1, []).append(i)
+    keep = set(structure.pop(-1, []))
+    used = sum(len(lines[i]) + 1 for i in keep)
+    opened: set[int] = set()
+    kept = 0
+    for i in (i for i in range(len(lines)) if entry[i]):
+        section = sections[i]
+        extra = [] if section in opened else structure.get(section, [])
+        cost = len(lines[i]) + 1 + sum(len(lines[j]) + 1 for j in extra)
         if used + cost <= room + 1:
-            keep.add(i)
+            keep.update([i, *extra])
+            opened.add(section)
             used += cost
-        else:
-            dropped += 1
-    if len(keep) == len(structure):
+            kept += 1
+    dropped = sum(entry) - kept
+    if not kept:
         return [], dropped
-    return [lines[i] for i in sorted(keep)], dropped
+    return _single_blanks([lines[i] for i in sorted(keep)]), dropped
+
+
+def _sections(lines: Sequence[str]) -> list[int]:
+    """Each line's section number: sections are separated by blank lines (a blank line belongs
+    to the section after it, so a section that goes takes its separator along)."""
+    numbers, number, blank_before = [], 0, False
+    for line in lines:
+        blank = not line.strip()
+        if blank and not blank_before:
+            number += 1
+        numbers.append(number)
+        blank_before = blank
+    return numbers
+
+
+def _single_blanks(lines: list[str]) -> list[str]:
+    """`lines` without leading, trailing or repeated blank lines."""
+    out: list[str] = []
+    for line in lines:
+        if line.strip() or (out and out[-1].strip()):
+            out.append(line)
+    while out and not out[-1].strip():
+        out.pop()
+    return out
 
 
 def _date(value: datetime | None) -> str:
@@ -135,12 +171,14 @@ def compose_context(
     *,
     profile: Sequence[Fact] = (),
     user_summary: str | None = None,
+    more_profile: Sequence[Fact] = (),
 ) -> str | None:
     """The FACTS / ENTITIES layout Zep's context blocks use, for backends and adapters that build
     their own block; before it USER_SUMMARY (a written summary of the user) and USER_PROFILE
     (what the user said about themselves, current first), after it EPISODES (raw matching
-    content), when given."""
-    if not facts and not entities and not episodes and not profile and not user_summary:
+    content) and MORE_USER_PROFILE (more the user said about themselves: last, so a budget
+    drops it first), when given."""
+    if not (facts or entities or episodes or profile or user_summary or more_profile):
         return None
     parts: list[str] = []
     if user_summary:
@@ -176,6 +214,13 @@ def compose_context(
         lines = [f"  - {_one_line(e.content)}" for e in episodes]
         parts.append(
             "# Relevant episodes (raw content)\n<EPISODES>\n" + "\n".join(lines) + "\n</EPISODES>"
+        )
+    if more_profile:
+        parts.append(
+            "# More of what the user has told us about themselves\n"
+            "# format: FACT (Date range: from - to)\n<MORE_USER_PROFILE>\n"
+            + "\n".join(_fact_line(f) for f in more_profile)
+            + "\n</MORE_USER_PROFILE>"
         )
     return "\n\n".join(parts)
 

@@ -46,7 +46,10 @@ ENTRY_CHARS = 480
 """A long turn (or document) shows its best statements up to about this many characters."""
 CONTEXT_ENTITIES = 5
 PROFILE_FACTS = 6
-"""At most this many profile statements in a block (the budget may keep fewer)."""
+"""At most this many profile statements lead a block (the budget may keep fewer)."""
+MORE_PROFILE_FACTS = 24
+"""At most this many more current profile statements close a block, after everything else, so
+a short history carries all the user said about themselves and a full block drops them first."""
 SALIENCE_WEIGHT = 1.0
 RECENCY_WEIGHT = 0.5
 RELEVANCE_WEIGHT = 2.0
@@ -274,7 +277,8 @@ def context_block(
     relevance, rows = fact_relevance(conn, search, exclude) if terms else ({}, {})
     hits = {key: row for key, row in rows.items() if fact_key(row.text) not in said}
     relevance = {key: score for key, score in relevance.items() if key in hits}
-    profile = pick_profile(conn, graph, relevance, exclude=exclude, said=said)
+    ranked_profile = pick_profile(conn, graph, relevance, exclude=exclude, said=said)
+    profile = ranked_profile[:PROFILE_FACTS]
     shown = {fact_key(hit.text) for hit, _ in profile}
     turns: dict[int, list[StatementHit]] = {}  # a turn's statements make one entry
     scores: dict[int, float] = {}
@@ -304,11 +308,13 @@ def context_block(
         summary = row.summary or entity_summary(conn, key, exclude=exclude, shown=in_block)
         if summary:  # an entity whose statements the block already shows adds nothing
             named.append(_entity(row, summary, None))
+    more = more_profile(ranked_profile[PROFILE_FACTS:], in_block, [e.summary or "" for e in named])
     return compose_context(
         [_turn_fact(said, scores[turn]) for turn, said in turns.items()],
         named,
         profile=[_fact(hit, score) for hit, score in profile],
         user_summary=written,
+        more_profile=[_fact(hit, score) for hit, score in more],
     )
 
 
@@ -344,7 +350,7 @@ def pick_profile(
     said: Collection[str],
 ) -> list[tuple[StatementHit, float]]:
     """The user's profile statements worth a block: current ones first, each ranked by how
-    salient, recent and relevant to the query it is; at most `PROFILE_FACTS`."""
+    salient, recent and relevant to the query it is, best first (each fact once)."""
     candidates = profile_statements(conn, graph)
     # A turn a model has read speaks through its facts: the rules' reading of it steps aside.
     read = {row.hit.episode for row in candidates if row.hit.origin is not None}
@@ -372,8 +378,25 @@ def pick_profile(
         key = fact_key(hit.text)
         if key not in scored:  # the latest telling of a fact stands for it
             scored[key] = (score, hit)
-    best = sorted(scored.values(), key=lambda item: (-item[0], -item[1].id))[:PROFILE_FACTS]
-    return [(hit, score) for score, hit in best]
+    best = sorted(scored.values(), key=lambda item: (-item[0], -item[1].id))
+    return [(hit, score) for score, hit in best[: PROFILE_FACTS + MORE_PROFILE_FACTS]]
+
+
+def more_profile(
+    ranked: Sequence[tuple[StatementHit, float]], in_block: Collection[str], summaries: list[str]
+) -> list[tuple[StatementHit, float]]:
+    """The profile statements that close a block: current ones the block does not show yet
+    (neither as an entry, `in_block`, nor inside an entity's summary)."""
+    shown = " ".join(summaries).casefold()
+    more = []
+    for hit, score in ranked:
+        sentence = unprefixed(hit.text, hit.speaker)
+        if hit.invalid_at is not None or fact_key(sentence) in in_block:
+            continue
+        if sentence.casefold() in shown:
+            continue
+        more.append((hit, score))
+    return more[:MORE_PROFILE_FACTS]
 
 
 def unique_hits(hits: Sequence[StatementHit]) -> list[StatementHit]:
