@@ -42,6 +42,38 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
 
 
 @pytest.mark.parametrize(
+    "sentence",
+    [
+        "btw i'm a night owl, usually up till 3am",
+        "im on a budget of $50 a week for groceries",
+        "Im allergic to cats.",
+        "ive been vegetarian since 2019",
+        "i work nights at the hospital",
+        "Our wedding is in June.",
+        "Our wedding anniversary is on the 14th of May.",
+    ],
+)
+def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) -> None:
+    assert self_statement(sentence) is not None
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Use a VPN, i.e. a private network, when travelling.",  # a lowercase "i" that is no one
+        "We are going to the cinema tomorrow.",  # a group's plan, not the household's
+    ],
+)
+def test_what_is_not_the_speaker_stays_out(sentence: str) -> None:
+    assert self_statement(sentence) is None
+
+
+def test_chat_spelling_finds_single_valued_subjects() -> None:
+    reading = self_statement("im living in Madrid now")
+    assert reading is not None and reading.topics == ("home",)
+
+
+@pytest.mark.parametrize(
     ("sentence", "topics"),
     [
         ("I live in Porto.", ("home",)),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from zepkit.local.text import STOP_WORDS, _wordset, name_mentions, words
+from zepkit.local.text import SPEAKER_I, STOP_WORDS, _wordset, name_mentions, words
 
 PHATIC_WORDS: frozenset[str] = _wordset(
     """
@@ -46,7 +46,7 @@ _REQUEST_OPENERS = re.compile(
 
 
 _SELF_CLAUSE = re.compile(
-    r"(?:^|[,;:—–-]\s*|\b(?:and|but|so)\s+)(?:I|I'm|I’m|I've|I’ve|I'd|my|My|we|We|our|Our)\b"
+    rf"(?:^|[,;:—–-]\s*|\b(?:and|but|so)\s+)(?:{SPEAKER_I}|my|My|we|We|our|Our)\b"
 )
 """A clause of the speaker's own after an acknowledgement ("Sounds fun, I'm going too"): a fact."""
 
@@ -62,7 +62,7 @@ _GREETING = re.compile(
 )
 
 _CAPITAL_WORD = re.compile(r"\b[A-Z]\w*")
-_FIRST_PERSON = re.compile(r"(?<![\w'’])(?:I|I'm|I’m|I've|I’ve|I'd|I’d|my|My|me|we|We|our|Our)\b")
+_FIRST_PERSON = re.compile(rf"(?<![\w'’])(?:{SPEAKER_I}|my|My|me|we|We|our|Our)\b")
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|you're|you’re|you've|you’ve)\b", re.IGNORECASE)
 
 

@@ -12,8 +12,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_SELF = re.compile(r"(?<![\w'’])(?:I|I'm|I’m|I've|I’ve|I'd|I’d|I'll|I’ll|my|My|me|mine|myself)\b")
-"""The speaker talking about themselves."""
+from zepkit.local.text import SPEAKER_I
+
+_SELF = re.compile(rf"(?<![\w'’])(?:{SPEAKER_I}|[Mm]y|MY|[Mm]e|mine|myself)\b")
+"""The speaker talking about themselves (in chat's spellings too)."""
 
 _HOUSEHOLD = re.compile(r"(?<![\w'’])(?:we|We|our|Our|us)\b")
 """We/our: the speaker's household when the sentence is about people, pets, home, health or
@@ -53,7 +55,7 @@ _KINDS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
             r"\b(?:wife|husband|partner|spouse|son|daughter|kids?|child|children|twins|baby|"
             r"brother|sister|sibling\w*|mother|mom|mum|father|dad|parents?|grand\w+|cousin|aunt|"
             r"uncle|niece|nephew|fianc[ée]e?|girlfriend|boyfriend|married|family|friend|"
-            r"roommate|flatmate|colleague|boss)\b",
+            r"roommate|flatmate|colleague|boss|wedding|anniversary|engaged|honeymoon)\b",
         ),
         (
             "pets",
@@ -84,10 +86,10 @@ _KINDS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
         (
             "plans",
             1.5,
-            r"\b(?:going to|planning|plan|trip|travel\w*|visit\w*|fly|flying|flight|wedding|"
+            r"\b(?:going to|planning|plan|trip|travel\w*|visit\w*|fly|flying|flight|"
             r"marathon|race|"
             r"festival|holiday|vacation|deadline|due|next (?:week|month|year)|tomorrow|"
-            r"preparing|training|appointment|interview|concert|birthday|anniversary)\b",
+            r"preparing|training|appointment|interview|concert|birthday)\b",
         ),
         (
             "constraints",
@@ -109,25 +111,25 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     for name, pattern in (
         (
             "home",
-            r"\bI(?:'m| am)? (?:just |recently |now |finally )?(?:live|lived|living|moved|"
+            r"\bI(?:['’]?m| am)? (?:just |recently |now |finally )?(?:live|lived|living|moved|"
             r"moving|relocated|relocating)\b|\bI'?m based in\b|\bmy (?:new )?home is\b",
         ),
         (
             "work",
-            r"\bI (?:now |still |currently )?work (?:as|at|for|in)\b|\bI(?:'m| am) (?:now )?"
+            r"\bI (?:now |still |currently )?work (?:as|at|for|in)\b|\bI(?:['’]?m| am) (?:now )?"
             r"(?:a|an) \w+(?: \w+)? (?:at|for|by profession)\b|\bmy (?:new )?job\b|"
             r"\bI (?:just )?(?:started|got|took|quit|left|lost) (?:a |my )?(?:new )?job\b|"
-            r"\bI(?:'m| am) (?:now )?retired\b|\bI (?:now )?teach\b",
+            r"\bI(?:['’]?m| am) (?:now )?retired\b|\bI (?:now )?teach\b",
         ),
         (
             "diet",
-            r"\bI(?:'m| am) (?:now |a |now a )?(?:vegan|vegetarian|pescatarian)\b|"
+            r"\bI(?:['’]?m| am) (?:now |a |now a )?(?:vegan|vegetarian|pescatarian)\b|"
             r"\bI (?:now )?(?:follow|eat|started|keep|am on|'m on) (?:a |an )?[\w-]+(?: [\w-]+)? "
             r"diet\b|\bI (?:stopped|started|quit) eating\b|\bI eat (?:meat|fish)\b",
         ),
         (
             "relationship",
-            r"\bI(?:'m| am) (?:now )?(?:single|married|divorced|engaged|separated|widowed)\b|"
+            r"\bI(?:['’]?m| am) (?:now )?(?:single|married|divorced|engaged|separated|widowed)\b|"
             r"\bwe (?:got married|got engaged|broke up|split up|divorced)\b",
         ),
     )
