@@ -84,6 +84,8 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("I'm vegetarian now.", ("diet",)),
         ("I follow a keto diet.", ("diet",)),
         ("I'm married.", ("relationship",)),
+        ("We just moved to Berlin!", ("home",)),  # the household moved
+        ("Ana and I broke up last week.", ("relationship",)),
         ("My sister lives in Rome.", ()),  # her home, not the speaker's
     ],
 )
@@ -144,6 +146,18 @@ async def test_a_pet_that_died_ends_what_was_said_of_it(ana: LocalBackend) -> No
     by_text = {f.fact: f.invalid_at for f in found.edges}
     assert by_text["user: My dog Rex loves the beach at Foz."] == died
     assert by_text["user: My dog Rex died last week."] is None
+
+
+async def test_a_break_up_ends_what_was_said_of_the_partner(ana: LocalBackend) -> None:
+    await ana.add_messages(
+        "t1", [Message("user", "My girlfriend Lea loves hiking.", created_at=T0)]
+    )
+    later = T0 + timedelta(days=60)
+    await ana.add_messages("t2", [Message("user", "Lea and I broke up.", created_at=later)])
+    found = await ana.search(SearchRequest("Lea", user_id="ana", limit=5))
+    by_text = {f.fact: f.invalid_at for f in found.edges}
+    assert by_text["user: My girlfriend Lea loves hiking."] == later
+    assert by_text["user: Lea and I broke up."] is None
 
 
 async def test_the_same_fact_twice_is_one_fact(ana: LocalBackend) -> None:

@@ -112,7 +112,8 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "home",
             r"\bI(?:['’]?m| am)? (?:just |recently |now |finally )?(?:live|lived|living|moved|"
-            r"moving|relocated|relocating)\b|\bI'?m based in\b|\bmy (?:new )?home is\b",
+            r"moving|relocated|relocating)\b|\bI'?m based in\b|\bmy (?:new )?home is\b|"
+            r"\bwe(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated)\b",
         ),
         (
             "work",
@@ -130,7 +131,8 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "relationship",
             r"\bI(?:['’]?m| am) (?:now )?(?:single|married|divorced|engaged|separated|widowed)\b|"
-            r"\bwe (?:got married|got engaged|broke up|split up|divorced)\b",
+            r"\b(?:we|\w+ and I) (?:just |finally )?(?:got married|got engaged|broke up|split up|"
+            r"divorced|separated)\b",
         ),
     )
 )
@@ -138,7 +140,7 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 
 _ENDED = re.compile(
     r"\b(?:died|passed away|was put down|were put down|put (?:him|her|them) down|"
-    r"we lost|i lost|ran away|rehomed|broke up with|split up with|divorced)\b",
+    r"we lost|i lost|ran away|rehomed|broke up|split up|divorced)\b",
     re.IGNORECASE,
 )
 """A statement that ends what was true of the names it mentions (a pet that died)."""
