@@ -65,15 +65,15 @@ async def test_hybrid_finds_what_shares_no_word_with_the_query(hybrid: LocalBack
         "t",
         [Message("user", "I adopted a puppy last week."), Message("user", "I play the piano.")],
     )
-    found = await hybrid.search(SearchRequest("my pet", user_id="u", scope="episodes"))
+    found = await hybrid.search(SearchRequest("my greyhound", user_id="u", scope="episodes"))
     assert [e.content for e in found.episodes][:1] == ["I adopted a puppy last week."]
-    facts = await hybrid.search(SearchRequest("my pet", user_id="u", scope="edges"))
+    facts = await hybrid.search(SearchRequest("my greyhound", user_id="u", scope="edges"))
     assert "user: I adopted a puppy last week." in [f.fact for f in facts.edges]
     lexical = LocalBackend(retriever="lexical")
     await lexical.ensure_user(UserProfile("u"))
     await lexical.ensure_thread("t", "u")
     await lexical.add_messages("t", [Message("user", "I adopted a puppy last week.")])
-    assert not (await lexical.search(SearchRequest("my pet", user_id="u"))).edges
+    assert not (await lexical.search(SearchRequest("my greyhound", user_id="u"))).edges
     await lexical.aclose()
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -272,3 +273,68 @@ async def test_mmr_default_lambda_and_other_scopes(alice: LocalBackend) -> None:
             SearchRequest("rome pasta", user_id="alice", scope=scope, reranker="mmr")
         )
         assert not found.is_empty()
+
+
+@pytest.fixture
+async def lexical() -> AsyncIterator[LocalBackend]:
+    """An in-memory backend searching by words only (no model to find meaning)."""
+    memory = LocalBackend(retriever="lexical")
+    yield memory
+    await memory.aclose()
+
+
+KINDS_SAID = [
+    "I'm allergic to peanuts.",
+    "My cat is called Pepper.",
+    "My sister Ingrid lives in Copenhagen.",
+    "I work as an architect.",
+    "I play chess online every evening.",
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("allergies", "peanuts"),
+        ("the user's pets", "Pepper"),
+        ("family members", "Ingrid"),
+        ("occupation", "architect"),
+        ("hobbies", "chess"),
+    ],
+)
+async def test_a_search_naming_a_kind_finds_the_profile_statements_of_that_kind(
+    lexical: LocalBackend, query: str, expected: str
+) -> None:
+    await lexical.ensure_user(UserProfile("maya", first_name="Maya"))
+    for n, sentence in enumerate(KINDS_SAID):
+        await lexical.ensure_thread(f"t{n}", "maya")
+        await lexical.add_messages(f"t{n}", [Message("user", sentence)])
+    found = await lexical.search(SearchRequest(query, user_id="maya", limit=3))
+    assert expected in found.edges[0].fact
+
+
+async def test_words_the_query_shares_outrank_the_kind_it_names(lexical: LocalBackend) -> None:
+    backend = lexical
+    await backend.ensure_user(UserProfile("maya", first_name="Maya"))
+    await backend.ensure_thread("t1", "maya")
+    await backend.add_messages(
+        "t1",
+        [
+            Message("user", "I'm allergic to peanuts."),
+            Message("user", "My cat Pepper is scared of the vacuum cleaner."),
+        ],
+    )
+    found = await backend.search(SearchRequest("vacuum cleaner allergies", user_id="maya"))
+    assert "vacuum" in found.edges[0].fact and "peanuts" in found.edges[1].fact
+    plain = await backend.search(SearchRequest("vacuum cleaner", user_id="maya"))
+    assert not any("peanuts" in edge.fact for edge in plain.edges)  # no kind named: no extras
+
+
+async def test_a_kind_never_brings_another_users_statements(lexical: LocalBackend) -> None:
+    backend = lexical
+    for user, sentence in (("maya", "I'm allergic to peanuts."), ("omar", "I'm allergic to cats.")):
+        await backend.ensure_user(UserProfile(user))
+        await backend.ensure_thread(f"{user}-t", user)
+        await backend.add_messages(f"{user}-t", [Message("user", sentence)])
+    found = await backend.search(SearchRequest("allergies", user_id="maya"))
+    assert [edge.fact for edge in found.edges] == ["user: I'm allergic to peanuts."]

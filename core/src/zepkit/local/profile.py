@@ -106,6 +106,38 @@ _KINDS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
     )
 )
 
+_ASKED: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(pattern, re.IGNORECASE))
+    for name, pattern in (
+        (
+            "health",
+            r"\b(?:allerg\w*|health\w*|medical|medications?|conditions?|illness\w*|diseases?|"
+            r"disabilit\w*|injur\w*|diagnos\w*)\b",
+        ),
+        ("diet", r"\b(?:diet\w*|foods?|eats?|eating|meals?|cuisine|restrictions?)\b"),
+        (
+            "people",
+            r"\b(?:family|families|relatives?|partners?|spouse|kids|children|friends?|"
+            r"relationships?|people)\b",
+        ),
+        ("pets", r"\b(?:pets?|animals?)\b"),
+        ("work", r"\b(?:jobs?|occupation|profession|career|work|works|employer|company)\b"),
+        (
+            "home",
+            r"\b(?:lives?|living|home|address|location|city|town|hometown|country|resides?)\b",
+        ),
+        ("identity", r"\b(?:name|age|languages?|nationality|background)\b"),
+        ("plans", r"\b(?:plans?|trips?|upcoming|events?|schedule|travels?|travell?ing)\b"),
+        ("constraints", r"\b(?:budgets?|constraints?|limits?|restrictions?)\b"),
+        (
+            "tastes",
+            r"\b(?:hobb(?:y|ies)|interests?|likes|dislikes?|preferences?|favou?rites?|tastes?)\b",
+        ),
+    )
+)
+"""The words a search uses to ask for a kind of profile statement ("allergies", "pets",
+"hobbies", "where does she live"): a model's memory search often names the kind, not the fact."""
+
 _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern, re.IGNORECASE))
     for name, pattern in (
@@ -154,6 +186,16 @@ class SelfStatement:
     salience: float
     topics: tuple[str, ...] = ()
     ends_mentions: bool = False
+
+
+def kinds_asked(query: str) -> frozenset[str]:
+    """The kinds of profile statement a search names (`_ASKED`), often none."""
+    return frozenset(name for name, rule in _ASKED if rule.search(query))
+
+
+def kinds_of(sentence: str) -> frozenset[str]:
+    """The kinds of subject a profile statement touches (health, diet, people, pets, ...)."""
+    return frozenset(name for name, _, rule in _KINDS if rule.search(sentence))
 
 
 def salience(sentence: str) -> float:

@@ -15,6 +15,7 @@ from zepkit.local.dates import named_periods
 from zepkit.local.hybrid import Retrieval, date_credit, fused, neighbours_of, spread
 from zepkit.local.ids import graph_range
 from zepkit.local.plan import QueryPlan, plan_query
+from zepkit.local.profile import kinds_asked, kinds_of
 from zepkit.local.rerank import RRF_K, Candidate, by_relevance, fuse, mmr, rrf
 from zepkit.local.retrieval import (
     EntityRow,
@@ -54,6 +55,9 @@ SALIENCE_WEIGHT = 1.0
 RECENCY_WEIGHT = 0.5
 RELEVANCE_WEIGHT = 2.0
 """A profile statement the query matches outranks a merely salient or recent one."""
+KIND_WEIGHT = 0.5
+"""A profile statement of a kind the query names gains up to this share of the best match's
+score: it comes after strong matches of the query's words and before nothing."""
 ENDED_PENALTY = 3.0
 """An ended profile statement comes after every current one."""
 
@@ -166,6 +170,11 @@ class GraphSearch:
         return self._nearest[pool]
 
     def _find_statements(self, pool: int) -> list[StatementHit]:
+        return with_kinds_asked(
+            self._conn, self._graph, self._retrieval.query, self._matched_statements(pool), pool
+        )
+
+    def _matched_statements(self, pool: int) -> list[StatementHit]:
         lexical: list[StatementHit] = []
         if self._retrieval.lexical:
             ids = self.plan.id_range(self._conn, "statements", self._graph)
@@ -250,6 +259,30 @@ class GraphSearch:
             ]
             fused = mmr(candidates, lam=lam, limit=limit)
         return [_entity(rows[key], summary(key), score) for key, score in fused[:limit]]
+
+
+def with_kinds_asked(
+    conn: sqlite3.Connection, graph: int, query: str, hits: list[StatementHit], pool: int
+) -> list[StatementHit]:
+    """`hits` (best first) joined by the user's profile statements of the kinds the query names
+    ("allergies", "pets"), which need not share a word with it: each gains `KIND_WEIGHT` of the
+    best hit's score, scaled by its salience (an ended one by half of that)."""
+    asked = kinds_asked(query)
+    if not asked:
+        return hits
+    rows = [row for row in profile_statements(conn, graph) if kinds_of(row.hit.text) & asked]
+    if not rows:
+        return hits
+    scale = KIND_WEIGHT * max((hit.score for hit in hits), default=1.0)
+    most = max(row.salience for row in rows)
+    scores = {hit.id: hit.score for hit in hits}
+    found = {hit.id: hit for hit in hits}
+    for row in rows:
+        credit = scale * row.salience / most * (0.5 if row.hit.invalid_at else 1.0)
+        scores[row.hit.id] = scores.get(row.hit.id, 0.0) + credit
+        found.setdefault(row.hit.id, row.hit)
+    best = sorted(scores, key=lambda key: (-scores[key], -key))[:pool]
+    return [found[key]._replace(score=scores[key]) for key in best]
 
 
 def context_block(
