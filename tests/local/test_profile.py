@@ -85,6 +85,12 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("I follow a keto diet.", ("diet",)),
         ("I'm married.", ("relationship",)),
         ("We just moved to Berlin!", ("home",)),  # the household moved
+        ("I no longer live in Porto.", ("home",)),  # a negation still speaks of the subject
+        ("I don't work at the bank anymore.", ("work",)),
+        ("I'm not vegan anymore.", ("diet",)),
+        ("I'm no longer married.", ("relationship",)),
+        ("I don't live far from the sea.", ()),  # "don't" without "anymore": nothing new
+        ("I don't work for free.", ()),
         ("Ana and I broke up last week.", ("relationship",)),
         ("My sister lives in Rome.", ()),  # her home, not the speaker's
     ],
@@ -115,6 +121,16 @@ async def test_a_newer_statement_ends_the_older_one(ana: LocalBackend) -> None:
     assert "Porto" in lines[1] and lines[1].endswith("- 2025-03-31 09:00:00)")
     facts = await ana.search(SearchRequest("Porto", user_id="ana"))
     assert facts.edges[0].invalid_at == moved
+
+
+async def test_saying_a_thing_no_longer_holds_ends_it(ana: LocalBackend) -> None:
+    await ana.add_messages("t1", [Message("user", "I'm vegan.", created_at=T0)])
+    later = T0 + timedelta(days=40)
+    await ana.add_messages("t2", [Message("user", "I'm not vegan anymore.", created_at=later)])
+    found = await ana.search(SearchRequest("vegan", user_id="ana", limit=5))
+    by_text = {f.fact: f.invalid_at for f in found.edges}
+    assert by_text["user: I'm vegan."] == later
+    assert by_text["user: I'm not vegan anymore."] is None
 
 
 async def test_an_older_statement_stored_late_is_ended_at_once(ana: LocalBackend) -> None:

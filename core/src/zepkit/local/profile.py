@@ -138,31 +138,48 @@ _ASKED: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 """The words a search uses to ask for a kind of profile statement ("allergies", "pets",
 "hobbies", "where does she live"): a model's memory search often names the kind, not the fact."""
 
+_NO_LONGER = r"no longer "
+"""A negation that still speaks of the subject ("I no longer live in Porto"): it ends the older
+statement all the same. A "don't" counts only with "anymore" (`_NOT_ANYMORE`): "I don't live far
+from the sea" says nothing new about where."""
+
+
+def _not_anymore(verb: str) -> str:
+    """ "I don't <verb> in/at/as/for ... anymore"."""
+    return rf"\bI (?:don['’]?t|do not) {verb} (?:as|at|for|in)\b[^.!?]*\bany ?more\b"
+
+
 _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern, re.IGNORECASE))
     for name, pattern in (
         (
             "home",
-            r"\bI(?:['’]?m| am)? (?:just |recently |now |finally )?(?:live|lived|living|moved|"
-            r"moving|relocated|relocating)\b|\bI'?m based in\b|\bmy (?:new )?home is\b|"
-            r"\bwe(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated)\b",
+            rf"\bI(?:['’]?m| am)? (?:just |recently |now |finally |{_NO_LONGER})?"
+            r"(?:live|lived|living|moved|moving|relocated|relocating)\b|\bI'?m based in\b|"
+            r"\bmy (?:new )?home is\b|"
+            r"\bwe(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated)\b|"
+            + _not_anymore("live"),
         ),
         (
             "work",
-            r"\bI (?:now |still |currently )?work (?:as|at|for|in)\b|\bI(?:['’]?m| am) (?:now )?"
-            r"(?:a|an) \w+(?: \w+)? (?:at|for|by profession)\b|\bmy (?:new )?job\b|"
+            rf"\bI (?:now |still |currently |{_NO_LONGER})?work (?:as|at|for|in)\b|"
+            r"\bI(?:['’]?m| am) (?:now |not |no longer )?(?:a|an) \w+(?: \w+)? "
+            r"(?:at|for|by profession)\b|\bmy (?:new )?job\b|"
             r"\bI (?:just )?(?:started|got|took|quit|left|lost) (?:a |my )?(?:new )?job\b|"
-            r"\bI(?:['’]?m| am) (?:now )?retired\b|\bI (?:now )?teach\b",
+            r"\bI(?:['’]?m| am) (?:now )?retired\b|\bI (?:now )?teach\b|" + _not_anymore("work"),
         ),
         (
             "diet",
-            r"\bI(?:['’]?m| am) (?:now |a |now a )?(?:vegan|vegetarian|pescatarian)\b|"
+            r"\bI(?:['’]?m| am) (?:now |not |no longer )?(?:an? )?"
+            r"(?:vegan|vegetarian|pescatarian)\b|"
+            r"\bI stopped being (?:an? )?(?:vegan|vegetarian|pescatarian)\b|"
             r"\bI (?:now )?(?:follow|eat|started|keep|am on|'m on) (?:a |an )?[\w-]+(?: [\w-]+)? "
             r"diet\b|\bI (?:stopped|started|quit) eating\b|\bI eat (?:meat|fish)\b",
         ),
         (
             "relationship",
-            r"\bI(?:['’]?m| am) (?:now )?(?:single|married|divorced|engaged|separated|widowed)\b|"
+            r"\bI(?:['’]?m| am) (?:now |not |no longer )?"
+            r"(?:single|married|divorced|engaged|separated|widowed)\b|"
             r"\b(?:we|\w+ and I) (?:just |finally )?(?:got married|got engaged|broke up|split up|"
             r"divorced|separated)\b",
         ),
