@@ -2,23 +2,32 @@
 
 A write can commit after its caller gave up on it (a deadline passed while it waited its turn on
 the worker) and then be replayed; the key, recorded in the write's own transaction, makes the
-replay a no-op. Keys older than `KEEP_DAYS` are pruned: replays happen within hours.
+replay a no-op. Keys older than `KEEP_DAYS` are pruned (replays happen within hours): at open,
+and every `PRUNE_EVERY_S` by a keyed write, so a process that runs for months (a server, whose
+clients send a key with every write) does not keep them all.
 """
 
 from __future__ import annotations
 
 import sqlite3
+import time
 from datetime import timedelta
 
 from zepkit.core._sqlite import BUSY_TIMEOUT_MS
 from zepkit.local.codec import encode_time, now
 
 KEEP_DAYS = 7
+PRUNE_EVERY_S = 600.0
+"""How often, at most, a keyed write also deletes the keys past `KEEP_DAYS` (by an index: the
+hour or so of keys that aged out since)."""
 
 TABLE = (
     "CREATE TABLE IF NOT EXISTS write_keys ("
     " key TEXT PRIMARY KEY, created_at TEXT NOT NULL) WITHOUT ROWID"
 )
+INDEX = "CREATE INDEX IF NOT EXISTS write_keys_created ON write_keys (created_at)"
+_next_prune = 0.0
+"""When (monotonic seconds) a keyed write of this process next prunes."""
 
 
 def prune(conn: sqlite3.Connection) -> None:
@@ -35,8 +44,7 @@ def prune(conn: sqlite3.Connection) -> None:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     try:
         if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'write_keys'").fetchone():
-            cutoff = encode_time(now() - timedelta(days=KEEP_DAYS))
-            conn.execute("DELETE FROM write_keys WHERE created_at < ?", (cutoff,))
+            _delete_old(conn)
     except BaseException:
         conn.execute("ROLLBACK")
         raise
@@ -44,10 +52,21 @@ def prune(conn: sqlite3.Connection) -> None:
 
 
 def claim(conn: sqlite3.Connection, key: str) -> bool:
-    """Record `key` inside the caller's write transaction; False when it was already written."""
+    """Record `key` inside the caller's write transaction; False when it was already written.
+    Every `PRUNE_EVERY_S` the same transaction also deletes the keys past their use."""
+    global _next_prune
     conn.execute(TABLE)  # made with the first keyed write: no write at open
+    conn.execute(INDEX)
     inserted = conn.execute(
         "INSERT INTO write_keys (key, created_at) VALUES (?, ?) ON CONFLICT DO NOTHING",
         (key, encode_time(now())),
     ).rowcount
+    if time.monotonic() >= _next_prune:
+        _next_prune = time.monotonic() + PRUNE_EVERY_S
+        _delete_old(conn)
     return inserted == 1
+
+
+def _delete_old(conn: sqlite3.Connection) -> None:
+    cutoff = encode_time(now() - timedelta(days=KEEP_DAYS))
+    conn.execute("DELETE FROM write_keys WHERE created_at < ?", (cutoff,))
