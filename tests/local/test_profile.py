@@ -152,28 +152,23 @@ async def test_deleting_the_newer_statement_brings_the_older_back(ana: LocalBack
     assert facts.edges[0].invalid_at is None
 
 
-async def test_a_pet_that_died_ends_what_was_said_of_it(ana: LocalBackend) -> None:
-    await ana.add_messages(
-        "t1", [Message("user", "My dog Rex loves the beach at Foz.", created_at=T0)]
-    )
-    died = T0 + timedelta(days=90)
-    await ana.add_messages("t2", [Message("user", "My dog Rex died last week.", created_at=died)])
-    found = await ana.search(SearchRequest("Rex beach", user_id="ana", limit=5))
-    by_text = {f.fact: f.invalid_at for f in found.edges}
-    assert by_text["user: My dog Rex loves the beach at Foz."] == died
-    assert by_text["user: My dog Rex died last week."] is None
-
-
-async def test_a_break_up_ends_what_was_said_of_the_partner(ana: LocalBackend) -> None:
-    await ana.add_messages(
-        "t1", [Message("user", "My girlfriend Lea loves hiking.", created_at=T0)]
-    )
+@pytest.mark.parametrize(
+    ("name", "before", "after"),
+    [
+        ("Rex", "My dog Rex loves the beach at Foz.", "My dog Rex died last week."),
+        ("Lea", "My girlfriend Lea loves hiking.", "Lea and I broke up."),
+    ],
+)
+async def test_an_ending_ends_what_was_said_of_the_name(
+    ana: LocalBackend, name: str, before: str, after: str
+) -> None:
+    await ana.add_messages("t1", [Message("user", before, created_at=T0)])
     later = T0 + timedelta(days=60)
-    await ana.add_messages("t2", [Message("user", "Lea and I broke up.", created_at=later)])
-    found = await ana.search(SearchRequest("Lea", user_id="ana", limit=5))
+    await ana.add_messages("t2", [Message("user", after, created_at=later)])
+    found = await ana.search(SearchRequest(name, user_id="ana", limit=5))
     by_text = {f.fact: f.invalid_at for f in found.edges}
-    assert by_text["user: My girlfriend Lea loves hiking."] == later
-    assert by_text["user: Lea and I broke up."] is None
+    assert by_text[f"user: {before}"] == later
+    assert by_text[f"user: {after}"] is None
 
 
 async def test_the_same_fact_twice_is_one_fact(ana: LocalBackend) -> None:

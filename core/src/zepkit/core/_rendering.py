@@ -187,19 +187,11 @@ def compose_context(
             f"  - {_one_line(user_summary)}\n</USER_SUMMARY>"
         )
     if profile:
-        parts.append(
-            "# What the user has told us about themselves, current first\n"
-            "# format: FACT (Date range: from - to)\n<USER_PROFILE>\n"
-            + "\n".join(_fact_line(f) for f in profile)
-            + "\n</USER_PROFILE>"
-        )
+        header = "What the user has told us about themselves, current first"
+        parts.append(_fact_section(header, "USER_PROFILE", profile))
     if facts:
-        parts.append(
-            "# Relevant facts, each with the span of time it held\n"
-            "# format: FACT (Date range: from - to)\n<FACTS>\n"
-            + "\n".join(_fact_line(f) for f in facts)
-            + "\n</FACTS>"
-        )
+        header = "Relevant facts, each with the span of time it held"
+        parts.append(_fact_section(header, "FACTS", facts))
     if entities:
         lines = [
             f"  - {_one_line(e.name)}: {_one_line(e.summary)}" if e.summary else f"  - {e.name}"
@@ -216,13 +208,15 @@ def compose_context(
             "# Relevant episodes (raw content)\n<EPISODES>\n" + "\n".join(lines) + "\n</EPISODES>"
         )
     if more_profile:
-        parts.append(
-            "# More of what the user has told us about themselves\n"
-            "# format: FACT (Date range: from - to)\n<MORE_USER_PROFILE>\n"
-            + "\n".join(_fact_line(f) for f in more_profile)
-            + "\n</MORE_USER_PROFILE>"
-        )
+        header = "More of what the user has told us about themselves"
+        parts.append(_fact_section(header, "MORE_USER_PROFILE", more_profile))
     return "\n\n".join(parts)
+
+
+def _fact_section(header: str, tag: str, facts: Sequence[Fact]) -> str:
+    """A section of fact lines: its header, the format line, the tagged entries."""
+    lines = "\n".join(_fact_line(f) for f in facts)
+    return f"# {header}\n# format: FACT (Date range: from - to)\n<{tag}>\n{lines}\n</{tag}>"
 
 
 def _fact_line(fact: Fact) -> str:
