@@ -412,7 +412,7 @@ def pick_profile(
         if key not in scored:  # the latest telling of a fact stands for it
             scored[key] = (score, hit)
     best = sorted(scored.values(), key=lambda item: (-item[0], -item[1].id))
-    return [(hit, score) for score, hit in best[: PROFILE_FACTS + MORE_PROFILE_FACTS]]
+    return [(hit, score) for score, hit in best]
 
 
 def more_profile(
