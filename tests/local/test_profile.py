@@ -61,6 +61,7 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
     "sentence",
     [
         "Use a VPN, i.e. a private network, when travelling.",  # a lowercase "i" that is no one
+        "Wir wohnen im Zentrum.",  # German's "im" before a noun
         "We are going to the cinema tomorrow.",  # a group's plan, not the household's
     ],
 )

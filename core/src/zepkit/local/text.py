@@ -66,9 +66,10 @@ _ABBREVIATIONS: frozenset[str] = frozenset(
 
 _WORD = re.compile(r"\w+")
 
-SPEAKER_I = r"I(?:['’](?:m|ve|d|ll))?|i(?:['’](?:m|ve|d|ll))?(?= [a-z])|[Ii]m|[Ii]ve"
-"""The speaker's "I" as chat writes it too ("i'm", "im", "ive"; a lowercase "i" only before a
-word, so "i.e." is not one): a regex alternative, to be bounded by the pattern using it."""
+SPEAKER_I = r"I(?:['’](?:m|ve|d|ll))?|(?:i(?:['’](?:m|ve|d|ll))?|[Ii]m|[Ii]ve)(?= [a-z])"
+"""The speaker's "I" as chat writes it too ("i'm", "im", "ive"; the apostrophe-less and
+lowercase forms only before a lowercase word, so "i.e." is no one and neither is German's "im
+Garten"): a regex alternative, to be bounded by the pattern using it."""
 _HAS_WORD = re.compile(r"[^\W_]")
 _BOUNDARY = re.compile(r"(?:(?<=[.!?…])|(?<=[.!?…][\"'”’)\]]))\s+|(?<=[。！？])|\s*\n\s*")
 # `re` has no \p{Lu}: spell out the upper-case letters of the Basic Multilingual Plane (~5 ms).
