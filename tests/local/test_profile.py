@@ -9,7 +9,7 @@ import pytest
 from zepkit.core._backend import SearchRequest, UserProfile
 from zepkit.core._models import Message
 from zepkit.local import LocalBackend, RuleExtractor
-from zepkit.local.profile import self_statement
+from zepkit.local.profile import kinds_of, self_statement
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 
@@ -67,6 +67,18 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
 )
 def test_what_is_not_the_speaker_stays_out(sentence: str) -> None:
     assert self_statement(sentence) is None
+
+
+@pytest.mark.parametrize(
+    ("sentence", "fitness"),
+    [
+        ("I run about 30 km a week.", True),
+        ("I go to the gym three times a week.", True),
+        ("I run a small bakery.", False),  # running a business is no sport
+    ],
+)
+def test_sport_is_a_kind_of_its_own(sentence: str, fitness: bool) -> None:
+    assert ("fitness" in kinds_of(sentence)) is fitness
 
 
 def test_chat_spelling_finds_single_valued_subjects() -> None:

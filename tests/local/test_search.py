@@ -289,6 +289,7 @@ KINDS_SAID = [
     "My sister Ingrid lives in Copenhagen.",
     "I work as an architect.",
     "I play chess online every evening.",
+    "I run about 30 km a week.",
 ]
 
 
@@ -300,6 +301,7 @@ KINDS_SAID = [
         ("family members", "Ingrid"),
         ("occupation", "architect"),
         ("hobbies", "chess"),
+        ("exercise habits", "30 km"),
     ],
 )
 async def test_a_search_naming_a_kind_finds_the_profile_statements_of_that_kind(

@@ -98,6 +98,14 @@ _KINDS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
             r"unable|avoid|never|only|without)\b",
         ),
         (
+            "fitness",
+            1.5,
+            r"\b(?:gym|workouts?|work out|exercis\w*|fitness|running|jog\w*|cycling|cycle|biking|"
+            r"swim\w*|yoga|pilates|hik(?:e|es|ed|ing)|climbing|sports?|football|soccer|tennis|"
+            r"basketball|I run (?=\d|(?:about|around|every|daily|most|marathons?|half|regularly|"
+            r"a lot)\b))\b",
+        ),
+        (
             "tastes",
             1.0,
             r"\b(?:love|like|enjoy|hate|dislike|prefer|favou?rite|fan of|into|can'?t stand|"
@@ -129,6 +137,10 @@ _ASKED: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("identity", r"\b(?:name|age|languages?|nationality|background)\b"),
         ("plans", r"\b(?:plans?|trips?|upcoming|events?|schedule|travels?|travell?ing)\b"),
         ("constraints", r"\b(?:budgets?|constraints?|limits?|restrictions?)\b"),
+        (
+            "fitness",
+            r"\b(?:exercis\w*|fitness|sports?|workouts?|training|physical activit\w*|gym|active)\b",
+        ),
         (
             "tastes",
             r"\b(?:hobb(?:y|ies)|interests?|likes|dislikes?|preferences?|favou?rites?|tastes?)\b",
