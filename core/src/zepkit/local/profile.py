@@ -152,12 +152,12 @@ _ASKED: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 
 _NO_LONGER = r"no longer "
 """A negation that still speaks of the subject ("I no longer live in Porto"): it ends the older
-statement all the same. A "don't" counts only with "anymore" (`_NOT_ANYMORE`): "I don't live far
+statement all the same. A "don't" counts only with "anymore" (`_not_anymore`): "I don't live far
 from the sea" says nothing new about where."""
 
 
 def _not_anymore(verb: str) -> str:
-    """ "I don't <verb> in/at/as/for ... anymore"."""
+    """The pattern of "I don't <verb> in/at/as/for ... anymore"."""
     return rf"\bI (?:don['’]?t|do not) {verb} (?:as|at|for|in)\b[^.!?]*\bany ?more\b"
 
 
