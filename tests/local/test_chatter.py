@@ -26,6 +26,11 @@ from zepkit.local.chatter import is_chatter
         ("Glad it helped.", "assistant"),
         ("Here are a few more ideas.", "assistant"),
         ("I guess that works.", "user"),
+        ("What do you think, should I go?", "user"),  # a question first: nothing said
+        ("By the way, how are you?", "user"),
+        ("I was wondering, could you recommend a book?", "user"),  # only leads into asking
+        ("Can you help me, I'm stuck?", "user"),
+        ("Since I'm diabetic, what dessert can I have?", "assistant"),  # echoed, not said
     ],
 )
 def test_chatter(sentence: str, role: str) -> None:
@@ -45,6 +50,10 @@ def test_chatter(sentence: str, role: str) -> None:
         ("Refunds take 5 business days.", None),
         ("Caroline: I went to a support group yesterday!", "user"),
         ("Kids are resilient in tough situations!", "assistant"),
+        ("Since I'm diabetic, what dessert can I have?", "user"),  # said before asking
+        ("My son is 5, what books would he like?", "user"),
+        ("I'm allergic to nuts — is this cake safe?", "user"),
+        ("So I just moved to Lisbon, where should I live?", "user"),
     ],
 )
 def test_facts(sentence: str, role: str | None) -> None:

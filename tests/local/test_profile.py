@@ -234,6 +234,12 @@ def section_of(context: str, tag: str) -> list[str]:
     return context.split(f"<{tag}>\n")[1].split(f"\n</{tag}>")[0].splitlines()
 
 
+async def test_a_fact_said_in_a_question_reaches_a_new_conversation(ana: LocalBackend) -> None:
+    await ana.add_messages("t1", [Message("user", "Since I'm diabetic, what dessert can I have?")])
+    await ana.add_messages("now", [Message("user", "Plan a birthday party menu for me.")])
+    assert any("diabetic" in line for line in profile_of(await ana.get_context("now")))
+
+
 async def test_a_short_history_carries_all_the_user_said_about_themselves(
     ana: LocalBackend,
 ) -> None:

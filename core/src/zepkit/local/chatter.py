@@ -73,7 +73,7 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
     said = sentence.strip()
     text = _SPEAKER_LABEL.sub("", said, count=1)
     if text.rstrip("\"'”’)]*_ ").endswith("?"):
-        return True
+        return not (role == "user" and _says_before_asking(text))
     content = [w for w in words(_GREETING.sub(" ", text)) if len(w) > 1 and w not in STOP_WORDS]
     rest = [w for w in content if w not in PHATIC_WORDS]
     if not rest or (_FIRST_PERSON.search(text) is None and _only_names(text, rest)):
@@ -86,6 +86,33 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
         opener = _ACK_OPENERS.match(said) or _ACK_OPENERS.match(text)
         return opener is not None and not _SELF_CLAUSE.search(opener.string, opener.end())
     return False
+
+
+_LEAD_CLAUSE = re.compile(r"^(?P<lead>[^,;:—–?]+?)\s*(?:[,;:—–]|\s-\s)\s*\S")
+"""A question's first clause, up to a comma, semicolon, colon or dash, when more follows."""
+
+_QUESTION_OPENER = re.compile(
+    r"^\W*(?:what|how|why|when|where|which|who|whom|whose|can|could|would|will|should|shall|"
+    r"do|does|did|is|are|was|were|have|has|may|might|must|any|anything|please)\b",
+    re.IGNORECASE,
+)
+
+_ASKING_WORDS = frozenset(
+    {"wonder", "wondering", "wondered", "mean", "curious", "ask", "asking", "quick", "question"}
+)
+"""Words that only lead into the question ("I was wondering, ..."): no fact on their own."""
+
+
+def _says_before_asking(text: str) -> bool:
+    """A question that first says something of the speaker ("Since I'm diabetic, what dessert
+    can I have?", "My son is 5, what books would he like?"): the fact is worth keeping."""
+    lead = _LEAD_CLAUSE.match(text)
+    if lead is None or _QUESTION_OPENER.match(lead["lead"]):
+        return False
+    clause = lead["lead"]
+    content = [w for w in words(clause) if len(w) > 1 and w not in STOP_WORDS]
+    has_content = any(w not in PHATIC_WORDS and w not in _ASKING_WORDS for w in content)
+    return has_content and _FIRST_PERSON.search(clause) is not None
 
 
 def _only_names(text: str, rest: list[str]) -> bool:
