@@ -72,16 +72,19 @@ def _serve_process(
     env: dict[str, str],
     announced: str,
     entry: tuple[str, ...] = ("-m", "zepkit.server.cli"),
+    said_by: str = "",
 ) -> Iterator[tuple[subprocess.Popen[str], str]]:
     """`zepkit serve ARGS` (port 0) in a child process started by `python ENTRY`: (the process,
-    its root URL) once its first line says where it listens followed by `announced` (a pattern);
-    at the end a SIGTERM must stop it cleanly, unless the test stopped it itself."""
+    its root URL) once its first line says where it listens followed by `announced` (a pattern),
+    after `said_by: ` when given; at the end the process must have stopped cleanly (a SIGTERM
+    stops it unless the test stopped it itself)."""
     command = [sys.executable, *entry, *args, "--port", "0"]
     process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None
         line = process.stdout.readline()
-        found = re.search(rf"listening on (http://127\.0\.0\.1:\d+).*{announced}", line)
+        speaker = f"^{re.escape(said_by)}: " if said_by else ""
+        found = re.search(rf"{speaker}listening on (http://127\.0\.0\.1:\d+).*{announced}", line)
         assert found, line
         yield process, found[1]
         if process.poll() is None:
@@ -95,9 +98,7 @@ def _serve_process(
             process.stdout.close()
 
 
-ServeProcess = Callable[
-    [list[str], dict[str, str], str], AbstractContextManager[tuple[subprocess.Popen[str], str]]
-]
+ServeProcess = Callable[..., AbstractContextManager[tuple[subprocess.Popen[str], str]]]
 
 
 @pytest.fixture

@@ -4,10 +4,7 @@ listens, and stops cleanly on SIGTERM and SIGINT with the database closed."""
 from __future__ import annotations
 
 import os
-import re
 import signal
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -57,24 +54,17 @@ SERVE_COMMANDS = {
     ("name", "stop"),
     [("zepkit serve", signal.SIGTERM), ("zepkit serve", signal.SIGINT), ("zepkit-serve", 15)],
 )
-def test_serves_then_stops_cleanly_on_a_signal(tmp_path: Path, name: str, stop: int) -> None:
+def test_serves_then_stops_cleanly_on_a_signal(
+    tmp_path: Path, name: str, stop: int, serve_process: Callable[..., Any]
+) -> None:
     env = {**os.environ, "ZEPKIT_API_KEYS": "cli-test-key-1=app"}
-    command = [sys.executable, *SERVE_COMMANDS[name], "--db", str(tmp_path), "--port", "0"]
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True)
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        found = re.search(rf"^{name}: listening on (http://127\.0\.0\.1:\d+)", line)
-        assert found, line
+    entry = tuple(SERVE_COMMANDS[name])
+    with serve_process(["--db", str(tmp_path)], env, "", entry, said_by=name) as (process, root):
         headers = {"Authorization": "Api-Key cli-test-key-1"}
-        answer = httpx.post(f"{found[1]}/api/v4/users", json={"user_id": "a"}, headers=headers)
+        answer = httpx.post(f"{root}/api/v4/users", json={"user_id": "a"}, headers=headers)
         assert answer.status_code == 201
         process.send_signal(stop)
         assert process.wait(timeout=20) == 0
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
     # closed cleanly: SQLite folded its write-ahead log back into the database
     assert (tmp_path / "app.db").exists()
     assert not (tmp_path / "app.ids.db-wal").exists()
