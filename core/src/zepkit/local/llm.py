@@ -171,6 +171,8 @@ class LLMExtractor:
         max_messages: int = 40,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
+        import httpx
+
         if not base_url.strip():
             raise ConfigurationError("the LLM extractor needs a base URL")
         if not base_url.startswith(("http://", "https://")):
@@ -198,8 +200,6 @@ class LLMExtractor:
         self.max_messages = max_messages
         self.timeout = timeout
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        import httpx
-
         self._client = httpx.Client(transport=transport, timeout=timeout, headers=headers)
 
     @classmethod

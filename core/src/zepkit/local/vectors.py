@@ -398,8 +398,11 @@ class VectorIndex:
     ) -> None:
         """Start reading the matrices of the graphs written last, on a thread of their own with
         a connection from `connect`, and run `then` on it after (`zepkit.local.warmup`)."""
-        rows = lambda conn, graph: self.stats(conn, graph)[0]  # noqa: E731
-        self._warmup = Warmup(connect, self._read_ahead, rows, self.cache_bytes, then)
+        self._warmup = Warmup(connect, self._read_ahead, self._rows, self.cache_bytes, then)
+
+    def _rows(self, conn: sqlite3.Connection, graph: int) -> int:
+        """How many vectors of this model the graph holds (one row of `vector_stats`)."""
+        return self.stats(conn, graph)[0]
 
     def _read_ahead(
         self, conn: sqlite3.Connection, graph: int, stop: threading.Event
