@@ -146,8 +146,15 @@ def _children(pid: int) -> list[int]:
 
 
 def _opened(pid: int, name: str) -> bool:
+    """Whether the process holds a file ending in `name` open (descriptors close as we read)."""
     folder = Path(f"/proc/{pid}/fd")
-    return any(os.readlink(folder / fd).endswith(name) for fd in os.listdir(folder))
+    for fd in os.listdir(folder):
+        try:
+            if os.readlink(folder / fd).endswith(name):
+                return True
+        except FileNotFoundError:  # closed between the listing and the read
+            continue
+    return False
 
 
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
