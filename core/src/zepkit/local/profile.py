@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from zepkit.local.text import SPEAKER_I
 
@@ -222,8 +223,12 @@ def kinds_asked(query: str) -> frozenset[str]:
     return frozenset(name for name, rule in _ASKED if rule.search(query))
 
 
+@lru_cache(maxsize=8192)
 def kinds_of(sentence: str) -> frozenset[str]:
-    """The kinds of subject a profile statement touches (health, diet, people, pets, ...)."""
+    """The kinds of subject a profile statement touches (health, diet, people, pets, ...).
+
+    Cached: a search naming a kind reads every profile statement of its user, the same texts
+    search after search, and a dozen patterns per text cost more than the rest of the search."""
     return frozenset(name for name, _, rule in _KINDS if rule.search(sentence))
 
 

@@ -439,7 +439,9 @@ def unique_hits(hits: Sequence[StatementHit]) -> list[StatementHit]:
     for hit in hits:
         groups.setdefault(fact_key(hit.text), []).append(hit)
     return [
-        max(group, key=lambda hit: (hit.recency, hit.id))._replace(
+        group[0]
+        if len(group) == 1  # most facts are told once: no dates to read
+        else max(group, key=lambda hit: (hit.recency, hit.id))._replace(
             score=max(hit.score for hit in group)
         )
         for group in groups.values()
