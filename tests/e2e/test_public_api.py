@@ -85,6 +85,7 @@ PUBLIC: dict[str, list[str]] = {
         "strip_rendered_block",
     ],
     "zepkit.local": [
+        "AnswerExtractor",
         "Embedder",
         "ExtractedStatement",
         "ExtractionRun",

@@ -4,12 +4,13 @@ from zepkit.local.backend import LocalBackend
 from zepkit.local.connection import check_fts5
 from zepkit.local.dense import RetrieverMode
 from zepkit.local.embedders import Embedder, HttpEmbedder
-from zepkit.local.extraction import ExtractedStatement, Extractor, RuleExtractor
+from zepkit.local.extraction import AnswerExtractor, ExtractedStatement, Extractor, RuleExtractor
 from zepkit.local.llm import LLMExtractor
 from zepkit.local.llmworker import ExtractionRun
 from zepkit.local.minilm import MiniLMEmbedder
 
 __all__ = [
+    "AnswerExtractor",
     "Embedder",
     "ExtractedStatement",
     "ExtractionRun",

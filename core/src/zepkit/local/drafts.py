@@ -11,7 +11,7 @@ from typing import Any
 
 from zepkit.core._models import DataType, Message
 from zepkit.local.codec import encode_metadata, encode_time, now
-from zepkit.local.extraction import Extractor
+from zepkit.local.extraction import AnswerExtractor, Extractor
 from zepkit.local.stats import message_sentences
 from zepkit.local.text import split_turns
 
@@ -47,10 +47,17 @@ class Draft:
     """The texts the term statistics count (a message's sentences); None: its statements."""
 
 
-def draft_message(extractor: Extractor, message: Message) -> Draft:
-    """A thread message as an episode; its speaker is its name, else its role."""
+def draft_message(extractor: Extractor, message: Message, asked: str | None = None) -> Draft:
+    """A thread message as an episode; its speaker is its name, else its role. `asked`: the
+    assistant's question about the user that this user message replies to (read with it when the
+    extractor can)."""
     speaker = message.name or message.role
-    found = extractor.extract(message.content, speaker=speaker, source="message", role=message.role)
+    if asked is not None and message.role == "user" and isinstance(extractor, AnswerExtractor):
+        found = extractor.extract_answer(message.content, speaker=speaker, question=asked)
+    else:
+        found = extractor.extract(
+            message.content, speaker=speaker, source="message", role=message.role
+        )
     by_user = message.role == "user"
     statements = tuple(
         DraftStatement(

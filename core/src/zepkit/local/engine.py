@@ -26,6 +26,7 @@ from zepkit.core._models import (
     UserInfo,
 )
 from zepkit.local import backfill, deletion, jobs, listing, provision, writekeys
+from zepkit.local.answers import question_to_user
 from zepkit.local.codec import decode_metadata, decode_time, encode_time, now
 from zepkit.local.connection import read_transaction, write_transaction
 from zepkit.local.dense import Dense
@@ -148,7 +149,10 @@ class Engine:
         """Store the messages in one transaction; then, if asked, the context after the write.
         With `user_id`, the thread must belong to that user (checked inside the transaction);
         with `key`, a write already stored under that key is not stored again."""
-        drafts = [draft_message(self._extractor, message) for message in messages]
+        drafts = [
+            draft_message(self._extractor, message, asked)
+            for message, asked in zip(messages, self._questions(thread_id, messages), strict=True)
+        ]
         texts = [draft.content for draft in drafts]
         # An in-process embedder runs on its own thread while this one writes the messages and,
         # when a block is wanted, reads its lexical matches (the rows a read after the commit
@@ -180,6 +184,28 @@ class Engine:
                 self._store(conn, episodes, vectors)
         self._stored(episodes, vectors)
         return self._context(thread_id, ahead) if return_context else None
+
+    def _questions(self, thread_id: str, messages: Sequence[Message]) -> list[str | None]:
+        """For each message, the assistant's question about the user it replies to, if any:
+        the message before it in `messages`, or for the first the thread's last stored one
+        (read before the write, so a concurrent write to the thread may slip between)."""
+        if not any(message.role == "user" for message in messages):
+            return [None] * len(messages)
+        before: tuple[str, str] | None = None
+        if messages[0].role == "user":
+            before = self._conn.execute(
+                "SELECT m.role, m.content FROM messages m JOIN threads t ON t.id = m.thread "
+                "WHERE t.thread_id = ? ORDER BY m.id DESC LIMIT 1",
+                (thread_id,),
+            ).fetchone()
+        asked: list[str | None] = []
+        for message in messages:
+            question = None
+            if message.role == "user" and before is not None and before[0] == "assistant":
+                question = question_to_user(before[1])
+            asked.append(question)
+            before = (message.role, message.content)
+        return asked
 
     def _embed_beside(self, texts: Sequence[str]) -> Future[Any] | None:
         """The texts' vectors being computed on the embedding thread, when the embedder runs in

@@ -14,8 +14,9 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol, runtime_checkable
 
 from zepkit.core._models import DataType
+from zepkit.local.answers import MAX_REPLY_CHARS, is_bare_reply, is_fragment
 from zepkit.local.chatter import is_chatter
-from zepkit.local.profile import self_statement
+from zepkit.local.profile import answer_salience, answer_topics, self_statement
 from zepkit.local.text import has_words, name_mentions, sentences
 
 
@@ -51,6 +52,19 @@ class Extractor(Protocol):
         ...
 
 
+@runtime_checkable
+class AnswerExtractor(Protocol):
+    """An extractor that can also read a user's reply with the assistant's question before it
+    ("Where are you based?" "Melbourne."); optional: an `Extractor` without it reads every
+    message alone."""
+
+    def extract_answer(
+        self, text: str, *, speaker: str | None, question: str
+    ) -> Sequence[ExtractedStatement]:
+        """The statements of the user's reply `text` to `question`, a question about them."""
+        ...
+
+
 class RuleExtractor:
     """The default extractor: `"<speaker>: <sentence>"` statements for every sentence that is not
     chatter, proper-noun runs as entities, the user's sentences about themselves as profile."""
@@ -68,22 +82,58 @@ class RuleExtractor:
                 for sentence in sentences(value)
             ]
         prefix = f"{speaker}: " if speaker else ""
+        return [self._said(sentence, prefix, role) for sentence in self._kept(text, prefix, role)]
+
+    def extract_answer(
+        self, text: str, *, speaker: str | None, question: str
+    ) -> Sequence[ExtractedStatement]:
+        """See `AnswerExtractor.extract_answer`: a bare answer ("Melbourne.", "Eight and eleven.",
+        and "No." when nothing else is said) of a short reply is stored with the question and joins
+        the user's profile; any other sentence reads as usual."""
+        if len(text) > MAX_REPLY_CHARS:
+            return self.extract(text, speaker=speaker, source="message", role="user")
+        prefix = f"{speaker}: " if speaker else ""
+        asked = f'{speaker}, asked "{question}": ' if speaker else f'Asked "{question}": '
+        kept = self._kept(text, prefix, "user")
         found = []
-        for sentence in sentences(text):
-            if is_chatter(sentence, role=role):
-                continue
-            sentence = sentence.removeprefix(prefix) if prefix else sentence  # "Ana: Ana: ..."
-            statement = self._statement(prefix + sentence, sentence)
-            reading = self_statement(sentence) if role == "user" else None
-            if reading is not None:
-                statement = replace(
-                    statement,
-                    profile=reading.salience,
-                    topics=reading.topics,
-                    ends=reading.ends_mentions,
-                )
+        for sentence in kept:
+            statement = self._said(sentence, prefix, "user")
+            if statement.profile is None and is_fragment(sentence):
+                statement = self._answer(asked + sentence, sentence, question, alone=len(kept) == 1)
             found.append(statement)
-        return found
+        if found:
+            return found
+        bare = [sentence for sentence in sentences(text) if is_bare_reply(sentence)]
+        return [self._answer(asked + bare[0], bare[0], question, alone=False)] if bare else []
+
+    def _said(self, sentence: str, prefix: str, role: str | None) -> ExtractedStatement:
+        """A kept sentence's statement, with its profile reading when the user says it."""
+        statement = self._statement(prefix + sentence, sentence)
+        reading = self_statement(sentence) if role == "user" else None
+        if reading is None:
+            return statement
+        return replace(
+            statement, profile=reading.salience, topics=reading.topics, ends=reading.ends_mentions
+        )
+
+    def _answer(self, text: str, sentence: str, question: str, alone: bool) -> ExtractedStatement:
+        """A bare answer's statement; only an answer that is the whole reply ("Berlin.") speaks
+        to the question's single-valued subject (a newer one ends the older), not a bare yes or
+        no ("Do you work from home?" "No.") nor one of several sentences."""
+        return replace(
+            self._statement(text, sentence),
+            profile=answer_salience(question, sentence),
+            topics=answer_topics(question) if alone else (),
+        )
+
+    @staticmethod
+    def _kept(text: str, prefix: str, role: str | None) -> list[str]:
+        """The sentences of `text` that are not chatter, without the speaker's prefix."""
+        return [
+            sentence.removeprefix(prefix) if prefix else sentence  # "Ana: Ana: ..."
+            for sentence in sentences(text)
+            if not is_chatter(sentence, role=role)
+        ]
 
     @staticmethod
     def _statement(text: str, sentence: str) -> ExtractedStatement:

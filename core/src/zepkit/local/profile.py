@@ -76,7 +76,7 @@ _KINDS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
             "home",
             2.0,
             r"\b(?:live|lived|living|moved|moving|relocat\w*|flat|apartment|house|home|"
-            r"neighbou?rhood|rent\w*|grew up|born|from)\b",
+            r"neighbou?rhood|rent\w*|grew up|born|from|based in)\b",
         ),
         (
             "identity",
@@ -133,7 +133,8 @@ _ASKED: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("work", r"\b(?:jobs?|occupation|profession|career|work|works|employer|company)\b"),
         (
             "home",
-            r"\b(?:lives?|living|home|address|location|city|town|hometown|country|resides?)\b",
+            r"\b(?:lives?|living|home|address|location|city|town|hometown|country|resides?)\b|"
+            r"\bwhere (?:\w+ ){0,3}based\b",
         ),
         ("identity", r"\b(?:name|age|languages?|nationality|background)\b"),
         ("plans", r"\b(?:plans?|trips?|upcoming|events?|schedule|travels?|travell?ing)\b"),
@@ -229,13 +230,36 @@ def kinds_of(sentence: str) -> frozenset[str]:
 
     Cached: a search naming a kind reads every profile statement of its user, the same texts
     search after search, and a dozen patterns per text cost more than the rest of the search."""
-    return frozenset(name for name, _, rule in _KINDS if rule.search(sentence))
+    return _kinds(sentence)
+
+
+def _kinds(text: str) -> frozenset[str]:
+    return frozenset(name for name, _, rule in _KINDS if rule.search(text))
 
 
 def salience(sentence: str) -> float:
     """How much a statement about the user weighs in their profile, by the kinds of subject it
     touches, in whatever person it is written (a model writes "Maya is allergic to peanuts")."""
     return BASE_SALIENCE + sum(weight for _, weight, rule in _KINDS if rule.search(sentence))
+
+
+def answer_salience(question: str, reply: str) -> float:
+    """The profile weight of a reply to the assistant's question about the user: the kinds of
+    subject the two touch together ("How old are your kids?" "Eight and eleven.") and the kinds
+    the question names ("Do you have any allergies?")."""
+    kinds = _kinds(f"{question} {reply}") | kinds_asked(question)
+    return BASE_SALIENCE + sum(weight for name, weight, _ in _KINDS if name in kinds)
+
+
+_ASKED_TOPICS = ("home", "work")
+"""The single-valued subjects a question can name for its reply ("Where do you live now?"); diet
+is left out: "Any dietary restrictions?" is answered by allergies as often as by a diet."""
+
+
+def answer_topics(question: str) -> tuple[str, ...]:
+    """The single-valued subjects (`_TOPICS`) a question about the user asks about."""
+    asked = kinds_asked(question)
+    return tuple(topic for topic in _ASKED_TOPICS if topic in asked)
 
 
 def self_statement(sentence: str) -> SelfStatement | None:

@@ -1,0 +1,96 @@
+"""The user's replies to the assistant's questions about them: "Where are you based?" then
+"Melbourne." says where the user lives, though the reply alone names no one.
+
+Rules over English, no model: a question about the user is the last question of an assistant
+message, in the second person, that is not an offer, a check or small talk. The reply's
+sentences are then read with that question (`extraction.RuleExtractor.extract_answer`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from zepkit.local.text import _wordset, sentences, words
+
+_LABEL = re.compile(r"^\s*[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*){0,2}\s*:\s+")
+"""A transcript's "Name: " before what was said."""
+
+_YOU = re.compile(
+    r"\b(?:you|your|yours|yourself|you're|you’re|you've|you’ve|you'd|you’d|u|ur)\b",
+    re.IGNORECASE,
+)
+
+_NOT_ABOUT_USER = re.compile(
+    r"^\W*(?:(?:can|could|may|shall|should) (?:I|we)\b|(?:can|could|would|will) (?:you|u)\b|"
+    r"do you want|want me|how (?:can|may) I|is there anything|(?:does|did|do) (?:that|this|it) |"
+    r"sounds? good|how(?: are|'re| r) (?:you|u)\b|how(?:'ve| have) (?:you|u) been|"
+    r"how'?s (?:it|everything|your (?:day|week|weekend|morning|evening))|"
+    r"how (?:is|was) your (?:day|weekend|morning|evening)|are you (?:sure|still there|ready)|"
+    r"shall we|did you know|have you (?:heard|seen|tried|considered|thought)|you know what)|"
+    r"\b(?:(?:like|want|need) me to|help you|anything else|make sense|suggestions?|tips|ideas|"
+    r"recommendations?|advice)\b|\byou know\W*$",
+    re.IGNORECASE,
+)
+"""Questions that ask nothing of the user's life: offers of help, requests, checks on an answer,
+small talk, trivia and asks for suggestions."""
+
+MAX_REPLY_CHARS = 160
+"""A longer reply is talk of its own: its sentences are read alone, as any message's."""
+
+MAX_QUESTION_CHARS = 200
+"""A longer "question" is prose that happens to end in one: too loose to frame a reply."""
+
+_BARE = re.compile(
+    r"^\W*(?:yes|yeah|yep|yup|no|nope|nah|not really|not at all|never|sometimes|"
+    r"definitely|absolutely|of course|a little|a lot)\b",
+    re.IGNORECASE,
+)
+"""A reply's opening yes or no: on its own chatter, but in answer to a question about the user it
+says something ("Do you have kids?" "No.")."""
+
+
+def question_to_user(text: str) -> str | None:
+    """The question an assistant's message asks the user about themselves, else None."""
+    asked = [
+        _LABEL.sub("", sentence, count=1)
+        for sentence in sentences(text)
+        if sentence.rstrip("\"'”’)]*_ ").endswith("?")
+    ]
+    if not asked:
+        return None
+    question = asked[-1].strip()
+    if len(question) > MAX_QUESTION_CHARS or not _YOU.search(question):
+        return None
+    return None if _NOT_ABOUT_USER.search(question) else question
+
+
+def is_bare_reply(sentence: str) -> bool:
+    """Whether the sentence opens with a plain yes or no (or "sometimes", "a little")."""
+    return _BARE.match(sentence) is not None
+
+
+_CLAUSE_END = re.compile(r"[,;:—–!?]|\s-\s")
+
+_SUBJECTS_AND_AUXILIARIES = _wordset(
+    """
+    i im ive me my we our us you your he his she her it its they their them this that these
+    those there here what who which is are was were am be been being has have had do does did
+    don doesn didn isn aren wasn weren won will would can could should shall may might must
+    """
+)
+"""Words that make a clause say something on its own ("we raised a ton", "it was great"), as
+`text.words` splits them ("don't" is "don", "t"); an answer without them ("Melbourne", "Eight
+and eleven", "A bearded dragon called Spike") needs the question to mean anything."""
+
+MAX_FRAGMENT_WORDS = 12
+
+
+def is_fragment(sentence: str) -> bool:
+    """Whether the sentence is a bare answer: after any yes or no, its first clause has no
+    subject and no auxiliary verb of its own, and the sentence is short."""
+    rest = _BARE.sub("", sentence, count=1) if is_bare_reply(sentence) else sentence
+    said = words(rest)
+    if not said or len(said) > MAX_FRAGMENT_WORDS:
+        return False
+    clause = words(_CLAUSE_END.split(rest.strip(" ,"), maxsplit=1)[0])
+    return not any(word in _SUBJECTS_AND_AUXILIARIES for word in clause)

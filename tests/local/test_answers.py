@@ -1,0 +1,198 @@
+"""Replies to the assistant's questions about the user: read with the question they answer."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from zepkit.core._backend import UserProfile
+from zepkit.core._models import DataType, Message
+from zepkit.local import (
+    AnswerExtractor,
+    ExtractedStatement,
+    LocalBackend,
+    RetrieverMode,
+    RuleExtractor,
+)
+from zepkit.local.answers import is_fragment, question_to_user
+
+
+@pytest.mark.parametrize(
+    ("said", "question"),
+    [
+        ("Where are you based?", "Where are you based?"),
+        ("Nice! And how old are your kids?", "And how old are your kids?"),
+        ("Caroline: What do you do for work?", "What do you do for work?"),
+        ("Do you have any pets? Just curious.", "Do you have any pets?"),
+        (
+            "Any allergies, or are you fine with everything?",
+            "Any allergies, or are you fine with everything?",
+        ),
+    ],
+)
+def test_a_question_about_the_user_is_the_last_one_in_the_second_person(
+    said: str, question: str
+) -> None:
+    assert question_to_user(said) == question
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Would you like a recipe for that?",
+        "Does that help?",
+        "How are you today?",
+        "Did you know octopuses have three hearts?",
+        "Is there anything else I can help you with?",
+        "Want me to draft the email?",
+        "Have you tried turning it off and on again?",
+        "Is Paris the capital of France?",  # not about the user
+        "You have a meeting at noon.",  # no question
+        "",
+    ],
+)
+def test_offers_checks_small_talk_and_trivia_ask_nothing_of_the_user(said: str) -> None:
+    assert question_to_user(said) is None
+
+
+def test_a_reply_is_stored_with_its_question_and_joins_the_profile() -> None:
+    extractor = RuleExtractor()
+    assert isinstance(extractor, AnswerExtractor)
+    [answer] = extractor.extract_answer(
+        "Melbourne.", speaker="Kim", question="Where are you based?"
+    )
+    assert answer.text == 'Kim, asked "Where are you based?": Melbourne.'
+    assert "Melbourne" in answer.entities + answer.maybe_entities
+    assert answer.profile is not None
+    # the kinds the question names weigh in: pets count more than a bare place
+    [pets] = extractor.extract_answer(
+        "Yep, a bearded dragon called Spike.", speaker="Kim", question="Do you have any pets?"
+    )
+    assert pets.profile is not None and pets.profile > answer.profile
+    assert "Spike" in pets.entities + pets.maybe_entities
+
+
+def test_a_sentence_about_the_speaker_reads_as_usual_and_bare_yes_or_no_counts() -> None:
+    extractor = RuleExtractor()
+    found = extractor.extract_answer(
+        "I live in Lisbon. Near the river.", speaker="Kim", question="Where do you live?"
+    )
+    assert [s.text for s in found] == [
+        "Kim: I live in Lisbon.",
+        'Kim, asked "Where do you live?": Near the river.',
+    ]
+    assert [s.topics for s in found] == [("home",), ()]  # one of two: no subject of its own
+    [berlin] = extractor.extract_answer("Berlin.", speaker="Kim", question="Where do you live?")
+    assert berlin.topics == ("home",)  # the whole reply: a newer home ends the older
+    [no] = extractor.extract_answer("No.", speaker="Kim", question="Do you have any allergies?")
+    assert no.text == 'Kim, asked "Do you have any allergies?": No.'
+    assert extractor.extract_answer("Thanks!", speaker="Kim", question="Where do you live?") == []
+
+
+@pytest.mark.parametrize("retriever", ["lexical", "hybrid"])
+async def test_a_terse_reply_reaches_a_new_conversation(retriever: RetrieverMode) -> None:
+    backend = LocalBackend(retriever=retriever)
+    try:
+        await backend.ensure_user(UserProfile("kim", first_name="Kim"))
+        await backend.ensure_user(UserProfile("lee", first_name="Lee"))
+        for thread, user in (("k1", "kim"), ("k2", "kim"), ("l1", "lee"), ("now", "kim")):
+            await backend.ensure_thread(thread, user)
+        # the question in one write, the reply in the next (as an agent's turns arrive)
+        await backend.add_messages("k1", [Message("user", "Hello there!", name="Kim")])
+        await backend.add_messages("k1", [Message("assistant", "Hi! Where are you based?")])
+        await backend.add_messages("k1", [Message("user", "Melbourne.", name="Kim")])
+        # or both in one write
+        await backend.add_messages(
+            "k2",
+            [
+                Message("assistant", "How old are your kids?"),
+                Message("user", "Eight and eleven.", name="Kim"),
+                Message("assistant", "Would you like a quiz for them?"),
+                Message("user", "Sure, a quick one about Saturn.", name="Kim"),
+            ],
+        )
+        await backend.add_messages(
+            "l1",
+            [Message("assistant", "Where are you based?"), Message("user", "Oslo.", name="Lee")],
+        )
+        block = await backend.add_messages(
+            "now", [Message("user", "What's the weather like?", name="Kim")], return_context=True
+        )
+        assert block is not None
+        assert 'Kim, asked "Where are you based?": Melbourne.' in block
+        assert 'Kim, asked "How old are your kids?": Eight and eleven.' in block
+        assert "Saturn" not in block.split("</USER_PROFILE>")[0]  # an offer frames nothing
+        assert "Oslo" not in block  # another user's reply
+    finally:
+        await backend.aclose()
+
+
+class PlainExtractor:
+    """An extractor without `extract_answer`: every message is read alone."""
+
+    def extract(
+        self, text: str, *, speaker: str | None, source: DataType, role: str | None = None
+    ) -> Sequence[ExtractedStatement]:
+        return [ExtractedStatement(text=f"{speaker}: {text}")]
+
+
+async def test_an_extractor_without_answers_reads_replies_alone() -> None:
+    backend = LocalBackend(extractor=PlainExtractor(), retriever="lexical")
+    try:
+        await backend.ensure_user(UserProfile("kim"))
+        await backend.ensure_thread("t", "kim")
+        await backend.add_messages(
+            "t", [Message("assistant", "Where are you based?"), Message("user", "Melbourne.")]
+        )
+        stored = backend._engine._conn.execute("SELECT text FROM statements ORDER BY id")
+        assert [text for (text,) in stored] == [
+            "assistant: Where are you based?",
+            "user: Melbourne.",
+        ]
+    finally:
+        await backend.aclose()
+
+
+async def test_a_newer_answer_on_home_ends_the_older_one(backend: LocalBackend) -> None:
+    await backend.ensure_user(UserProfile("kim", first_name="Kim"))
+    for thread in ("t1", "t2", "now"):
+        await backend.ensure_thread(thread, "kim")
+    for thread, city in (("t1", "Porto"), ("t2", "Berlin")):
+        await backend.add_messages(
+            thread,
+            [Message("assistant", "Which city do you live in?"), Message("user", f"{city}.")],
+        )
+    block = await backend.add_messages("now", [Message("user", "Hi again!")], return_context=True)
+    assert block is not None
+    profile = block.split("<USER_PROFILE>")[1].split("</USER_PROFILE>")[0]
+    current, ended = profile.strip().splitlines()
+    assert "Berlin." in current and current.endswith("- present)")
+    assert "Porto." in ended and not ended.endswith("- present)")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "bare"),
+    [
+        ("Melbourne.", True),
+        ("Eight and eleven.", True),
+        ("Yep, a bearded dragon called Spike.", True),
+        ("Three times a week; it keeps us on track.", True),  # the answer comes first
+        ("Yup, we raised a ton!", False),  # a clause of its own
+        ("Of course, this was a mutual decision.", False),
+        ("Unemployment in our community was the reason.", False),
+        ("Near the river, in the old town, next to the market, by the big church tower.", False),
+    ],
+)
+def test_a_bare_answer_has_no_subject_of_its_own(sentence: str, bare: bool) -> None:
+    assert is_fragment(sentence) is bare
+
+
+async def test_a_long_reply_reads_as_usual() -> None:
+    reply = (
+        "Thanks! Such a lovely question. Recently, mostly education reform and roads. "
+        "Good access to schools matters, and people should be heard in every town hall we hold."
+    )
+    assert len(reply) > 160
+    found = RuleExtractor().extract_answer(reply, speaker="Jo", question="What do you work on?")
+    assert found == RuleExtractor().extract(reply, speaker="Jo", source="message", role="user")
