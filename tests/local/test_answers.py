@@ -25,6 +25,8 @@ from zepkit.local.answers import is_fragment, question_to_user
         ("Nice! And how old are your kids?", "And how old are your kids?"),
         ("Caroline: What do you do for work?", "What do you do for work?"),
         ("Do you have any pets? Just curious.", "Do you have any pets?"),
+        ("Any allergies I should know about?", "Any allergies I should know about?"),
+        ("Got it. Dietary restrictions?", "Dietary restrictions?"),  # names a kind
         (
             "Any allergies, or are you fine with everything?",
             "Any allergies, or are you fine with everything?",

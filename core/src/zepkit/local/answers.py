@@ -2,7 +2,8 @@
 "Melbourne." says where the user lives, though the reply alone names no one.
 
 Rules over English, no model: a question about the user is the last question of an assistant
-message, in the second person, that is not an offer, a check or small talk. The reply's
+message, in the second person or naming a kind of profile statement ("Any allergies I should
+know about?"), that is not an offer, a request, a check or small talk. The reply's
 sentences are then read with that question (`extraction.RuleExtractor.extract_answer`).
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from zepkit.local.profile import kinds_asked
 from zepkit.local.text import _wordset, sentences, words
 
 _LABEL = re.compile(r"^\s*[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*){0,2}\s*:\s+")
@@ -59,9 +61,11 @@ def question_to_user(text: str) -> str | None:
     if not asked:
         return None
     question = asked[-1].strip()
-    if len(question) > MAX_QUESTION_CHARS or not _YOU.search(question):
+    if len(question) > MAX_QUESTION_CHARS or _NOT_ABOUT_USER.search(question):
         return None
-    return None if _NOT_ABOUT_USER.search(question) else question
+    if _YOU.search(question) or kinds_asked(question):  # "Any allergies I should know about?"
+        return question
+    return None
 
 
 def is_bare_reply(sentence: str) -> bool:
