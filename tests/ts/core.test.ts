@@ -72,6 +72,22 @@ describe("search arguments", () => {
     });
   });
 
+  it("note a query cut to its limit through the app's logger, never with its words", async () => {
+    const warned: string[] = [];
+    const noted: string[] = [];
+    const memory = serverMemory({
+      logger: { warn: (message) => warned.push(message), info: (message) => noted.push(message) },
+    });
+    const ids = { userId: uniqueId("kai"), threadId: uniqueId("kai-t") };
+    await memory.beginTurn(ids, "I keep bees on the roof.");
+    const found = await memory.search({ query: `bees ${"quietly ".repeat(80)}` }, { userId: ids.userId });
+    expect(found).not.toMatch(/^Error/u);
+    expect(noted).toEqual(["zepkit: search query cut from 645 to 400 characters"]);
+    await memory.search({ query: "bees" }, { userId: ids.userId });
+    expect(noted.length).toBe(1);
+    expect(warned).toEqual([]);
+  });
+
   it("follow the app's settings: offered scopes, pinned values (which the model cannot change)", () => {
     const pinned = { scope: "nodes", reranker: "mmr", limit: 3, mmrLambda: 0.9 } as const;
     expect(visibleParameters(pinned)).toEqual(["query"]);

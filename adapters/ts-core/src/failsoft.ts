@@ -3,9 +3,12 @@
 
 export type OnError = "log" | "raise" | ((stage: string, error: unknown) => void);
 
-/** Where zepkit logs; `console` by default. */
+/** Where zepkit logs; `console` by default. `warn` says a memory call failed; `info`, when the
+ * app's logger has one, notes what zepkit changed on the way (a search query cut to its limit),
+ * as Python's INFO level does (the default `console` is not given those notes). */
 export interface Logger {
   warn(message: string): void;
+  info?(message: string): void;
 }
 
 /** What a log line may say about a failure: its kind and status, not its message (which may

@@ -13,6 +13,7 @@ import {
   DEFAULT_DEADLINE_SECONDS,
   MAX_MESSAGE_CHARS,
   MAX_MESSAGES_PER_CALL,
+  MAX_QUERY_CHARS,
 } from "./limits.js";
 import { LRU } from "./lru.js";
 import { checkTemplate, DEFAULT_TEMPLATE, renderContext } from "./rendering.js";
@@ -54,6 +55,8 @@ export class MemoryLoop {
   readonly assistantName: string;
   readonly deadlineSeconds: number;
   private readonly failsoft: FailSoft;
+  /** The app's own logger, for notes (`info`); `console` is not given them. */
+  private readonly notes: Logger | undefined;
   private readonly users = new LRU<string, Promise<void>>(CACHE_SIZE);
   private readonly threads = new LRU<string, Promise<void>>(CACHE_SIZE);
   private readonly turns = new LRU<string, Promise<string>>(CACHE_SIZE);
@@ -73,6 +76,7 @@ export class MemoryLoop {
     this.assistantName = options.assistantName ?? "Assistant";
     this.deadlineSeconds = options.deadlineSeconds ?? DEFAULT_DEADLINE_SECONDS;
     this.failsoft = new FailSoft(options.onError ?? "log", options.logger ?? console);
+    this.notes = options.logger;
   }
 
   /** Persist the user's message and return the rendered block for this turn (`""` when memory
@@ -127,8 +131,14 @@ export class MemoryLoop {
   async search(args: unknown, target: SearchTarget, settings: SearchSettings = {}): Promise<string> {
     if ("userId" in target) checkId(target.userId, "search: userId");
     else checkId(target.graphId, "search: graphId");
-    return runSearch(this.client, args, target, settings, this.requestOptions(), (error, scope) =>
-      this.failsoft.handle("search tool", error, { ...target, scope }),
+    return runSearch(
+      this.client,
+      args,
+      target,
+      settings,
+      this.requestOptions(),
+      (error, scope) => this.failsoft.handle("search tool", error, { ...target, scope }),
+      (chars) => this.notes?.info?.(`zepkit: search query cut from ${chars} to ${MAX_QUERY_CHARS} characters`),
     );
   }
 

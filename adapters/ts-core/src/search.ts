@@ -181,9 +181,12 @@ export async function runSearch(
   settings: SearchSettings,
   requestOptions: { timeoutInSeconds: number; maxRetries: number; abortSignal: AbortSignal },
   onFailure: (error: unknown, scope: string) => void,
+  onClipped: (chars: number) => void = () => {},
 ): Promise<string> {
   const parsed = parseSearchArgs(args, settings);
   if (typeof parsed === "string") return parsed;
+  const sent = (args as { query: string }).query;
+  if (sent.length > MAX_QUERY_CHARS) onClipped(sent.length);
   const request: Zep.GraphSearchQuery = {
     ...target,
     query: parsed.query,
