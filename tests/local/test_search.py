@@ -315,6 +315,17 @@ async def test_a_search_naming_a_kind_finds_the_profile_statements_of_that_kind(
     assert expected in found.edges[0].fact
 
 
+async def test_a_search_for_diet_finds_food_allergies_too(lexical: LocalBackend) -> None:
+    await lexical.ensure_user(UserProfile("maya", first_name="Maya"))
+    await lexical.ensure_thread("t1", "maya")
+    said = ["I'm allergic to shellfish.", "I'm lactose intolerant.", "I broke my wrist in May."]
+    await lexical.add_messages("t1", [Message("user", sentence) for sentence in said])
+    found = await lexical.search(SearchRequest("dietary restrictions", user_id="maya"))
+    facts = [fact.fact for fact in found.edges]
+    assert len(facts) == 2
+    assert any("shellfish" in fact for fact in facts) and any("lactose" in fact for fact in facts)
+
+
 async def test_words_the_query_shares_outrank_the_kind_it_names(lexical: LocalBackend) -> None:
     backend = lexical
     await backend.ensure_user(UserProfile("maya", first_name="Maya"))

@@ -224,6 +224,20 @@ def kinds_asked(query: str) -> frozenset[str]:
     return frozenset(name for name, rule in _ASKED if rule.search(query))
 
 
+_FOOD_HEALTH = re.compile(
+    r"\b(?:allerg\w*|intoleran\w*|coeliac|celiac|diabet\w*|epipen|anaphyla\w*)\b", re.IGNORECASE
+)
+"""Health statements a question about diet also asks for ("dietary restrictions" and a shellfish
+allergy): they stay health for their salience, and join diet only when diet is asked."""
+
+
+def of_kinds_asked(sentence: str, asked: frozenset[str]) -> bool:
+    """Whether a profile statement is of a kind the search asks for (`kinds_asked`)."""
+    if kinds_of(sentence) & asked:
+        return True
+    return "diet" in asked and _FOOD_HEALTH.search(sentence) is not None
+
+
 @lru_cache(maxsize=8192)
 def kinds_of(sentence: str) -> frozenset[str]:
     """The kinds of subject a profile statement touches (health, diet, people, pets, ...).

@@ -15,7 +15,7 @@ from zepkit.local.dates import named_periods
 from zepkit.local.hybrid import Retrieval, date_credit, fused, neighbours_of, spread
 from zepkit.local.ids import graph_range
 from zepkit.local.plan import QueryPlan, plan_query
-from zepkit.local.profile import kinds_asked, kinds_of
+from zepkit.local.profile import kinds_asked, of_kinds_asked
 from zepkit.local.rerank import RRF_K, Candidate, by_relevance, fuse, mmr, rrf
 from zepkit.local.retrieval import (
     EntityRow,
@@ -270,7 +270,7 @@ def with_kinds_asked(
     asked = kinds_asked(query)
     if not asked:
         return hits
-    rows = [row for row in profile_statements(conn, graph) if kinds_of(row.hit.text) & asked]
+    rows = [row for row in profile_statements(conn, graph) if of_kinds_asked(row.hit.text, asked)]
     if not rows:
         return hits
     scale = KIND_WEIGHT * max((hit.score for hit in hits), default=1.0)
