@@ -326,6 +326,20 @@ async def test_a_search_for_diet_finds_food_allergies_too(lexical: LocalBackend)
     assert any("shellfish" in fact for fact in facts) and any("lactose" in fact for fact in facts)
 
 
+async def test_a_search_for_vision_or_hearing_finds_what_the_user_said_of_them(
+    lexical: LocalBackend,
+) -> None:
+    await lexical.ensure_user(UserProfile("maya", first_name="Maya"))
+    await lexical.ensure_thread("t1", "maya")
+    said = ["I'm very short-sighted.", "I wear hearing aids.", "I'm colorblind."]
+    await lexical.add_messages("t1", [Message("user", sentence) for sentence in said])
+    for query in ("vision problems", "hearing", "eyesight"):  # health, all three
+        found = await lexical.search(SearchRequest(query, user_id="maya"))
+        assert len(found.edges) == 3
+    found = await lexical.search(SearchRequest("hearing", user_id="maya"))
+    assert "hearing aids" in found.edges[0].fact  # the word it shares leads
+
+
 async def test_words_the_query_shares_outrank_the_kind_it_names(lexical: LocalBackend) -> None:
     backend = lexical
     await backend.ensure_user(UserProfile("maya", first_name="Maya"))

@@ -42,7 +42,8 @@ _KINDS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
             r"disorder|syndrome|chronic|pain|injur\w*|surgery|medication|medicine|doctor|"
             r"blood pressure|epipen|condition|migraine\w*|anxiety|depress\w*|sick\w*|"
             r"disab\w*|deaf|blind|wheelchair|phobia|fear|afraid|can'?t swim|cannot swim|"
-            r"dyslex\w*|adhd|autis\w*|therapy|diagnos\w*|recover\w*)\b",
+            r"dyslex\w*|adhd|autis\w*|therapy|diagnos\w*|recover\w*|colou?rblind|"
+            r"(?:short|near|far|long)[- ]?sighted|glasses|contact lenses|hearing aids?)\b",
         ),
         (
             "diet",
@@ -121,7 +122,7 @@ _ASKED: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "health",
             r"\b(?:allerg\w*|health\w*|medical|medications?|conditions?|illness\w*|diseases?|"
-            r"disabilit\w*|injur\w*|diagnos\w*)\b",
+            r"disabilit\w*|injur\w*|diagnos\w*|vision|eyesight|sight|hearing|mobility)\b",
         ),
         ("diet", r"\b(?:diet\w*|foods?|eats?|eating|meals?|cuisine|restrictions?)\b"),
         (
