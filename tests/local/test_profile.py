@@ -270,3 +270,29 @@ async def test_a_short_history_carries_all_the_user_said_about_themselves(
     assert more and len(profile_of(context)) == 6  # the rest follows, never before the lead
     assert context.rstrip().endswith("</MORE_USER_PROFILE>")  # last: a budget drops it first
     assert not any("Porto" in line for line in more)  # only current facts are added
+
+
+def test_a_sentence_going_on_about_someone_joins_their_profile_statement() -> None:
+    extractor = RuleExtractor()
+    [dog] = extractor.extract(
+        "I have a dog. His name is Rex and he hates baths.",
+        speaker="Kim",
+        source="message",
+        role="user",
+    )
+    assert dog.text == "Kim: I have a dog. His name is Rex and he hates baths."
+    assert dog.profile is not None and "Rex" in dog.entities + dog.maybe_entities
+    # not after a statement about someone, nor after one that is not the user's profile
+    home = extractor.extract(
+        "I live in Porto. It is close to the river.", speaker="Kim", source="message", role="user"
+    )
+    assert [s.text for s in home] == ["Kim: I live in Porto.", "Kim: It is close to the river."]
+    told = extractor.extract(
+        "The film was long. She hated it.", speaker="Kim", source="message", role="user"
+    )
+    assert len(told) == 2 and all(s.profile is None for s in told)
+    # an assistant's sentences are never joined (they make no profile)
+    said = extractor.extract(
+        "My cat Tom. He purrs.", speaker="bot", source="message", role="assistant"
+    )
+    assert len(said) == 2

@@ -16,7 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 from zepkit.core._models import DataType
 from zepkit.local.answers import MAX_REPLY_CHARS, is_bare_reply, is_fragment
 from zepkit.local.chatter import is_chatter
-from zepkit.local.profile import answer_salience, answer_topics, self_statement
+from zepkit.local.profile import answer_salience, answer_topics, continues, self_statement
 from zepkit.local.text import has_words, name_mentions, sentences
 
 
@@ -82,7 +82,10 @@ class RuleExtractor:
                 for sentence in sentences(value)
             ]
         prefix = f"{speaker}: " if speaker else ""
-        return [self._said(sentence, prefix, role) for sentence in self._kept(text, prefix, role)]
+        kept = self._kept(text, prefix, role)
+        if role == "user":
+            return [statement for _, statement in self._joined(kept, prefix)]
+        return [self._said(sentence, prefix, role) for sentence in kept]
 
     def extract_answer(
         self, text: str, *, speaker: str | None, question: str
@@ -94,17 +97,29 @@ class RuleExtractor:
             return self.extract(text, speaker=speaker, source="message", role="user")
         prefix = f"{speaker}: " if speaker else ""
         asked = f'{speaker}, asked "{question}": ' if speaker else f'Asked "{question}": '
-        kept = self._kept(text, prefix, "user")
+        read = self._joined(self._kept(text, prefix, "user"), prefix)
         found = []
-        for sentence in kept:
-            statement = self._said(sentence, prefix, "user")
+        for sentence, statement in read:
             if statement.profile is None and is_fragment(sentence):
-                statement = self._answer(asked + sentence, sentence, question, alone=len(kept) == 1)
+                statement = self._answer(asked + sentence, sentence, question, alone=len(read) == 1)
             found.append(statement)
         if found:
             return found
         bare = [sentence for sentence in sentences(text) if is_bare_reply(sentence)]
         return [self._answer(asked + bare[0], bare[0], question, alone=False)] if bare else []
+
+    def _joined(self, kept: list[str], prefix: str) -> list[tuple[str, ExtractedStatement]]:
+        """A user's kept sentences read as statements, a sentence that goes on about the subject
+        of the profile statement before it ("I have a dog. His name is Rex.") joined to it: apart,
+        the second names no one and would not join the profile."""
+        read: list[tuple[str, ExtractedStatement]] = []
+        for sentence in kept:
+            if read and read[-1][1].profile is not None and continues(sentence, read[-1][0]):
+                joined = f"{read[-1][0]} {sentence}"
+                read[-1] = (joined, self._said(joined, prefix, "user"))
+            else:
+                read.append((sentence, self._said(sentence, prefix, "user")))
+        return read
 
     def _said(self, sentence: str, prefix: str, role: str | None) -> ExtractedStatement:
         """A kept sentence's statement, with its profile reading when the user says it."""

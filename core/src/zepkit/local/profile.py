@@ -277,6 +277,24 @@ def answer_topics(question: str) -> tuple[str, ...]:
     return tuple(topic for topic in _ASKED_TOPICS if topic in asked)
 
 
+_GOES_ON = re.compile(r"^\W*(?:he|she|they|his|her|their)\b", re.IGNORECASE)
+
+MAX_JOINED_CHARS = 400
+"""A profile statement grows by the sentences that go on about its subject up to this length."""
+
+
+def continues(sentence: str, before: str) -> bool:
+    """Whether `sentence`, said right after the profile statement `before` about someone (a
+    person or a pet), goes on about them: it opens with he, she, they, his, her or their ("I
+    have a dog. His name is Rex.")."""
+    if len(before) + len(sentence) >= MAX_JOINED_CHARS or _GOES_ON.match(sentence) is None:
+        return False
+    return bool(_kinds(before) & _SOMEONE)
+
+
+_SOMEONE = frozenset({"people", "pets"})
+
+
 def self_statement(sentence: str) -> SelfStatement | None:
     """The profile reading of a sentence its speaker says about themselves, else None.
 
