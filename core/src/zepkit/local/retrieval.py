@@ -75,10 +75,12 @@ class EntityRow(NamedTuple):
 
 
 def _ranked(table: str) -> str:
-    """The subquery that ranks `table`'s FTS rows in an id range: (id, rank), best first."""
+    """The subquery that scores `table`'s FTS rows in an id range: (id, score), the best `?`
+    (ties: the older first). Scored with `bm25()` and kept by SQLite's bounded sort: FTS5's own
+    `ORDER BY rank` sorts through an inner statement, about twice the cost."""
     return (
-        f"(SELECT rowid AS id, rank FROM {table}_fts WHERE {table}_fts MATCH ? "
-        "AND rowid BETWEEN ? AND ? ORDER BY rank LIMIT ?)"
+        f"(SELECT rowid AS id, -bm25({table}_fts) AS score FROM {table}_fts "
+        f"WHERE {table}_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY score DESC, rowid LIMIT ?)"
     )
 
 
@@ -88,9 +90,9 @@ def search_statements(
     """The `pool` best statements with ids in `ids` for `terms`, best first."""
     rows = conn.execute(
         "SELECT s.id, s.uuid, s.text, s.speaker, s.valid_at, s.created_at, s.invalid_at, "
-        "s.episode, -hit.rank "
+        "s.episode, hit.score "
         f"FROM {_ranked('statements')} AS hit JOIN statements AS s ON s.id = hit.id "
-        "ORDER BY hit.rank",
+        "ORDER BY hit.score DESC, hit.id",
         (match_expression(terms), *ids, pool),
     ).fetchall()
     return [StatementHit(*row) for row in rows]
@@ -142,8 +144,8 @@ def search_entities(
 ) -> list[EntityRow]:
     """The `pool` entities with ids in `ids` whose names best match `terms`, best first."""
     rows = conn.execute(
-        f"SELECT n.id, n.uuid, n.name, n.created_at, -hit.rank FROM {_ranked('entities')} AS hit "
-        "JOIN entities AS n ON n.id = hit.id ORDER BY hit.rank",
+        f"SELECT n.id, n.uuid, n.name, n.created_at, hit.score FROM {_ranked('entities')} AS hit "
+        "JOIN entities AS n ON n.id = hit.id ORDER BY hit.score DESC, hit.id",
         (match_expression(terms), *ids, pool),
     ).fetchall()
     return [EntityRow(*row) for row in rows]
