@@ -16,6 +16,7 @@ from zepkit.local import (
     RuleExtractor,
 )
 from zepkit.local.answers import is_fragment, question_to_user
+from zepkit.local.embedders import Embedder
 
 
 @pytest.mark.parametrize(
@@ -93,8 +94,12 @@ def test_a_sentence_about_the_speaker_reads_as_usual_and_bare_yes_or_no_counts()
 
 
 @pytest.mark.parametrize("retriever", ["lexical", "hybrid"])
-async def test_a_terse_reply_reaches_a_new_conversation(retriever: RetrieverMode) -> None:
-    backend = LocalBackend(retriever=retriever)
+async def test_a_terse_reply_reaches_a_new_conversation(
+    retriever: RetrieverMode, words: type[Embedder]
+) -> None:
+    if retriever == "hybrid":
+        pytest.importorskip("numpy")  # the test embedder's vectors (no model needed)
+    backend = LocalBackend(retriever=retriever, embedder=words() if retriever == "hybrid" else None)
     try:
         await backend.ensure_user(UserProfile("kim", first_name="Kim"))
         await backend.ensure_user(UserProfile("lee", first_name="Lee"))
