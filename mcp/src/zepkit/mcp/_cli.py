@@ -151,6 +151,7 @@ async def _serve_http(memory: MemoryLoop, args: argparse.Namespace, verifier: An
         sock.bind((args.host, args.port))
     except OSError as exc:
         raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from None
+    sock.listen(2048)  # before the banner: a client that reads it may connect at once
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if family == socket.AF_INET6 else host
     server = create_server(memory, read_write=args.read_write, shared_graph=args.shared_graph)
