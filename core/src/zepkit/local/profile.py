@@ -48,8 +48,8 @@ _KINDS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
         (
             "diet",
             3.0,
-            r"\b(?:vegan|vegetarian|pescatarian|gluten|dairy|lactose|halal|kosher|alcohol|"
-            r"sober|diet|don'?t eat|do not eat|can'?t eat|don'?t drink|spicy|sugar|meat|nuts?)\b",
+            r"\b(?:vegan|vegetarian|pescatarian|gluten|dairy|lactose|halal|kosher|alcohol|sober|"
+            r"diet\w*|don'?t eat|do not eat|can'?t eat|don'?t drink|spicy|sugar|meat|nuts?)\b",
         ),
         (
             "people",
@@ -71,13 +71,13 @@ _KINDS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
             2.0,
             r"\b(?:work\w*|job|career|profession|teach\w*|student|stud(?:y|ying|ied)|exam|"
             r"degree|universit\w*|college|school|dissertation|thesis|compan(?:y|ies)|office|"
-            r"retired|business|employer|intern\w*|shift\w*|hired|promot\w*|salary)\b",
+            r"retired|business|employer|intern\w*|shift\w*|hired|promot\w*|salary|for a living)\b",
         ),
         (
             "home",
             2.0,
             r"\b(?:live|lived|living|moved|moving|relocat\w*|flat|apartment|house|home|"
-            r"neighbou?rhood|rent\w*|grew up|born|from|based in)\b",
+            r"neighbou?rhood|rent\w*|grew up|born|from|based in)\b|\bwhere (?:\w+ ){0,3}based\b",
         ),
         (
             "identity",
@@ -131,7 +131,10 @@ _ASKED: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"relationships?|people)\b",
         ),
         ("pets", r"\b(?:pets?|animals?)\b"),
-        ("work", r"\b(?:jobs?|occupation|profession|career|work|works|employer|company)\b"),
+        (
+            "work",
+            r"\b(?:jobs?|occupation|profession|career|work|works|employer|company|for a living)\b",
+        ),
         (
             "home",
             r"\b(?:lives?|living|home|address|location|city|town|hometown|country|resides?)\b|"
