@@ -51,6 +51,11 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "i work nights at the hospital",
         "Our wedding is in June.",
         "Our wedding anniversary is on the 14th of May.",
+        "vegan btw",  # no "I", but told as news about the speaker
+        "Just so you know, peanut allergy here.",
+        "FYI: gluten intolerant.",
+        "Note: wheelchair user.",
+        "Mom of two toddlers, so evenings are chaos.",
     ],
 )
 def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) -> None:
@@ -63,6 +68,9 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Use a VPN, i.e. a private network, when travelling.",  # a lowercase "i" that is no one
         "Wir wohnen im Zentrum.",  # German's "im" before a noun
         "We are going to the cinema tomorrow.",  # a group's plan, not the household's
+        "FYI the restaurant has vegan options.",  # news, but of something else
+        "Heads up: the gym closes early on Sundays.",
+        "By the way, Paris is lovely in spring.",
     ],
 )
 def test_what_is_not_the_speaker_stays_out(sentence: str) -> None:
@@ -106,6 +114,9 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("I don't work for free.", ()),
         ("Ana and I broke up last week.", ("relationship",)),
         ("My sister lives in Rome.", ()),  # her home, not the speaker's
+        ("I moved the meeting to Friday.", ()),  # a thing moved, not a home
+        ("We moved the standup to ten.", ()),
+        ("We just moved!", ("home",)),
     ],
 )
 def test_single_valued_subjects(sentence: str, topics: tuple[str, ...]) -> None:

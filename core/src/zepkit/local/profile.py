@@ -10,6 +10,7 @@ extractor backed by a language model fills the same three things (`ExtractedStat
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -17,6 +18,33 @@ from zepkit.local.text import SPEAKER_I
 
 _SELF = re.compile(rf"(?<![\w'’])(?:{SPEAKER_I}|[Mm]y|MY|[Mm]e|mine|myself)\b")
 """The speaker talking about themselves (in chat's spellings too)."""
+
+_SAYS_SO = re.compile(
+    r"\b(?:btw|by the way|fyi|for your info\w*|just so you know|for (?:some )?context|"
+    r"quick context|heads up|for the record|about me)\b|^\W*(?:note|context)\W*:|"
+    r"\b(?:allerg\w*|intoleran\w*|vegan|vegetarian|diabetic|coeliac|celiac|user)\s+here\W*$|"
+    r"^\W*(?:(?:a )?(?:mom|mum|dad|mother|father|parent) of)\b",
+    re.IGNORECASE,
+)
+"""A sentence without "I" that still tells the listener about the speaker ("vegan btw", "FYI:
+gluten intolerant.", "Peanut allergy here.", "Mom of two toddlers."): it joins the profile
+when it is short, names a kind of subject a person has (`_PERSONAL_KINDS`) and no "the" (which
+points at something else: "FYI the restaurant has vegan options")."""
+
+_PERSONAL_KINDS = frozenset({"health", "diet", "people", "identity", "work", "home"})
+_THE = re.compile(r"\bthe\b", re.IGNORECASE)
+MAX_SAYS_SO_WORDS = 12
+
+
+def _says_so(sentence: str, kinds: Iterable[str]) -> bool:
+    """Whether a sentence without "I" tells the listener about the speaker (`_SAYS_SO`)."""
+    return (
+        bool(_PERSONAL_KINDS.intersection(kinds))
+        and len(sentence.split()) <= MAX_SAYS_SO_WORDS
+        and _THE.search(sentence) is None
+        and _SAYS_SO.search(sentence) is not None
+    )
+
 
 _HOUSEHOLD = re.compile(r"(?<![\w'’])(?:we|We|our|Our|us)\b")
 """We/our: the speaker's household when the sentence is about people, pets, home, health or
@@ -167,15 +195,21 @@ def _not_anymore(verb: str) -> str:
     return rf"\bI (?:don['’]?t|do not) {verb} (?:as|at|for|in)\b[^.!?]*\bany ?more\b"
 
 
+_NO_OBJECT = (
+    r"(?!\s+(?:the|a|an|it|them|this|that|these|those|some|all|everything|our|my|his|her|their|"
+    r"your)\b)"
+)
+"""After "moved": not a thing moved ("I moved the meeting to Friday" says nothing of a home)."""
+
 _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern, re.IGNORECASE))
     for name, pattern in (
         (
             "home",
             rf"\bI(?:['’]?m| am)? (?:just |recently |now |finally |{_NO_LONGER})?"
-            r"(?:live|lived|living|moved|moving|relocated|relocating)\b|\bI'?m based in\b|"
-            r"\bmy (?:new )?home is\b|"
-            r"\bwe(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated)\b|"
+            rf"(?:live|lived|living|(?:moved|moving|relocated|relocating){_NO_OBJECT})\b|"
+            r"\bI'?m based in\b|\bmy (?:new )?home is\b|"
+            rf"\bwe(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated){_NO_OBJECT}\b|"
             + _not_anymore("live"),
         ),
         (
@@ -305,8 +339,10 @@ def self_statement(sentence: str) -> SelfStatement | None:
     if _HYPOTHETICAL.search(sentence):
         return None
     kinds = {name: weight for name, weight, rule in _KINDS if rule.search(sentence)}
-    if not _SELF.search(sentence) and not (
-        _HOUSEHOLD.search(sentence) and _HOUSEHOLD_KINDS & kinds.keys()
+    if not (
+        _SELF.search(sentence)
+        or (_HOUSEHOLD.search(sentence) and _HOUSEHOLD_KINDS & kinds.keys())
+        or _says_so(sentence, kinds)
     ):
         return None
     salience = BASE_SALIENCE + sum(kinds.values())
