@@ -32,6 +32,14 @@ async def alice(backend: LocalBackend) -> LocalBackend:
 
 
 @pytest.fixture
+async def lexical() -> AsyncIterator[LocalBackend]:
+    """An in-memory backend searching by words only (no model to find meaning)."""
+    memory = LocalBackend(retriever="lexical")
+    yield memory
+    await memory.aclose()
+
+
+@pytest.fixture
 async def lexical_alice() -> AsyncIterator[LocalBackend]:
     """Like `alice`, on a backend that searches lexically only, for exact BM25 expectations."""
     memory = LocalBackend(retriever="lexical")

@@ -205,22 +205,17 @@ async def test_a_long_reply_reads_as_usual() -> None:
     assert found == RuleExtractor().extract(reply, speaker="Jo", source="message", role="user")
 
 
-async def test_a_search_naming_a_kind_finds_answers_of_that_kind() -> None:
-    backend = LocalBackend(retriever="lexical")  # no meaning: only the kinds can find them
-    try:
-        await backend.ensure_user(UserProfile("kim", first_name="Kim"))
-        await backend.ensure_thread("t", "kim")
-        await backend.add_messages(
-            "t",
-            [
-                Message("assistant", "Where are you based?"),
-                Message("user", "Melbourne."),
-                Message("assistant", "And what do you do for a living?"),
-                Message("user", "Nurse, mostly nights."),
-            ],
-        )
-        for query, expected in (("home city", "Melbourne"), ("occupation", "Nurse")):
-            found = await backend.search(SearchRequest(query, user_id="kim", reranker=None))
-            assert any(expected in fact.fact for fact in found.edges), query
-    finally:
-        await backend.aclose()
+async def test_a_search_naming_a_kind_finds_answers_of_that_kind(lexical: LocalBackend) -> None:
+    # lexical: no meaning to find them, only the kinds their questions name
+    await lexical.ensure_user(UserProfile("kim", first_name="Kim"))
+    await lexical.ensure_thread("t", "kim")
+    exchange = [
+        Message("assistant", "Where are you based?"),
+        Message("user", "Melbourne."),
+        Message("assistant", "And what do you do for a living?"),
+        Message("user", "Nurse, mostly nights."),
+    ]
+    await lexical.add_messages("t", exchange)
+    for query, expected in (("home city", "Melbourne"), ("occupation", "Nurse")):
+        found = await lexical.search(SearchRequest(query, user_id="kim", reranker=None))
+        assert any(expected in fact.fact for fact in found.edges), query

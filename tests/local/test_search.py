@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -273,14 +272,6 @@ async def test_mmr_default_lambda_and_other_scopes(alice: LocalBackend) -> None:
             SearchRequest("rome pasta", user_id="alice", scope=scope, reranker="mmr")
         )
         assert not found.is_empty()
-
-
-@pytest.fixture
-async def lexical() -> AsyncIterator[LocalBackend]:
-    """An in-memory backend searching by words only (no model to find meaning)."""
-    memory = LocalBackend(retriever="lexical")
-    yield memory
-    await memory.aclose()
 
 
 KINDS_SAID = [
