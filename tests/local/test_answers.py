@@ -28,6 +28,7 @@ from zepkit.local.embedders import Embedder
         ("Do you have any pets? Just curious.", "Do you have any pets?"),
         ("Any allergies I should know about?", "Any allergies I should know about?"),
         ("Got it. Dietary restrictions?", "Dietary restrictions?"),  # names a kind
+        ("Congratulations on the puppy! What breed?", "What breed?"),  # a short follow-up
         (
             "Any allergies, or are you fine with everything?",
             "Any allergies, or are you fine with everything?",

@@ -2,9 +2,10 @@
 "Melbourne." says where the user lives, though the reply alone names no one.
 
 Rules over English, no model: a question about the user is the last question of an assistant
-message, in the second person or naming a kind of profile statement ("Any allergies I should
-know about?"), that is not an offer, a request, a check or small talk. The reply's
-sentences are then read with that question (`extraction.RuleExtractor.extract_answer`).
+message, in the second person, naming a kind of profile statement ("Any allergies I should
+know about?") or short enough to follow up on what the user said ("What breed?"), that is not
+an offer, a request, a check or small talk. The reply's sentences are then read with that
+question (`extraction.RuleExtractor.extract_answer`).
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ small talk, trivia and asks for suggestions."""
 MAX_REPLY_CHARS = 160
 """A longer reply is talk of its own: its sentences are read alone, as any message's."""
 
+MAX_FOLLOW_UP_WORDS = 5
+"""A question without "you" and without a kind counts when it is this short: a follow-up."""
+
 MAX_QUESTION_CHARS = 200
 """A longer "question" is prose that happens to end in one: too loose to frame a reply."""
 
@@ -65,7 +69,8 @@ def question_to_user(text: str) -> str | None:
         return None
     if _YOU.search(question) or kinds_asked(question):  # "Any allergies I should know about?"
         return question
-    return None
+    # a short follow-up on what the user just said ("What breed?", "How old is he?")
+    return question if len(words(question)) <= MAX_FOLLOW_UP_WORDS else None
 
 
 def is_bare_reply(sentence: str) -> bool:
