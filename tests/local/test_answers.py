@@ -220,3 +220,24 @@ async def test_a_search_naming_a_kind_finds_answers_of_that_kind(lexical: LocalB
     for query, expected in (("home city", "Melbourne"), ("occupation", "Nurse")):
         found = await lexical.search(SearchRequest(query, user_id="kim", reranker=None))
         assert any(expected in fact.fact for fact in found.edges), query
+
+
+async def test_a_planning_chat_keeps_what_the_user_answered(lexical: LocalBackend) -> None:
+    await lexical.ensure_user(UserProfile("kim", first_name="Kim"))
+    for thread in ("plan", "later"):
+        await lexical.ensure_thread(thread, "kim")
+    turns = [
+        ("Hi! I need help planning a trip to Japan.", "When are you going, and for how long?"),
+        ("Two weeks in April.", "Great timing. What's your budget, roughly?"),
+        ("Around 3000 euros, flights not included.", "Would you like a day-by-day plan?"),
+        ("Yes please.", "Here it is: day 1, Tokyo."),
+    ]
+    for said, reply in turns:
+        await lexical.add_messages(
+            "plan", [Message("user", said, name="Kim"), Message("assistant", reply)]
+        )
+    asking = [Message("user", "Suggest a restaurant for tonight.", name="Kim")]
+    block = await lexical.add_messages("later", asking, return_context=True)
+    assert block is not None
+    assert "Two weeks in April." in block and "Around 3000 euros" in block
+    assert "Yes please" not in block  # the answer to an offer is no fact
