@@ -239,5 +239,6 @@ async def test_a_planning_chat_keeps_what_the_user_answered(lexical: LocalBacken
     asking = [Message("user", "Suggest a restaurant for tonight.", name="Kim")]
     block = await lexical.add_messages("later", asking, return_context=True)
     assert block is not None
-    assert "Two weeks in April." in block and "Around 3000 euros" in block
+    profile = block.split("<USER_PROFILE>")[1].split("</USER_PROFILE>")[0]
+    assert "Two weeks in April." in profile and "Around 3000 euros" in profile
     assert "Yes please" not in block  # the answer to an offer is no fact
