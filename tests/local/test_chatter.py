@@ -54,6 +54,8 @@ def test_chatter(sentence: str, role: str) -> None:
         ("My son is 5, what books would he like?", "user"),
         ("I'm allergic to nuts — is this cake safe?", "user"),
         ("So I just moved to Lisbon, where should I live?", "user"),
+        ("Please always reply in Spanish.", "user"),  # a request that stands for every turn
+        ("From now on, keep your answers short.", "user"),
     ],
 )
 def test_facts(sentence: str, role: str | None) -> None:

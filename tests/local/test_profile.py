@@ -56,6 +56,9 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "FYI: gluten intolerant.",
         "Note: wheelchair user.",
         "Mom of two toddlers, so evenings are chaos.",
+        "Please always reply in Spanish.",  # how the user wants to be spoken to
+        "From now on, keep your answers short, bullet points only.",
+        "Never use emojis when you write to me.",
     ],
 )
 def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) -> None:
@@ -71,6 +74,7 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "FYI the restaurant has vegan options.",  # news, but of something else
         "Heads up: the gym closes early on Sundays.",
         "By the way, Paris is lovely in spring.",
+        "It always rains here in November.",  # "always", but no instruction
     ],
 )
 def test_what_is_not_the_speaker_stays_out(sentence: str) -> None:
@@ -307,3 +311,12 @@ def test_a_sentence_going_on_about_someone_joins_their_profile_statement() -> No
         "My cat Tom. He purrs.", speaker="bot", source="message", role="assistant"
     )
     assert len(said) == 2
+
+
+async def test_a_standing_instruction_reaches_every_new_conversation(ana: LocalBackend) -> None:
+    await ana.add_messages("t1", [Message("user", "Please always reply in Spanish.", name="Ana")])
+    block = await ana.add_messages(
+        "now", [Message("user", "What's the capital of Peru?", name="Ana")], return_context=True
+    )
+    [line] = profile_of(block)
+    assert "Ana: Please always reply in Spanish." in line

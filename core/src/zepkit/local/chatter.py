@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from zepkit.local.profile import STANDING
 from zepkit.local.text import SPEAKER_I, STOP_WORDS, _wordset, name_mentions, words
 
 PHATIC_WORDS: frozenset[str] = _wordset(
@@ -80,8 +81,8 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
         return True  # politeness, or names said in passing ("Thanks, Melanie!")
     if _is_cheer(text):
         return True
-    if role == "user":
-        return bool(_REQUEST_OPENERS.match(text))
+    if role == "user":  # a request is chatter, unless it stands for every later turn
+        return bool(_REQUEST_OPENERS.match(text)) and STANDING.search(text) is None
     if role == "assistant":
         opener = _ACK_OPENERS.match(said) or _ACK_OPENERS.match(text)
         return opener is not None and not _SELF_CLAUSE.search(opener.string, opener.end())

@@ -60,6 +60,16 @@ _HYPOTHETICAL = re.compile(
 BASE_SALIENCE = 1.0
 """Every self-statement; each kind of subject it touches adds its weight below."""
 
+_STANDING = (
+    r"\b(?:always|never|from now on|going forward|in (?:the )?future|every time|each time|"
+    r"by default)\b(?=.*\b(?:you|your|reply|replies|respond|answer|answers|write|use|keep|"
+    r"format|explain|call|address|give|include|avoid|skip|stop|remember|remind|speak|talk)\b)"
+)
+"""A standing instruction to the assistant ("Please always reply in Spanish.", "From now on,
+keep your answers short."): how the user wants to be spoken to, worth every later block."""
+
+STANDING = re.compile(_STANDING, re.IGNORECASE)
+
 _KINDS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
     (name, weight, re.compile(pattern, re.IGNORECASE))
     for name, weight, pattern in (
@@ -141,6 +151,7 @@ _KINDS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
             r"\b(?:love|like|enjoy|hate|dislike|prefer|favou?rite|fan of|into|can'?t stand|"
             r"hobby|hobbies|play|plays|playing|learning|collect\w*)\b",
         ),
+        ("manner", 2.0, _STANDING),
     )
 )
 
@@ -179,6 +190,7 @@ _ASKED: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "tastes",
             r"\b(?:hobb(?:y|ies)|interests?|likes|dislikes?|preferences?|favou?rites?|tastes?)\b",
         ),
+        ("manner", r"\b(?:preferences?|instructions?|style|format\w*|tone|language)\b"),
     )
 )
 """The words a search uses to ask for a kind of profile statement ("allergies", "pets",
@@ -343,6 +355,7 @@ def self_statement(sentence: str) -> SelfStatement | None:
         _SELF.search(sentence)
         or (_HOUSEHOLD.search(sentence) and _HOUSEHOLD_KINDS & kinds.keys())
         or _says_so(sentence, kinds)
+        or "manner" in kinds
     ):
         return None
     salience = BASE_SALIENCE + sum(kinds.values())
