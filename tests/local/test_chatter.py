@@ -31,6 +31,9 @@ from zepkit.local.chatter import is_chatter
         ("I was wondering, could you recommend a book?", "user"),  # only leads into asking
         ("Can you help me, I'm stuck?", "user"),
         ("Since I'm diabetic, what dessert can I have?", "assistant"),  # echoed, not said
+        ("Please summarise my notes.", "user"),  # "my", but only what to do
+        ("Please write it again, I didn't like it.", "user"),  # a taste in passing
+        ("Please note the meeting is at 3.", "user"),  # nothing of the user's to remember
     ],
 )
 def test_chatter(sentence: str, role: str) -> None:
@@ -54,6 +57,11 @@ def test_chatter(sentence: str, role: str) -> None:
         ("My son is 5, what books would he like?", "user"),
         ("I'm allergic to nuts — is this cake safe?", "user"),
         ("So I just moved to Lisbon, where should I live?", "user"),
+        ("Please remember that I'm vegan.", "user"),  # what to remember is a fact
+        ("Please note: my son is allergic to eggs.", "user"),
+        ("Can you remember that my wife is pregnant?", "user"),
+        ("Please help me, I'm diabetic and need a menu.", "user"),  # told while asking
+        ("Find me a hotel in Rome, my budget is 100 a night.", "user"),
         ("Please always reply in Spanish.", "user"),  # a request that stands for every turn
         ("From now on, keep your answers short.", "user"),
     ],

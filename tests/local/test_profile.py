@@ -320,3 +320,13 @@ async def test_a_standing_instruction_reaches_every_new_conversation(ana: LocalB
     )
     [line] = profile_of(block)
     assert "Ana: Please always reply in Spanish." in line
+
+
+async def test_what_the_user_asks_to_be_remembered_is_remembered(ana: LocalBackend) -> None:
+    said = "Please remember that my son is allergic to eggs."
+    await ana.add_messages("t1", [Message("user", said, name="Ana")])
+    block = await ana.add_messages(
+        "now", [Message("user", "Ideas for a birthday cake?", name="Ana")], return_context=True
+    )
+    [line] = profile_of(block)
+    assert f"Ana: {said}" in line

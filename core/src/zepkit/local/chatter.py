@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from zepkit.local.profile import STANDING
+from zepkit.local.profile import STANDING, kinds_of
 from zepkit.local.text import SPEAKER_I, STOP_WORDS, _wordset, name_mentions, words
 
 PHATIC_WORDS: frozenset[str] = _wordset(
@@ -74,7 +74,7 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
     said = sentence.strip()
     text = _SPEAKER_LABEL.sub("", said, count=1)
     if text.rstrip("\"'”’)]*_ ").endswith("?"):
-        return not (role == "user" and _says_before_asking(text))
+        return not (role == "user" and (_says_before_asking(text) or _tells_while_asking(text)))
     content = [w for w in words(_GREETING.sub(" ", text)) if len(w) > 1 and w not in STOP_WORDS]
     rest = [w for w in content if w not in PHATIC_WORDS]
     if not rest or (_FIRST_PERSON.search(text) is None and _only_names(text, rest)):
@@ -82,7 +82,11 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
     if _is_cheer(text):
         return True
     if role == "user":  # a request is chatter, unless it stands for every later turn
-        return bool(_REQUEST_OPENERS.match(text)) and STANDING.search(text) is None
+        return (
+            bool(_REQUEST_OPENERS.match(text))
+            and STANDING.search(text) is None
+            and not _tells_while_asking(text)
+        )
     if role == "assistant":
         opener = _ACK_OPENERS.match(said) or _ACK_OPENERS.match(text)
         return opener is not None and not _SELF_CLAUSE.search(opener.string, opener.end())
@@ -114,6 +118,35 @@ def _says_before_asking(text: str) -> bool:
     content = [w for w in words(clause) if len(w) > 1 and w not in STOP_WORDS]
     has_content = any(w not in PHATIC_WORDS and w not in _ASKING_WORDS for w in content)
     return has_content and _FIRST_PERSON.search(clause) is not None
+
+
+_REMEMBER = re.compile(
+    r"^\W*(?:please\s+)?(?:(?:can|could|would|will) you\s+)?(?:please\s+)?(?:just\s+)?"
+    r"(?:remember|note|keep in mind|bear in mind|be aware|make a note|take note|don'?t forget)\b",
+    re.IGNORECASE,
+)
+"""A request to remember: what follows is what to remember ("Please remember that I'm vegan")."""
+
+_CLAUSE = re.compile(r"\s*(?:[,;:—–]|\s-\s|\b(?:because|since|as)\b)\s*")
+
+_TOLD_KINDS = frozenset(
+    {"health", "diet", "people", "pets", "work", "home", "identity", "constraints", "manner"}
+)
+"""What a clause of a request may tell about the user and be kept for ("Find me a hotel, my
+budget is 100 a night", "Please help me, I'm diabetic"): not tastes or plans, which a request
+speaks of in passing ("Write it again, I didn't like it")."""
+
+
+def _tells_while_asking(text: str) -> bool:
+    """A request or question that tells something of the user: a request to remember it, or a
+    clause of the user's own about their health, diet, people, work, home, limits..."""
+    remember = _REMEMBER.match(text)
+    if remember is not None:
+        return _FIRST_PERSON.search(text, remember.end()) is not None
+    return any(
+        _FIRST_PERSON.search(clause) is not None and bool(kinds_of(clause) & _TOLD_KINDS)
+        for clause in _CLAUSE.split(text)[1:]
+    )
 
 
 def _only_names(text: str, rest: list[str]) -> bool:
