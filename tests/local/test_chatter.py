@@ -34,6 +34,8 @@ from zepkit.local.chatter import is_chatter
         ("Please summarise my notes.", "user"),  # "my", but only what to do
         ("Please write it again, I didn't like it.", "user"),  # a taste in passing
         ("Please note the meeting is at 3.", "user"),  # nothing of the user's to remember
+        ("How do I fix my bike's chain?", "user"),  # "my", but nothing of health, diet, people
+        ("Is a vegan diet healthy?", "user"),  # diet, but not the user's
     ],
 )
 def test_chatter(sentence: str, role: str) -> None:
@@ -62,6 +64,8 @@ def test_chatter(sentence: str, role: str) -> None:
         ("Can you remember that my wife is pregnant?", "user"),
         ("Please help me, I'm diabetic and need a menu.", "user"),  # told while asking
         ("Find me a hotel in Rome, my budget is 100 a night.", "user"),
+        ("Is it safe for me to eat sushi while pregnant?", "user"),  # gives the user away
+        ("How do I stop my new puppy from chewing shoes?", "user"),
         ("Please always reply in Spanish.", "user"),  # a request that stands for every turn
         ("From now on, keep your answers short.", "user"),
     ],

@@ -74,7 +74,10 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
     said = sentence.strip()
     text = _SPEAKER_LABEL.sub("", said, count=1)
     if text.rstrip("\"'”’)]*_ ").endswith("?"):
-        return not (role == "user" and (_says_before_asking(text) or _tells_while_asking(text)))
+        return not (
+            role == "user"
+            and (_says_before_asking(text) or _tells_while_asking(text) or _reveals(text))
+        )
     content = [w for w in words(_GREETING.sub(" ", text)) if len(w) > 1 and w not in STOP_WORDS]
     rest = [w for w in content if w not in PHATIC_WORDS]
     if not rest or (_FIRST_PERSON.search(text) is None and _only_names(text, rest)):
@@ -146,6 +149,17 @@ def _tells_while_asking(text: str) -> bool:
     return any(
         _FIRST_PERSON.search(clause) is not None and bool(kinds_of(clause) & _TOLD_KINDS)
         for clause in _CLAUSE.split(text)[1:]
+    )
+
+
+_REVEALING_KINDS = frozenset({"health", "diet", "people", "pets"})
+
+
+def _reveals(question: str) -> bool:
+    """A question that gives away something of the user's health, diet, people or pets ("Is it
+    safe for me to eat sushi while pregnant?", "How do I train my new puppy?")."""
+    return _FIRST_PERSON.search(question) is not None and bool(
+        kinds_of(question) & _REVEALING_KINDS
     )
 
 
