@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from zepkit.local.profile import STANDING, kinds_of
+from zepkit.local.profile import STANDING, kinds_in
 from zepkit.local.text import SPEAKER_I, STOP_WORDS, _wordset, name_mentions, words
 
 PHATIC_WORDS: frozenset[str] = _wordset(
@@ -147,7 +147,7 @@ def _tells_while_asking(text: str) -> bool:
     if remember is not None:
         return _FIRST_PERSON.search(text, remember.end()) is not None
     return any(
-        _FIRST_PERSON.search(clause) is not None and bool(kinds_of(clause) & _TOLD_KINDS)
+        _FIRST_PERSON.search(clause) is not None and bool(kinds_in(clause) & _TOLD_KINDS)
         for clause in _CLAUSE.split(text)[1:]
     )
 
@@ -159,7 +159,7 @@ def _reveals(question: str) -> bool:
     """A question that gives away something of the user's health, diet, people or pets ("Is it
     safe for me to eat sushi while pregnant?", "How do I train my new puppy?")."""
     return _FIRST_PERSON.search(question) is not None and bool(
-        kinds_of(question) & _REVEALING_KINDS
+        kinds_in(question) & _REVEALING_KINDS
     )
 
 

@@ -294,10 +294,12 @@ def kinds_of(sentence: str) -> frozenset[str]:
 
     Cached: a search naming a kind reads every profile statement of its user, the same texts
     search after search, and a dozen patterns per text cost more than the rest of the search."""
-    return _kinds(sentence)
+    return kinds_in(sentence)
 
 
-def _kinds(text: str) -> frozenset[str]:
+def kinds_in(text: str) -> frozenset[str]:
+    """The kinds of subject `text` touches, uncached: for new text (a message being written),
+    which would only push stored statements out of `kinds_of`'s cache."""
     return frozenset(name for name, _, rule in _KINDS if rule.search(text))
 
 
@@ -311,7 +313,7 @@ def answer_salience(question: str, reply: str) -> float:
     """The profile weight of a reply to the assistant's question about the user: the kinds of
     subject the two touch together ("How old are your kids?" "Eight and eleven.") and the kinds
     the question names ("Do you have any allergies?")."""
-    kinds = _kinds(f"{question} {reply}") | kinds_asked(question)
+    kinds = kinds_in(f"{question} {reply}") | kinds_asked(question)
     return BASE_SALIENCE + sum(weight for name, weight, _ in _KINDS if name in kinds)
 
 
@@ -338,7 +340,7 @@ def continues(sentence: str, before: str) -> bool:
     have a dog. His name is Rex.")."""
     if len(before) + len(sentence) >= MAX_JOINED_CHARS or _GOES_ON.match(sentence) is None:
         return False
-    return bool(_kinds(before) & _SOMEONE)
+    return bool(kinds_in(before) & _SOMEONE)
 
 
 _SOMEONE = frozenset({"people", "pets"})
