@@ -92,6 +92,7 @@ def test_a_sentence_about_the_speaker_reads_as_usual_and_bare_yes_or_no_counts()
     [no] = extractor.extract_answer("No.", speaker="Kim", question="Do you have any allergies?")
     assert no.text == 'Kim, asked "Do you have any allergies?": No.'
     assert extractor.extract_answer("Thanks!", speaker="Kim", question="Where do you live?") == []
+    assert extractor.extract_answer("Yes.", speaker="Kim", question="Is that all?") == []
 
 
 @pytest.mark.parametrize("retriever", ["lexical", "hybrid"])

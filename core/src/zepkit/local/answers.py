@@ -67,10 +67,16 @@ def question_to_user(text: str) -> str | None:
     question = asked[-1].strip()
     if len(question) > MAX_QUESTION_CHARS or _NOT_ABOUT_USER.search(question):
         return None
-    if _YOU.search(question) or kinds_asked(question):  # "Any allergies I should know about?"
+    if names_the_user(question):
         return question
     # a short follow-up on what the user just said ("What breed?", "How old is he?")
     return question if len(words(question)) <= MAX_FOLLOW_UP_WORDS else None
+
+
+def names_the_user(question: str) -> bool:
+    """Whether a question speaks to the user ("you") or names a kind of thing about them ("Any
+    allergies I should know about?"): then even a bare yes or no answers it."""
+    return _YOU.search(question) is not None or bool(kinds_asked(question))
 
 
 def is_bare_reply(sentence: str) -> bool:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol, runtime_checkable
 
 from zepkit.core._models import DataType
-from zepkit.local.answers import MAX_REPLY_CHARS, is_bare_reply, is_fragment
+from zepkit.local.answers import MAX_REPLY_CHARS, is_bare_reply, is_fragment, names_the_user
 from zepkit.local.chatter import is_chatter
 from zepkit.local.profile import answer_salience, answer_topics, continues, self_statement
 from zepkit.local.text import has_words, name_mentions, sentences
@@ -105,6 +105,8 @@ class RuleExtractor:
             found.append(statement)
         if found:
             return found
+        if not names_the_user(question):  # "Is that all?" "Yes." says nothing of the user
+            return []
         bare = [sentence for sentence in sentences(text) if is_bare_reply(sentence)]
         return [self._answer(asked + bare[0], bare[0], question, alone=False)] if bare else []
 
