@@ -128,3 +128,20 @@ async def test_a_custom_extractor_replaces_the_default() -> None:
         assert "Loud" in [entity.name for entity in nodes.nodes]
     finally:
         await backend.aclose()
+
+
+def test_a_users_list_under_a_heading_is_one_statement_about_them() -> None:
+    extractor = RuleExtractor()
+    text = "About me:\n- 34\n- nurse\n- vegan\n\nThanks!"
+    [told] = extractor.extract(text, speaker="Kim", source="message", role="user")
+    assert told.text == "Kim: About me: 34; nurse; vegan."
+    assert told.profile is not None  # each item alone named no one
+    listed = extractor.extract(
+        "My allergies:\n1. peanuts\n2. shellfish", speaker="Kim", source="message", role="user"
+    )
+    assert [s.text for s in listed] == ["Kim: My allergies: peanuts; shellfish."]
+    # an assistant's list is read line by line, as before
+    said = extractor.extract(
+        "Options:\n- tofu\n- tempeh", speaker="bot", source="message", role="assistant"
+    )
+    assert [s.text for s in said] == ["bot: Options:", "bot: - tofu", "bot: - tempeh"]

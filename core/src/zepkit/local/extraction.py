@@ -9,6 +9,7 @@ questions, requests, acknowledgements) makes no statement: its message stays an 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, runtime_checkable
@@ -82,9 +83,10 @@ class RuleExtractor:
                 for sentence in sentences(value)
             ]
         prefix = f"{speaker}: " if speaker else ""
-        kept = self._kept(text, prefix, role)
         if role == "user":
+            kept = self._kept(listed_inline(text), prefix, role)
             return [statement for _, statement in self._joined(kept, prefix)]
+        kept = self._kept(text, prefix, role)
         return [self._said(sentence, prefix, role) for sentence in kept]
 
     def extract_answer(
@@ -97,7 +99,7 @@ class RuleExtractor:
             return self.extract(text, speaker=speaker, source="message", role="user")
         prefix = f"{speaker}: " if speaker else ""
         asked = f'{speaker}, asked "{question}": ' if speaker else f'Asked "{question}": '
-        read = self._joined(self._kept(text, prefix, "user"), prefix)
+        read = self._joined(self._kept(listed_inline(text), prefix, "user"), prefix)
         found = []
         for sentence, statement in read:
             if statement.profile is None and is_fragment(sentence):
@@ -156,6 +158,25 @@ class RuleExtractor:
     def _statement(text: str, sentence: str) -> ExtractedStatement:
         names, maybe = name_mentions(sentence)
         return ExtractedStatement(text=text, entities=tuple(names), maybe_entities=tuple(maybe))
+
+
+_LISTED = re.compile(
+    r"^(?P<head>[^\n]{1,80}:)[ \t]*\n"
+    r"(?P<items>(?:[ \t]*(?:[-*•]|\d{1,2}[.)])[ \t]+[^\n]{1,80}(?:\n|$))+)",
+    re.MULTILINE,
+)
+_ITEM = re.compile(r"^[ \t]*(?:[-*•]|\d{1,2}[.)])[ \t]+", re.MULTILINE)
+
+
+def listed_inline(text: str) -> str:
+    """A user's short list under a heading, as one line ("About me:" then "- 34", "- nurse" is
+    "About me: 34; nurse."): each item alone would name no one, the heading says whose it is."""
+
+    def inline(found: re.Match[str]) -> str:
+        items = [item.strip().rstrip(".;,") for item in _ITEM.sub("", found["items"]).splitlines()]
+        return f"{found['head']} {'; '.join(item for item in items if item)}.\n"
+
+    return _LISTED.sub(inline, text)
 
 
 def json_leaves(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
