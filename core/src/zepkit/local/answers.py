@@ -13,10 +13,7 @@ from __future__ import annotations
 import re
 
 from zepkit.local.profile import kinds_asked
-from zepkit.local.text import _wordset, sentences, words
-
-_LABEL = re.compile(r"^\s*[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*){0,2}\s*:\s+")
-"""A transcript's "Name: " before what was said."""
+from zepkit.local.text import SPEAKER_LABEL, _wordset, sentences, words
 
 _YOU = re.compile(
     r"\b(?:you|your|yours|yourself|you're|you’re|you've|you’ve|you'd|you’d|u|ur)\b",
@@ -58,7 +55,7 @@ says something ("Do you have kids?" "No.")."""
 def question_to_user(text: str) -> str | None:
     """The question an assistant's message asks the user about themselves, else None."""
     asked = [
-        _LABEL.sub("", sentence, count=1)
+        SPEAKER_LABEL.sub("", sentence, count=1)
         for sentence in sentences(text)
         if sentence.rstrip("\"'”’)]*_ ").endswith("?")
     ]

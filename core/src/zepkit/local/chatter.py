@@ -10,7 +10,14 @@ from __future__ import annotations
 import re
 
 from zepkit.local.profile import STANDING, kinds_in
-from zepkit.local.text import SPEAKER_I, STOP_WORDS, _wordset, name_mentions, words
+from zepkit.local.text import (
+    SPEAKER_I,
+    SPEAKER_LABEL,
+    STOP_WORDS,
+    _wordset,
+    name_mentions,
+    words,
+)
 
 PHATIC_WORDS: frozenset[str] = _wordset(
     """
@@ -52,9 +59,6 @@ _SELF_CLAUSE = re.compile(
 """A clause of the speaker's own after an acknowledgement ("Sounds fun, I'm going too"): a fact."""
 
 
-_SPEAKER_LABEL = re.compile(r"^\s*[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*){0,2}\s*:\s+")
-"""A transcript's "Name: " before what was said."""
-
 _GREETING = re.compile(
     r"\b(?:long time no (?:see|talk|chat|speak)|good (?:morning|afternoon|evening|night)|"
     r"nice to (?:meet|see|hear from) you|how are you|how'?s it going|talk (?:to you )?soon|"
@@ -72,7 +76,7 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
     politeness or an acknowledgement. `role` is the speaker's role ("user", "assistant", None for
     data)."""
     said = sentence.strip()
-    text = _SPEAKER_LABEL.sub("", said, count=1)
+    text = SPEAKER_LABEL.sub("", said, count=1)
     if text.rstrip("\"'”’)]*_ ").endswith("?"):
         return not (
             role == "user"

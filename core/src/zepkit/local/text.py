@@ -79,6 +79,8 @@ _INITIAL_MARKS = frozenset(":;\"“”'‘([–—.!?")
 _CONNECTOR_GAP = re.compile(rf"\s+({'|'.join(sorted(_CONNECTORS))})\s+")
 _POSSESSIVE = ("'s", "’s")
 _APOSTROPHE = re.compile(r"['’]")
+SPEAKER_LABEL = re.compile(r"^\s*[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*){0,2}\s*:\s+")
+"""A transcript's "Name: " before what was said."""
 _TURN = re.compile(r"^\s*([^\W\d_][\w.'’-]*(?: [\w.'’-]+){0,3})\s*:\s+(\S.*)$")
 _ROLE_NAMES = frozenset({"user", "assistant", "system", "tool", "function"})
 _SUFFIXES = ("ing", "ed", "es", "s")
