@@ -141,9 +141,9 @@ async def test_dns_rebinding_protection_checks_host_and_origin(url: str) -> None
 @pytest.mark.slow
 async def test_a_users_token_never_reads_another_users_memory(url: str) -> None:
     async with connect(url, ALICE_TOKEN) as alice:
-        stored = await say(alice, "memory_add", {"content": "Alice's locker code is 4471."})
+        stored = await say(alice, "memory_add", {"content": "Alice's locker code is QX-4471."})
         assert stored.startswith("Stored")
-        assert "4471" in await say(alice, "memory_search", {"query": "locker code"})
+        assert "QX-4471" in await say(alice, "memory_search", {"query": "locker code"})
     async with connect(url, BOB_TOKEN) as bob:
         for tool, args in [
             ("memory_search", {"query": "locker code 4471", "scope": "episodes"}),
@@ -154,14 +154,14 @@ async def test_a_users_token_never_reads_another_users_memory(url: str) -> None:
             ("memory_get_messages", {"thread": ALICE.thread_id}),
         ]:
             seen = await say(bob, tool, args)
-            assert "4471" not in seen and "Tobias" not in seen, (tool, seen)
+            assert "QX-4471" not in seen and "Tobias" not in seen, (tool, seen)
         assert ALICE.thread_id not in await say(bob, "memory_list_threads", {})
         refused = await say(bob, "memory_get_messages", {"thread": ALICE.thread_id})
         assert refused.startswith("There is no thread")
         for uri in ("zepkit://memory/profile", "zepkit://memory/export"):
             (contents,) = (await bob.read_resource(uri)).contents
             text = getattr(contents, "text", "")
-            assert "alice" not in text and "4471" not in text and "Tobias" not in text
+            assert "alice" not in text and "QX-4471" not in text and "Tobias" not in text
         with pytest.raises(MCPError):
             await bob.read_resource(f"zepkit://memory/threads/{ALICE.thread_id}")
         assert "Rotterdam" in await say(bob, "memory_search", {"query": "tomatoes Rotterdam"})

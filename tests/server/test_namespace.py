@@ -46,14 +46,14 @@ async def test_ids_are_stored_prefixed_and_returned_bare(store: LocalBackend) ->
 
 async def test_two_projects_on_one_store_never_meet(store: LocalBackend) -> None:
     shop, support = ProjectNamespace(store, "shop"), ProjectNamespace(store, "support")
-    for project, said in ((shop, "My locker code is 7781."), (support, "I sail on Sundays.")):
+    for project, said in ((shop, "My locker code is QX-7781."), (support, "I sail on Sundays.")):
         await project.ensure_user(UserProfile("alice"))
         await project.ensure_thread("chat", "alice")
         await project.add_messages("chat", [Message("user", said)], user_id="alice")
     assert [m.content for m in await support.get_messages("chat")] == ["I sail on Sundays."]
     for scope in ("edges", "episodes", "nodes"):
         found = await support.search(SearchRequest("locker code", user_id="alice", scope=scope))  # type: ignore[arg-type]
-        assert "7781" not in found.model_dump_json()
+        assert "QX-7781" not in found.model_dump_json()
     await shop.delete_user("alice")
     assert [m.content for m in await support.get_messages("chat")] == ["I sail on Sundays."]
     with pytest.raises(UnsupportedError):
