@@ -272,10 +272,10 @@ async def test_recall_budget_uses_last_block_and_late_result_serves_next_turn(
     await loop.provision(session)
     first = await loop.begin_turn(session, "Tell me about my favourite mountain.")
     assert first == ""  # over budget, and no earlier block for this thread
-    await asyncio.sleep(0.5)  # the late recall lands
+    await loop.drain()  # the late recall lands
     second = await loop.begin_turn(session, "And what else about the mountain?")
     assert "Fuji" in second  # the late block from the previous turn
-    await asyncio.sleep(0.5)  # the second turn's write finishes in the background
+    await loop.drain()  # the second turn's write finishes in the background
     user_turns = [m for m in await inner.get_messages("alice-2") if m.role == "user"]
     assert len(user_turns) == 2  # a late recall still stores the turn
     await loop.aclose()
