@@ -85,7 +85,6 @@ PUBLIC: dict[str, list[str]] = {
         "strip_rendered_block",
     ],
     "zepkit.local": [
-        "AnswerExtractor",
         "Embedder",
         "ExtractedStatement",
         "ExtractionRun",
@@ -94,6 +93,7 @@ PUBLIC: dict[str, list[str]] = {
         "LLMExtractor",
         "LocalBackend",
         "MiniLMEmbedder",
+        "ReplyExtractor",
         "RetrieverMode",
         "RuleExtractor",
         "check_fts5",

@@ -9,9 +9,9 @@ import pytest
 from zepkit.core._backend import SearchRequest, UserProfile
 from zepkit.core._models import DataType, Message
 from zepkit.local import (
-    AnswerExtractor,
     ExtractedStatement,
     LocalBackend,
+    ReplyExtractor,
     RetrieverMode,
     RuleExtractor,
 )
@@ -62,15 +62,13 @@ def test_offers_checks_small_talk_and_trivia_ask_nothing_of_the_user(said: str) 
 
 def test_a_reply_is_stored_with_its_question_and_joins_the_profile() -> None:
     extractor = RuleExtractor()
-    assert isinstance(extractor, AnswerExtractor)
-    [answer] = extractor.extract_answer(
-        "Melbourne.", speaker="Kim", question="Where are you based?"
-    )
+    assert isinstance(extractor, ReplyExtractor)
+    [answer] = extractor.extract_reply("Melbourne.", speaker="Kim", question="Where are you based?")
     assert answer.text == 'Kim, asked "Where are you based?": Melbourne.'
     assert "Melbourne" in answer.entities + answer.maybe_entities
     assert answer.profile is not None
     # the kinds the question names weigh in: pets count more than a bare place
-    [pets] = extractor.extract_answer(
+    [pets] = extractor.extract_reply(
         "Yep, a bearded dragon called Spike.", speaker="Kim", question="Do you have any pets?"
     )
     assert pets.profile is not None and pets.profile > answer.profile
@@ -79,7 +77,7 @@ def test_a_reply_is_stored_with_its_question_and_joins_the_profile() -> None:
 
 def test_a_sentence_about_the_speaker_reads_as_usual_and_bare_yes_or_no_counts() -> None:
     extractor = RuleExtractor()
-    found = extractor.extract_answer(
+    found = extractor.extract_reply(
         "I live in Lisbon. Near the river.", speaker="Kim", question="Where do you live?"
     )
     assert [s.text for s in found] == [
@@ -87,12 +85,12 @@ def test_a_sentence_about_the_speaker_reads_as_usual_and_bare_yes_or_no_counts()
         'Kim, asked "Where do you live?": Near the river.',
     ]
     assert [s.topics for s in found] == [("home",), ()]  # one of two: no subject of its own
-    [berlin] = extractor.extract_answer("Berlin.", speaker="Kim", question="Where do you live?")
+    [berlin] = extractor.extract_reply("Berlin.", speaker="Kim", question="Where do you live?")
     assert berlin.topics == ("home",)  # the whole reply: a newer home ends the older
-    [no] = extractor.extract_answer("No.", speaker="Kim", question="Do you have any allergies?")
+    [no] = extractor.extract_reply("No.", speaker="Kim", question="Do you have any allergies?")
     assert no.text == 'Kim, asked "Do you have any allergies?": No.'
-    assert extractor.extract_answer("Thanks!", speaker="Kim", question="Where do you live?") == []
-    assert extractor.extract_answer("Yes.", speaker="Kim", question="Is that all?") == []
+    assert extractor.extract_reply("Thanks!", speaker="Kim", question="Where do you live?") == []
+    assert extractor.extract_reply("Yes.", speaker="Kim", question="Is that all?") == []
 
 
 @pytest.mark.parametrize("retriever", ["lexical", "hybrid"])
@@ -138,7 +136,7 @@ async def test_a_terse_reply_reaches_a_new_conversation(
 
 
 class PlainExtractor:
-    """An extractor without `extract_answer`: every message is read alone."""
+    """An extractor without `extract_reply`: every message is read alone."""
 
     def extract(
         self, text: str, *, speaker: str | None, source: DataType, role: str | None = None
@@ -203,7 +201,7 @@ async def test_a_long_reply_reads_as_usual() -> None:
         "Good access to schools matters, and people should be heard in every town hall we hold."
     )
     assert len(reply) > 160
-    found = RuleExtractor().extract_answer(reply, speaker="Jo", question="What do you work on?")
+    found = RuleExtractor().extract_reply(reply, speaker="Jo", question="What do you work on?")
     assert found == RuleExtractor().extract(reply, speaker="Jo", source="message", role="user")
 
 

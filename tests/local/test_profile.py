@@ -313,6 +313,64 @@ def test_a_sentence_going_on_about_someone_joins_their_profile_statement() -> No
     assert len(said) == 2
 
 
+def test_a_message_going_on_about_someone_joins_the_users_previous_statement() -> None:
+    extractor = RuleExtractor()
+    [dog] = extractor.extract_reply(
+        "Thanks! His name is Rex and he hates baths.", speaker="Kim", before="I have a dog."
+    )
+    assert dog.text == "Kim: I have a dog. His name is Rex and he hates baths."
+    assert dog.profile is not None and "Rex" in dog.entities + dog.maybe_entities
+    # the last profile statement of the previous message is the one continued
+    [sister, job] = extractor.extract_reply(
+        "She is a midwife. I work in a bakery.",
+        speaker="Kim",
+        before="Hi there. My sister Lea just moved to Oslo.",
+    )
+    assert sister.text == "Kim: My sister Lea just moved to Oslo. She is a midwife."
+    assert job.text == "Kim: I work in a bakery."
+    # not after a statement that is not about someone of the user's, nor a later sentence
+    for before, text in [
+        ("I watched a film.", "She was great in it."),
+        ("What do you think?", "He said no."),
+        ("I have a dog.", "The weather is nice. He loves it."),
+    ]:
+        found = extractor.extract_reply(text, speaker="Kim", before=before)
+        assert not any(before in s.text for s in found), (before, text)
+
+
+async def test_a_fact_told_over_two_messages_is_one_profile_statement(ana: LocalBackend) -> None:
+    await ana.add_messages(
+        "t1",
+        [
+            Message("user", "I have a dog.", name="Ana"),
+            Message("assistant", "Lovely! Dogs are great company."),
+        ],
+    )
+    await ana.add_messages(
+        "t1", [Message("user", "His name is Rex and he is scared of storms.", name="Ana")]
+    )
+    # in one write too, and only within its thread
+    await ana.add_messages(
+        "t2",
+        [
+            Message("user", "My mum lives with us now.", name="Ana"),
+            Message("assistant", "That must be a change."),
+            Message("user", "She loves gardening.", name="Ana"),
+        ],
+    )
+    await ana.add_messages("t3", [Message("user", "He is a beagle.", name="Ana")])
+    block = await ana.add_messages(
+        "now", [Message("user", "Any tips for a quiet evening?", name="Ana")], return_context=True
+    )
+    lines = profile_of(block)
+    joined = "Ana: I have a dog. His name is Rex and he is scared of storms."
+    assert sum(joined in line for line in lines) == 1
+    assert any("Ana: My mum lives with us now. She loves gardening." in line for line in lines)
+    # the statement the longer one opens with is not shown again beside it
+    assert not any("Ana: I have a dog. (" in line for line in lines)
+    assert not any("beagle" in line for line in lines)  # another thread: nothing to go on
+
+
 async def test_a_standing_instruction_reaches_every_new_conversation(ana: LocalBackend) -> None:
     await ana.add_messages("t1", [Message("user", "Please always reply in Spanish.", name="Ana")])
     block = await ana.add_messages(

@@ -4,13 +4,12 @@ from zepkit.local.backend import LocalBackend
 from zepkit.local.connection import check_fts5
 from zepkit.local.dense import RetrieverMode
 from zepkit.local.embedders import Embedder, HttpEmbedder
-from zepkit.local.extraction import AnswerExtractor, ExtractedStatement, Extractor, RuleExtractor
+from zepkit.local.extraction import ExtractedStatement, Extractor, ReplyExtractor, RuleExtractor
 from zepkit.local.llm import LLMExtractor
 from zepkit.local.llmworker import ExtractionRun
 from zepkit.local.minilm import MiniLMEmbedder
 
 __all__ = [
-    "AnswerExtractor",
     "Embedder",
     "ExtractedStatement",
     "ExtractionRun",
@@ -19,6 +18,7 @@ __all__ = [
     "LLMExtractor",
     "LocalBackend",
     "MiniLMEmbedder",
+    "ReplyExtractor",
     "RetrieverMode",
     "RuleExtractor",
     "check_fts5",

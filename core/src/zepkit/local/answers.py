@@ -11,6 +11,8 @@ question (`extraction.RuleExtractor.extract_answer`).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from zepkit.local.profile import kinds_asked
 from zepkit.local.text import SPEAKER_LABEL, _wordset, sentences, words
@@ -50,6 +52,32 @@ _BARE = re.compile(
 )
 """A reply's opening yes or no: on its own chatter, but in answer to a question about the user it
 says something ("Do you have kids?" "No.")."""
+
+
+@dataclass(frozen=True)
+class Lead:
+    """What came just before a user's message in its thread: the assistant's question about the
+    user that it replies to, and the user's own previous message when no more than the
+    assistant's reply lies between ("I have a dog." "Lovely!" "His name is Rex.")."""
+
+    question: str | None = None
+    before: str | None = None
+
+
+def lead_of(history: Sequence[tuple[str, str]]) -> Lead | None:
+    """The lead of a user message from the thread's messages before it, as (role, content), oldest
+    first (only the last two are read); None when there is none."""
+    last = history[-1] if history else None
+    if last is None:
+        return None
+    if last[0] == "user":
+        return Lead(before=last[1])
+    if last[0] != "assistant":
+        return None
+    question = question_to_user(last[1])
+    earlier = history[-2] if len(history) > 1 else None
+    before = earlier[1] if earlier is not None and earlier[0] == "user" else None
+    return Lead(question, before) if question is not None or before is not None else None
 
 
 def question_to_user(text: str) -> str | None:

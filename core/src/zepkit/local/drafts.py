@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from zepkit.core._models import DataType, Message
+from zepkit.local.answers import Lead
 from zepkit.local.codec import encode_metadata, encode_time, now
-from zepkit.local.extraction import AnswerExtractor, Extractor
+from zepkit.local.extraction import Extractor, ReplyExtractor
 from zepkit.local.stats import message_sentences
 from zepkit.local.text import split_turns
 
@@ -47,13 +48,14 @@ class Draft:
     """The texts the term statistics count (a message's sentences); None: its statements."""
 
 
-def draft_message(extractor: Extractor, message: Message, asked: str | None = None) -> Draft:
-    """A thread message as an episode; its speaker is its name, else its role. `asked`: the
-    assistant's question about the user that this user message replies to (read with it when the
-    extractor can)."""
+def draft_message(extractor: Extractor, message: Message, lead: Lead | None = None) -> Draft:
+    """A thread message as an episode; its speaker is its name, else its role. `lead`: what came
+    just before this user message in its thread (read with it when the extractor can)."""
     speaker = message.name or message.role
-    if asked is not None and message.role == "user" and isinstance(extractor, AnswerExtractor):
-        found = extractor.extract_answer(message.content, speaker=speaker, question=asked)
+    if lead is not None and message.role == "user" and isinstance(extractor, ReplyExtractor):
+        found = extractor.extract_reply(
+            message.content, speaker=speaker, question=lead.question, before=lead.before
+        )
     else:
         found = extractor.extract(
             message.content, speaker=speaker, source="message", role=message.role

@@ -26,7 +26,7 @@ from zepkit.core._models import (
     UserInfo,
 )
 from zepkit.local import backfill, deletion, jobs, listing, provision, writekeys
-from zepkit.local.answers import question_to_user
+from zepkit.local.answers import Lead, lead_of
 from zepkit.local.codec import decode_metadata, decode_time, encode_time, now
 from zepkit.local.connection import read_transaction, write_transaction
 from zepkit.local.dense import Dense
@@ -150,8 +150,8 @@ class Engine:
         With `user_id`, the thread must belong to that user (checked inside the transaction);
         with `key`, a write already stored under that key is not stored again."""
         drafts = [
-            draft_message(self._extractor, message, asked)
-            for message, asked in zip(messages, self._questions(thread_id, messages), strict=True)
+            draft_message(self._extractor, message, lead)
+            for message, lead in zip(messages, self._leads(thread_id, messages), strict=True)
         ]
         texts = [draft.content for draft in drafts]
         # An in-process embedder runs on its own thread while this one writes the messages and,
@@ -185,27 +185,24 @@ class Engine:
         self._stored(episodes, vectors)
         return self._context(thread_id, ahead) if return_context else None
 
-    def _questions(self, thread_id: str, messages: Sequence[Message]) -> list[str | None]:
-        """For each message, the assistant's question about the user it replies to, if any:
-        the message before it in `messages`, or for the first the thread's last stored one
+    def _leads(self, thread_id: str, messages: Sequence[Message]) -> list[Lead | None]:
+        """For each message, what came just before it when it is the user's (see `Lead`): the
+        messages before it in `messages`, and for the first ones the thread's last two stored
         (read before the write, so a concurrent write to the thread may slip between)."""
         if not any(message.role == "user" for message in messages):
             return [None] * len(messages)
-        before: tuple[str, str] | None = None
+        history: list[tuple[str, str]] = []
         if messages[0].role == "user":
-            before = self._conn.execute(
+            history = self._conn.execute(
                 "SELECT m.role, m.content FROM messages m JOIN threads t ON t.id = m.thread "
-                "WHERE t.thread_id = ? ORDER BY m.id DESC LIMIT 1",
+                "WHERE t.thread_id = ? ORDER BY m.id DESC LIMIT 2",
                 (thread_id,),
-            ).fetchone()
-        asked: list[str | None] = []
+            ).fetchall()[::-1]
+        leads: list[Lead | None] = []
         for message in messages:
-            question = None
-            if message.role == "user" and before is not None and before[0] == "assistant":
-                question = question_to_user(before[1])
-            asked.append(question)
-            before = (message.role, message.content)
-        return asked
+            leads.append(lead_of(history) if message.role == "user" else None)
+            history.append((message.role, message.content))
+        return leads
 
     def _embed_beside(self, texts: Sequence[str]) -> Future[Any] | None:
         """The texts' vectors being computed on the embedding thread, when the embedder runs in

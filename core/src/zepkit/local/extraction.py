@@ -54,15 +54,18 @@ class Extractor(Protocol):
 
 
 @runtime_checkable
-class AnswerExtractor(Protocol):
-    """An extractor that can also read a user's reply with the assistant's question before it
-    ("Where are you based?" "Melbourne."); optional: an `Extractor` without it reads every
-    message alone."""
+class ReplyExtractor(Protocol):
+    """An extractor that can also read a user's message with what came just before it in the
+    thread: the assistant's question ("Where are you based?" "Melbourne.") and the user's own
+    previous message ("I have a dog." "Nice!" "His name is Rex."); optional: an `Extractor`
+    without it reads every message alone."""
 
-    def extract_answer(
-        self, text: str, *, speaker: str | None, question: str
+    def extract_reply(
+        self, text: str, *, speaker: str | None, question: str | None, before: str | None
     ) -> Sequence[ExtractedStatement]:
-        """The statements of the user's reply `text` to `question`, a question about them."""
+        """The statements of the user's message `text`; `question`: the assistant's question about
+        the user it replies to; `before`: the user's previous message, when no more than the
+        assistant's reply lies between (either may be None)."""
         ...
 
 
@@ -84,22 +87,27 @@ class RuleExtractor:
             ]
         prefix = f"{speaker}: " if speaker else ""
         if role == "user":
-            kept = self._kept(listed_inline(text), prefix, role)
-            return [statement for _, statement in self._joined(kept, prefix)]
+            return [statement for _, statement in self._read(text, prefix, None)]
         kept = self._kept(text, prefix, role)
         return [self._said(sentence, prefix, role) for sentence in kept]
 
-    def extract_answer(
-        self, text: str, *, speaker: str | None, question: str
+    def extract_reply(
+        self,
+        text: str,
+        *,
+        speaker: str | None,
+        question: str | None = None,
+        before: str | None = None,
     ) -> Sequence[ExtractedStatement]:
-        """See `AnswerExtractor.extract_answer`: a bare answer ("Melbourne.", "Eight and eleven.",
+        """See `ReplyExtractor.extract_reply`: a bare answer ("Melbourne.", "Eight and eleven.",
         and "No." when nothing else is said) of a short reply is stored with the question and joins
-        the user's profile; any other sentence reads as usual."""
-        if len(text) > MAX_REPLY_CHARS:
-            return self.extract(text, speaker=speaker, source="message", role="user")
+        the user's profile; an opening sentence that goes on about the person or pet of the user's
+        previous statement ("His name is Rex.") is stored joined to it; the rest reads as usual."""
         prefix = f"{speaker}: " if speaker else ""
+        read = self._read(text, prefix, before)
+        if question is None or len(text) > MAX_REPLY_CHARS:
+            return [statement for _, statement in read]
         asked = f'{speaker}, asked "{question}": ' if speaker else f'Asked "{question}": '
-        read = self._joined(self._kept(listed_inline(text), prefix, "user"), prefix)
         found = []
         for sentence, statement in read:
             if statement.profile is None and is_fragment(sentence):
@@ -111,6 +119,22 @@ class RuleExtractor:
             return []
         bare = [sentence for sentence in sentences(text) if is_bare_reply(sentence)]
         return [self._answer(asked + bare[0], bare[0], question, alone=False)] if bare else []
+
+    def _read(
+        self, text: str, prefix: str, before: str | None
+    ) -> list[tuple[str, ExtractedStatement]]:
+        """A user's message as (sentence, statement) pairs; when its first sentence goes on about
+        the subject of the last profile statement of `before` (the user's previous message), that
+        statement and the sentence are one."""
+        kept = self._kept(listed_inline(text), prefix, "user")
+        if before is None or not kept:
+            return self._joined(kept, prefix)
+        earlier = self._joined(self._kept(listed_inline(before), prefix, "user"), prefix)
+        if not earlier or earlier[-1][1].profile is None:
+            return self._joined(kept, prefix)
+        seed = earlier[-1][0]
+        read = self._joined([seed, *kept], prefix)
+        return read[1:] if read[0][0] == seed else read  # not joined: the seed is stored already
 
     def _joined(self, kept: list[str], prefix: str) -> list[tuple[str, ExtractedStatement]]:
         """A user's kept sentences read as statements, a sentence that goes on about the subject

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import Future
@@ -20,6 +21,7 @@ from zepkit.local.rerank import RRF_K, Candidate, by_relevance, fuse, mmr, rrf
 from zepkit.local.retrieval import (
     EntityRow,
     EpisodeRow,
+    ProfileRow,
     StatementHit,
     Turn,
     entity_summary,
@@ -396,6 +398,7 @@ def pick_profile(
     ]
     if not rows:
         return []
+    rows = _untold_again(rows)
     top = max(relevance.values(), default=0.0) or 1.0
     most = max(row.salience for row in rows)
     scored: dict[str, tuple[float, StatementHit]] = {}
@@ -413,6 +416,23 @@ def pick_profile(
             scored[key] = (score, hit)
     best = sorted(scored.values(), key=lambda item: (-item[0], -item[1].id))
     return [(hit, score) for score, hit in best]
+
+
+_SENTENCE_END = re.compile(r"[.!?…] ")
+
+
+def _untold_again(rows: list[ProfileRow]) -> list[ProfileRow]:
+    """`rows` without a statement that opens another one ("I have a dog." beside "I have a dog.
+    His name is Rex."): the longer one says it all."""
+    texts = {row.hit.text for row in rows}
+    opening = {
+        row.hit.text[: end.start() + 1]
+        for row in rows
+        for end in _SENTENCE_END.finditer(row.hit.text)
+    }
+    if not opening & texts:
+        return rows
+    return [row for row in rows if row.hit.text not in opening]
 
 
 def more_profile(
