@@ -5,7 +5,8 @@ Rules over English, no model: a question about the user is the last question of 
 message, in the second person, naming a kind of profile statement ("Any allergies I should
 know about?") or short enough to follow up on what the user said ("What breed?"), that is not
 an offer, a request, a check or small talk. The reply's sentences are then read with that
-question (`extraction.RuleExtractor.extract_answer`).
+question (`extraction.RuleExtractor.extract_reply`), and with the user's previous message when
+only the assistant's reply lies between (`Lead`).
 """
 
 from __future__ import annotations
