@@ -93,6 +93,38 @@ def test_a_sentence_about_the_speaker_reads_as_usual_and_bare_yes_or_no_counts()
     assert extractor.extract_reply("Yes.", speaker="Kim", question="Is that all?") == []
 
 
+@pytest.mark.parametrize(
+    ("question", "reply"),
+    [
+        ("Where do you live?", "It's a small town near York."),
+        ("How old are your kids?", "They are 8 and 11."),
+        ("How old is your daughter?", "She's four."),
+        ("What's your partner's name?", "That would be Jordan."),
+    ],
+)
+def test_a_reply_standing_for_what_was_asked_is_read_with_the_question(
+    question: str, reply: str
+) -> None:
+    [answer] = RuleExtractor().extract_reply(reply, speaker="Kim", question=question)
+    assert answer.text == f'Kim, asked "{question}": {reply}'
+    assert answer.profile is not None
+
+
+@pytest.mark.parametrize(
+    ("question", "reply"),
+    [
+        ("What did you think of the film?", "It was long."),  # no subject of the profile
+        ("Where do you live?", "It's a small town near York. We love it there."),  # not alone
+        ("Is Paris nice?", "It is lovely in spring."),  # not a question to the user
+    ],
+)
+def test_a_reply_that_refers_back_to_nothing_of_the_user_is_not_framed(
+    question: str, reply: str
+) -> None:
+    found = RuleExtractor().extract_reply(reply, speaker="Kim", question=question)
+    assert not any(s.text.startswith("Kim, asked") and s.text.endswith(reply) for s in found)
+
+
 @pytest.mark.parametrize("retriever", ["lexical", "hybrid"])
 async def test_a_terse_reply_reaches_a_new_conversation(
     retriever: RetrieverMode, words: type[Embedder]

@@ -126,6 +126,20 @@ and eleven", "A bearded dragon called Spike") needs the question to mean anythin
 MAX_FRAGMENT_WORDS = 12
 
 
+_REFERS_BACK = re.compile(
+    r"^\W*(?:it|it's|it’s|its|they|they're|they’re|their|he|he's|he’s|she|she's|she’s|that|"
+    r"that's|that’s|this|there|those|these)\b",
+    re.IGNORECASE,
+)
+
+
+def refers_back(sentence: str) -> bool:
+    """Whether a short sentence opens with a word that stands for what was just asked about ("It's
+    a small town near York.", "They are 8 and 11.", "That would be Jordan."): alone it names
+    nothing, with the question it answers it."""
+    return _REFERS_BACK.match(sentence) is not None and len(words(sentence)) <= MAX_FRAGMENT_WORDS
+
+
 def is_fragment(sentence: str) -> bool:
     """Whether the sentence is a bare answer: after any yes or no, its first clause has no
     subject and no auxiliary verb of its own, and the sentence is short."""

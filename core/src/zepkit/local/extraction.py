@@ -15,9 +15,22 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol, runtime_checkable
 
 from zepkit.core._models import DataType
-from zepkit.local.answers import MAX_REPLY_CHARS, is_bare_reply, is_fragment, names_the_user
+from zepkit.local.answers import (
+    MAX_REPLY_CHARS,
+    is_bare_reply,
+    is_fragment,
+    names_the_user,
+    refers_back,
+)
 from zepkit.local.chatter import is_chatter
-from zepkit.local.profile import answer_salience, answer_topics, continues, self_statement
+from zepkit.local.profile import (
+    answer_salience,
+    answer_topics,
+    continues,
+    kinds_asked,
+    kinds_in,
+    self_statement,
+)
 from zepkit.local.text import has_words, name_mentions, sentences
 
 
@@ -110,14 +123,19 @@ class RuleExtractor:
         asked = f'{speaker}, asked "{question}": ' if speaker else f'Asked "{question}": '
         found = []
         for sentence, statement in read:
-            if statement.profile is None and is_fragment(sentence):
+            if statement.profile is None and (
+                is_fragment(sentence) or (len(read) == 1 and _answers(sentence, question))
+            ):
                 statement = self._answer(asked + sentence, sentence, question, alone=len(read) == 1)
             found.append(statement)
         if found:
             return found
         if not names_the_user(question):  # "Is that all?" "Yes." says nothing of the user
             return []
-        bare = [sentence for sentence in sentences(text) if is_bare_reply(sentence)]
+        said = sentences(text)
+        bare = [sentence for sentence in said if is_bare_reply(sentence)]
+        if not bare and len(said) == 1 and _answers(said[0], question):
+            bare = said  # "That would be Jordan." reads as politeness alone
         return [self._answer(asked + bare[0], bare[0], question, alone=False)] if bare else []
 
     def _read(
@@ -182,6 +200,17 @@ class RuleExtractor:
     def _statement(text: str, sentence: str) -> ExtractedStatement:
         names, maybe = name_mentions(sentence)
         return ExtractedStatement(text=text, entities=tuple(names), maybe_entities=tuple(maybe))
+
+
+def _answers(sentence: str, question: str) -> bool:
+    """Whether a reply's only sentence answers a question to the user by standing for what it
+    asks about ("Where do you live?" "It's a small town near York."), on a subject of their
+    profile (the two together touch a kind: home, people, health...)."""
+    return (
+        refers_back(sentence)
+        and names_the_user(question)
+        and bool(kinds_in(f"{question} {sentence}") | kinds_asked(question))
+    )
 
 
 _LISTED = re.compile(
