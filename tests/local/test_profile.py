@@ -380,6 +380,31 @@ async def test_a_standing_instruction_reaches_every_new_conversation(ana: LocalB
     assert "Ana: Please always reply in Spanish." in line
 
 
+@pytest.mark.parametrize("said", ["Please call me Alex.", "You can call me Alex."])
+async def test_how_the_user_wants_to_be_called_reaches_every_new_conversation(
+    ana: LocalBackend, said: str
+) -> None:
+    await ana.add_messages("t1", [Message("user", said, name="Ana")])
+    for n in range(12):  # a crowded profile: the name still leads
+        await ana.add_messages("t2", [Message("user", f"I have visited {n + 3} countries.")])
+    block = await ana.add_messages(
+        "now", [Message("user", "Write me a short bio.", name="Ana")], return_context=True
+    )
+    assert any(f"Ana: {said}" in line for line in profile_of(block))
+
+
+def test_a_name_the_user_goes_by_is_about_who_they_are() -> None:
+    for said in ("I go by Liz.", "Everyone calls me Bex.", "My nickname is Bo."):
+        reading = self_statement(said)
+        assert reading is not None and reading.salience > 1.0, said
+    assert (
+        RuleExtractor().extract(
+            "Please call me back tomorrow.", speaker="Ana", source="message", role="user"
+        )
+        == []
+    )  # a request, not a name
+
+
 async def test_what_the_user_asks_to_be_remembered_is_remembered(ana: LocalBackend) -> None:
     said = "Please remember that my son is allergic to eggs."
     await ana.add_messages("t1", [Message("user", said, name="Ana")])

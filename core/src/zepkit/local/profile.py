@@ -63,10 +63,12 @@ BASE_SALIENCE = 1.0
 _STANDING = (
     r"\b(?:always|never|from now on|going forward|in (?:the )?future|every time|each time|"
     r"by default)\b(?=.*\b(?:you|your|reply|replies|respond|answer|answers|write|use|keep|"
-    r"format|explain|call|address|give|include|avoid|skip|stop|remember|remind|speak|talk)\b)"
+    r"format|explain|call|address|give|include|avoid|skip|stop|remember|remind|speak|talk)\b)|"
+    r"\b(?:call|address|refer to) me (?:as |by )?(?-i:[A-Z])"
 )
 """A standing instruction to the assistant ("Please always reply in Spanish.", "From now on,
-keep your answers short."): how the user wants to be spoken to, worth every later block."""
+keep your answers short.", "Please call me Alex."): how the user wants to be spoken to, worth
+every later block."""
 
 STANDING = re.compile(_STANDING, re.IGNORECASE)
 
@@ -120,7 +122,8 @@ _KINDS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
         (
             "identity",
             2.0,
-            r"\b(?:my name|i'?m called|call me|years old|speak\w*|language|native|nationality|"
+            r"\b(?:my name|i'?m called|call me|calls me|go(?:es)? by|known as|nickname|years old|"
+            r"speak\w*|language|native|nationality|"
             r"citizen|religio\w*|pronouns?)\b",
         ),
         (
