@@ -59,6 +59,15 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "Please always reply in Spanish.",  # how the user wants to be spoken to
         "From now on, keep your answers short, bullet points only.",
         "Never use emojis when you write to me.",
+        # chat's dropped "I"
+        "Been vegan for 5 years now.",
+        "Recently diagnosed with celiac.",
+        "Currently pregnant with twins!",
+        "Just got engaged!!",
+        "Starting a PhD in chemistry this fall.",
+        "Not a fan of mushrooms tbh.",
+        "Really into bouldering lately.",
+        "Living in Leeds these days.",
     ],
 )
 def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) -> None:
@@ -75,6 +84,13 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Heads up: the gym closes early on Sundays.",
         "By the way, Paris is lovely in spring.",
         "It always rains here in November.",  # "always", but no instruction
+        # an opener without "I" that points at something else
+        "Love the way you explain things!",
+        "Hate when that happens.",
+        "Got home late.",
+        "Moving on to the next question.",
+        "Working on it.",
+        "Getting late, talk tomorrow!",
     ],
 )
 def test_what_is_not_the_speaker_stays_out(sentence: str) -> None:
@@ -378,6 +394,18 @@ async def test_a_standing_instruction_reaches_every_new_conversation(ana: LocalB
     )
     [line] = profile_of(block)
     assert "Ana: Please always reply in Spanish." in line
+
+
+async def test_news_without_i_reaches_a_new_conversation(ana: LocalBackend) -> None:
+    for said in ("Just got engaged!!", "Recently diagnosed with celiac.", "Love that!"):
+        await ana.add_messages("t1", [Message("user", said, name="Ana")])
+    block = await ana.add_messages(
+        "now", [Message("user", "Where should we go for dinner?", name="Ana")], return_context=True
+    )
+    lines = profile_of(block)
+    for said in ("Ana: Just got engaged!!", "Ana: Recently diagnosed with celiac."):
+        assert any(said in line for line in lines), said
+    assert not any("Love that" in line for line in lines)
 
 
 @pytest.mark.parametrize("said", ["Please call me Alex.", "You can call me Alex."])

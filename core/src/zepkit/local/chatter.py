@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from zepkit.local.profile import STANDING, kinds_in
+from zepkit.local.profile import STANDING, kinds_in, says_of_self_without_i
 from zepkit.local.text import (
     SPEAKER_I,
     SPEAKER_LABEL,
@@ -180,5 +180,7 @@ def _only_names(text: str, rest: list[str]) -> bool:
 def _is_cheer(text: str) -> bool:
     """An exclamation about the listener, not the speaker ("Your garden looks amazing!")."""
     if not text.rstrip("\"'”’)]*_ ").endswith("!") or _FIRST_PERSON.search(text):
+        return False
+    if says_of_self_without_i(text):  # "Just got engaged!"
         return False
     return bool(_SECOND_PERSON.search(text)) or len(text.split()) <= 4

@@ -46,6 +46,43 @@ def _says_so(sentence: str, kinds: Iterable[str]) -> bool:
     )
 
 
+_IMPLIED_I = re.compile(
+    r"^\W*(?:(?:just|recently|currently|finally|still|also|now|newly|officially|actually|"
+    r"really|totally|kinda|sort of)\s+)*"
+    r"(?:been|got|gotten|getting|starting|started|diagnosed|expecting|engaged|married|pregnant|"
+    r"mov(?:ing|ed) (?:to|in|out|house|abroad|away|back)|working (?:as|at|for|in|from|nights)|"
+    r"living|studying|allergic|intolerant|retired|love|loving|enjoying|hate|hating|into|"
+    r"not (?:a|much of a) (?:big |huge )?fan|(?:a )?(?:big |huge )?fan of|"
+    r"can'?t (?:eat|have|do|drink|stand)|don'?t (?:eat|drink|do))\b",
+    re.IGNORECASE,
+)
+"""Chat's dropped "I" ("Been vegan for 5 years now.", "Recently diagnosed with celiac.", "Just got
+engaged!", "Starting a PhD this fall."): a user's sentence opening with a verb or state that
+only the speaker can be the subject of."""
+
+_POINTS_AWAY = re.compile(
+    r"\W*(?:it|that|this|when|how|what|home|back|there|here|the way)\b|"
+    r".*\b(?:you|your|you're|you’re)\b",
+    re.IGNORECASE,
+)
+"""What follows the opener when the sentence is about something else ("Love that!", "Hate when
+that happens.", "Got home late.", "Love the way you explain things!")."""
+
+_IMPLIED_KINDS = frozenset({*_PERSONAL_KINDS, "pets", "fitness", "tastes"})
+MAX_IMPLIED_WORDS = 16
+
+
+def says_of_self_without_i(sentence: str, kinds: Iterable[str] | None = None) -> bool:
+    """Whether a sentence with chat's dropped "I" (`_IMPLIED_I`) tells of the speaker's health,
+    diet, people, pets, work, home, identity, sport or tastes; short, as such shorthand is."""
+    opener = _IMPLIED_I.match(sentence)
+    if opener is None or len(sentence.split()) > MAX_IMPLIED_WORDS:
+        return False
+    if _POINTS_AWAY.match(sentence, opener.end()):
+        return False
+    return bool(_IMPLIED_KINDS.intersection(kinds_in(sentence) if kinds is None else kinds))
+
+
 _HOUSEHOLD = re.compile(r"(?<![\w'’])(?:we|We|our|Our|us)\b")
 """We/our: the speaker's household when the sentence is about people, pets, home, health or
 diet ("We have two cats"), else too often a group or the conversation itself."""
@@ -110,7 +147,8 @@ _KINDS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
             "work",
             2.0,
             r"\b(?:work\w*|job|career|profession|teach\w*|student|stud(?:y|ying|ied)|exam|"
-            r"degree|universit\w*|college|school|dissertation|thesis|compan(?:y|ies)|office|"
+            r"degree|phd|master'?s|bachelor'?s|universit\w*|college|school|dissertation|thesis|"
+            r"compan(?:y|ies)|office|"
             r"retired|business|employer|intern\w*|shift\w*|hired|promot\w*|salary|for a living)\b",
         ),
         (
@@ -360,6 +398,7 @@ def self_statement(sentence: str) -> SelfStatement | None:
         _SELF.search(sentence)
         or (_HOUSEHOLD.search(sentence) and _HOUSEHOLD_KINDS & kinds.keys())
         or _says_so(sentence, kinds)
+        or says_of_self_without_i(sentence, kinds)
         or "manner" in kinds
     ):
         return None
