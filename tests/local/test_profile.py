@@ -68,6 +68,17 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "Not a fan of mushrooms tbh.",
         "Really into bouldering lately.",
         "Living in Leeds these days.",
+        "just adopted a kitten 🐱😍",
+        "Have two dogs, both rescues.",
+        "On a low-FODMAP diet for IBS.",
+        "Work from home Mondays and Fridays.",
+        "Trying to lose about 10 kg before summer.",
+        "Lactose intolerant here lol",
+        # and the dropped "my"
+        "Husband is vegetarian, kids eat everything.",
+        "Kids are 4 and 7.",
+        "Wife's birthday is on Friday.",
+        "Hubby has diabetes.",
     ],
 )
 def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) -> None:
@@ -91,6 +102,10 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Moving on to the next question.",
         "Working on it.",
         "Getting late, talk tomorrow!",
+        "Had a great time at the party.",
+        "On the news they said diabetes rates are up.",
+        "Dad jokes are the best.",
+        "Getting to work is a nightmare.",
     ],
 )
 def test_what_is_not_the_speaker_stays_out(sentence: str) -> None:

@@ -7,6 +7,7 @@ only, and a sentence they are unsure of is kept as a fact.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from zepkit.local.profile import STANDING, kinds_in, says_of_self_without_i
@@ -145,15 +146,28 @@ speaks of in passing ("Write it again, I didn't like it")."""
 
 
 def _tells_while_asking(text: str) -> bool:
-    """A request or question that tells something of the user: a request to remember it, or a
-    clause of the user's own about their health, diet, people, work, home, limits..."""
+    """A request or question that tells something of the user: a request to remember it, a
+    clause of the user's own about their health, diet, people, work, home, limits..., or one
+    going on about someone of theirs ("a party for my son, he is turning 6")."""
     remember = _REMEMBER.match(text)
     if remember is not None:
         return _FIRST_PERSON.search(text, remember.end()) is not None
     return any(
-        _FIRST_PERSON.search(clause) is not None and bool(kinds_in(clause) & _TOLD_KINDS)
-        for clause in _CLAUSE.split(text)[1:]
+        (_FIRST_PERSON.search(clause) is not None and bool(kinds_in(clause) & _TOLD_KINDS))
+        or (_GOES_ON.match(clause) is not None and _names_someone(before))
+        for before, clause in itertools.pairwise(_CLAUSE.split(text))
     )
+
+
+_GOES_ON = re.compile(r"\W*(?:he|she|they|his|her|their)\b", re.IGNORECASE)
+
+
+def _names_someone(clause: str) -> bool:
+    """Whether a clause names one of the user's people or pets ("a party for my son")."""
+    return _FIRST_PERSON.search(clause) is not None and bool(kinds_in(clause) & _SOMEONE)
+
+
+_SOMEONE = frozenset({"people", "pets"})
 
 
 _REVEALING_KINDS = frozenset({"health", "diet", "people", "pets"})

@@ -22,7 +22,8 @@ _SELF = re.compile(rf"(?<![\w'’])(?:{SPEAKER_I}|[Mm]y|MY|[Mm]e|mine|myself)\b"
 _SAYS_SO = re.compile(
     r"\b(?:btw|by the way|fyi|for your info\w*|just so you know|for (?:some )?context|"
     r"quick context|heads up|for the record|about me)\b|^\W*(?:note|context)\W*:|"
-    r"\b(?:allerg\w*|intoleran\w*|vegan|vegetarian|diabetic|coeliac|celiac|user)\s+here\W*$|"
+    r"\b(?:allerg\w*|intoleran\w*|vegan|vegetarian|diabetic|coeliac|celiac|user)\s+here"
+    r"(?:\W+(?:lol|haha|tbh|btw|too|also))?\W*$|"
     r"^\W*(?:(?:a )?(?:mom|mum|dad|mother|father|parent) of)\b",
     re.IGNORECASE,
 )
@@ -49,24 +50,30 @@ def _says_so(sentence: str, kinds: Iterable[str]) -> bool:
 _IMPLIED_I = re.compile(
     r"^\W*(?:(?:just|recently|currently|finally|still|also|now|newly|officially|actually|"
     r"really|totally|kinda|sort of)\s+)*"
-    r"(?:been|got|gotten|getting|starting|started|diagnosed|expecting|engaged|married|pregnant|"
-    r"mov(?:ing|ed) (?:to|in|out|house|abroad|away|back)|working (?:as|at|for|in|from|nights)|"
+    r"(?:been|(?:got|gotten|getting)(?! (?:home|back|there|here|it|that|this|to)\b)|"
+    r"starting|started|diagnosed|expecting|engaged|married|pregnant|"
+    r"mov(?:ing|ed) (?:to|in|out|house|abroad|away|back)|work(?:ing)? (?:as|at|for|in|from|nights)|"
     r"living|studying|allergic|intolerant|retired|love|loving|enjoying|hate|hating|into|"
+    r"adopted|have|had|lost|quit|trying to|on an?|"
     r"not (?:a|much of a) (?:big |huge )?fan|(?:a )?(?:big |huge )?fan of|"
-    r"can'?t (?:eat|have|do|drink|stand)|don'?t (?:eat|drink|do))\b",
+    r"can'?t (?:eat|have|do|drink|stand)|don'?t (?:eat|drink|do)|"
+    r"(?:husband|hubby|wife|wifey|partner|boyfriend|girlfriend|fianc[eé]e?|kids|son|daughter|"
+    r"mum|mom|dad|parents|baby|toddler)(?:'s|’s)?(?= (?:is|are|was|has|had|just|turns|turned|"
+    r"loves|hates|can'?t|doesn'?t|works|lives|birthday|name)\b))\b",
     re.IGNORECASE,
 )
-"""Chat's dropped "I" ("Been vegan for 5 years now.", "Recently diagnosed with celiac.", "Just got
-engaged!", "Starting a PhD this fall."): a user's sentence opening with a verb or state that
-only the speaker can be the subject of."""
+"""Chat's dropped "I" or "my" ("Been vegan for 5 years now.", "Recently diagnosed with celiac.",
+"Just got engaged!", "Husband is vegetarian.", "Kids are 4 and 7."): a user's sentence opening
+with a verb or state only the speaker can be the subject of, or with one of their people."""
 
 _POINTS_AWAY = re.compile(
-    r"\W*(?:it|that|this|when|how|what|home|back|there|here|the way)\b|"
+    r"\W*(?:it|that|this|when|how|what|the way)\b|"
     r".*\b(?:you|your|you're|you’re)\b",
     re.IGNORECASE,
 )
 """What follows the opener when the sentence is about something else ("Love that!", "Hate when
-that happens.", "Got home late.", "Love the way you explain things!")."""
+that happens.", "Love the way you explain things!"); "Got home late." is ruled out in the
+opener."""
 
 _IMPLIED_KINDS = frozenset({*_PERSONAL_KINDS, "pets", "fitness", "tastes"})
 MAX_IMPLIED_WORDS = 16
@@ -183,8 +190,8 @@ _KINDS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
             1.5,
             r"\b(?:gym|workouts?|work out|exercis\w*|fitness|running|jog\w*|cycling|cycle|biking|"
             r"swim\w*|yoga|pilates|hik(?:e|es|ed|ing)|climbing|sports?|football|soccer|tennis|"
-            r"basketball|I run (?=\d|(?:about|around|every|daily|most|marathons?|half|regularly|"
-            r"a lot)\b))\b",
+            r"basketball|weight|lose (?:\w+ ){0,2}(?:kg|kilos?|lbs?|pounds)|"
+            r"I run (?=\d|(?:about|around|every|daily|most|marathons?|half|regularly|a lot)\b))\b",
         ),
         (
             "tastes",
