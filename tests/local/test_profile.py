@@ -152,6 +152,10 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("I moved the meeting to Friday.", ()),  # a thing moved, not a home
         ("We moved the standup to ten.", ()),
         ("We just moved!", ("home",)),
+        ("Just moved to Leeds!", ("home",)),  # chat's dropped "I"
+        ("Relocated to Madrid for work last month.", ("home",)),
+        ("Changed careers, I'm a software developer now.", ("work",)),
+        ("Husband is vegetarian.", ()),  # his diet, not the speaker's
     ],
 )
 def test_single_valued_subjects(sentence: str, topics: tuple[str, ...]) -> None:
@@ -409,6 +413,19 @@ async def test_a_standing_instruction_reaches_every_new_conversation(ana: LocalB
     )
     [line] = profile_of(block)
     assert "Ana: Please always reply in Spanish." in line
+
+
+async def test_a_move_told_without_i_ends_the_older_home(ana: LocalBackend) -> None:
+    await ana.add_messages("t1", [Message("user", "I live in London.", created_at=T0)])
+    moved = T0 + timedelta(days=30)
+    await ana.add_messages("t2", [Message("user", "Just moved to Leeds!", created_at=moved)])
+    block = await ana.add_messages(
+        "now", [Message("user", "Find me a good cafe.", name="Ana")], return_context=True
+    )
+    assert block is not None
+    [leeds] = [line for line in block.splitlines() if "Leeds" in line]
+    assert leeds.endswith("present)")
+    assert not any("London" in line and line.endswith("present)") for line in block.splitlines())
 
 
 async def test_news_without_i_reaches_a_new_conversation(ana: LocalBackend) -> None:

@@ -51,7 +51,7 @@ _IMPLIED_I = re.compile(
     r"^\W*(?:(?:just|recently|currently|finally|still|also|now|newly|officially|actually|"
     r"really|totally|kinda|sort of)\s+)*"
     r"(?:been|(?:got|gotten|getting)(?! (?:home|back|there|here|it|that|this|to)\b)|"
-    r"starting|started|diagnosed|expecting|engaged|married|pregnant|"
+    r"starting|started|diagnosed|expecting|engaged|married|pregnant|relocat(?:ed|ing)|"
     r"mov(?:ing|ed) (?:to|in|out|house|abroad|away|back)|work(?:ing)? (?:as|at|for|in|from|nights)|"
     r"living|studying|allergic|intolerant|retired|love|loving|enjoying|hate|hating|into|"
     r"adopted|have|had|lost|quit|trying to|on an?|"
@@ -278,7 +278,8 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"\bI(?:['’]?m| am) (?:now |not |no longer )?(?:a|an) \w+(?: \w+)? "
             r"(?:at|for|by profession)\b|\bmy (?:new )?job\b|"
             r"\bI (?:just )?(?:started|got|took|quit|left|lost) (?:a |my )?(?:new )?job\b|"
-            r"\bI(?:['’]?m| am) (?:now )?retired\b|\bI (?:now )?teach\b|" + _not_anymore("work"),
+            r"\bI(?:['’]?m| am) (?:now )?retired\b|\bI (?:now )?teach\b|"
+            r"\b(?:changed|switched) (?:careers?|jobs?)\b|" + _not_anymore("work"),
         ),
         (
             "diet",
@@ -401,14 +402,16 @@ def self_statement(sentence: str) -> SelfStatement | None:
     if _HYPOTHETICAL.search(sentence):
         return None
     kinds = {name: weight for name, weight, rule in _KINDS if rule.search(sentence)}
+    read = sentence
     if not (
         _SELF.search(sentence)
         or (_HOUSEHOLD.search(sentence) and _HOUSEHOLD_KINDS & kinds.keys())
         or _says_so(sentence, kinds)
-        or says_of_self_without_i(sentence, kinds)
         or "manner" in kinds
     ):
-        return None
+        if not says_of_self_without_i(sentence, kinds):
+            return None
+        read = f"I {sentence.lstrip()}"  # "Just moved to Leeds!" moves the user's home
     salience = BASE_SALIENCE + sum(kinds.values())
-    topics = tuple(name for name, rule in _TOPICS if rule.search(sentence))
+    topics = tuple(name for name, rule in _TOPICS if rule.search(read))
     return SelfStatement(salience, topics, bool(_ENDED.search(sentence)))
