@@ -27,6 +27,7 @@ from zepkit.local.profile import (
     answer_salience,
     answer_topics,
     continues,
+    goes_on,
     kinds_asked,
     kinds_in,
     self_statement,
@@ -145,7 +146,7 @@ class RuleExtractor:
         the subject of the last profile statement of `before` (the user's previous message), that
         statement and the sentence are one."""
         kept = self._kept(listed_inline(text), prefix, "user")
-        if before is None or not kept:
+        if before is None or not kept or not goes_on(kept[0]):
             return self._joined(kept, prefix)
         earlier = self._joined(self._kept(listed_inline(before), prefix, "user"), prefix)
         if not earlier or earlier[-1][1].profile is None:

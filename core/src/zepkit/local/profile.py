@@ -383,11 +383,16 @@ MAX_JOINED_CHARS = 400
 """A profile statement grows by the sentences that go on about its subject up to this length."""
 
 
+def goes_on(sentence: str) -> bool:
+    """Whether a sentence opens with he, she, they, his, her or their (see `continues`)."""
+    return _GOES_ON.match(sentence) is not None
+
+
 def continues(sentence: str, before: str) -> bool:
     """Whether `sentence`, said right after the profile statement `before` about someone (a
     person or a pet), goes on about them: it opens with he, she, they, his, her or their ("I
     have a dog. His name is Rex.")."""
-    if len(before) + len(sentence) >= MAX_JOINED_CHARS or _GOES_ON.match(sentence) is None:
+    if len(before) + len(sentence) >= MAX_JOINED_CHARS or not goes_on(sentence):
         return False
     return bool(kinds_in(before) & _SOMEONE)
 
