@@ -73,6 +73,7 @@ def test_chatter(sentence: str, role: str) -> None:
         ("help me plan a party for my son, he is turning 6 and loves dinosaurs", "user"),
         ("Write a poem for my wife, she loves roses.", "user"),  # going on about someone
         ("Just got engaged!!", "user"),  # news without "I", not a cheer
+        ("Turning 30 next week!", "user"),  # a number is news, not a cheer
     ],
 )
 def test_facts(sentence: str, role: str | None) -> None:

@@ -140,6 +140,19 @@ def refers_back(sentence: str) -> bool:
     return _REFERS_BACK.match(sentence) is not None and len(words(sentence)) <= MAX_FRAGMENT_WORDS
 
 
+_HEDGE = re.compile(
+    r"\s*,?\s*\b(?:as far as I know|I think|I guess|I believe|I suppose|I'd say|I reckon)\b\s*,?",
+    re.IGNORECASE,
+)
+"""A speaker's hedge, no statement of its own: "Only penicillin, as far as I know." is a bare
+answer all the same."""
+
+
+def unhedged(sentence: str) -> str:
+    """The sentence without its hedges ("I think", "as far as I know")."""
+    return _HEDGE.sub(" ", sentence).strip()
+
+
 def is_fragment(sentence: str) -> bool:
     """Whether the sentence is a bare answer: after any yes or no, its first clause has no
     subject and no auxiliary verb of its own, and the sentence is short."""

@@ -191,10 +191,13 @@ def _only_names(text: str, rest: list[str]) -> bool:
     return all(word in names for word in rest)
 
 
+_DIGIT = re.compile(r"\d")
+
+
 def _is_cheer(text: str) -> bool:
     """An exclamation about the listener, not the speaker ("Your garden looks amazing!")."""
     if not text.rstrip("\"'”’)]*_ ").endswith("!") or _FIRST_PERSON.search(text):
         return False
-    if says_of_self_without_i(text):  # "Just got engaged!"
+    if says_of_self_without_i(text) or _DIGIT.search(text):  # "Just got engaged!", "Turning 30!"
         return False
     return bool(_SECOND_PERSON.search(text)) or len(text.split()) <= 4

@@ -21,6 +21,7 @@ from zepkit.local.answers import (
     is_fragment,
     names_the_user,
     refers_back,
+    unhedged,
 )
 from zepkit.local.chatter import is_chatter
 from zepkit.local.profile import (
@@ -124,8 +125,9 @@ class RuleExtractor:
         asked = f'{speaker}, asked "{question}": ' if speaker else f'Asked "{question}": '
         found = []
         for sentence, statement in read:
-            if statement.profile is None and (
-                is_fragment(sentence) or (len(read) == 1 and _answers(sentence, question))
+            hedged = unhedged(sentence)
+            if (statement.profile is None or hedged != sentence) and (
+                is_fragment(hedged) or (len(read) == 1 and _answers(sentence, question))
             ):
                 statement = self._answer(asked + sentence, sentence, question, alone=len(read) == 1)
             found.append(statement)
