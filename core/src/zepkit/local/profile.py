@@ -406,10 +406,19 @@ def self_statement(sentence: str) -> SelfStatement | None:
     The caller has already ruled out chatter (questions, requests, politeness)."""
     if _HYPOTHETICAL.search(sentence):
         return None
+    own = _SELF.search(sentence) is not None
+    if not (
+        own
+        or _HOUSEHOLD.search(sentence)
+        or _SAYS_SO.search(sentence)
+        or _IMPLIED_I.match(sentence)
+        or STANDING.search(sentence)
+    ):
+        return None  # no way to be about the speaker: the kinds need not be read
     kinds = {name: weight for name, weight, rule in _KINDS if rule.search(sentence)}
     read = sentence
     if not (
-        _SELF.search(sentence)
+        own
         or (_HOUSEHOLD.search(sentence) and _HOUSEHOLD_KINDS & kinds.keys())
         or _says_so(sentence, kinds)
         or "manner" in kinds
