@@ -21,7 +21,6 @@ from zepkit.local.rerank import RRF_K, Candidate, by_relevance, fuse, mmr, rrf
 from zepkit.local.retrieval import (
     EntityRow,
     EpisodeRow,
-    ProfileRow,
     StatementHit,
     Turn,
     entity_summary,
@@ -398,7 +397,6 @@ def pick_profile(
     ]
     if not rows:
         return []
-    rows = _untold_again(rows)
     top = max(relevance.values(), default=0.0) or 1.0
     most = max(row.salience for row in rows)
     scored: dict[str, tuple[float, StatementHit]] = {}
@@ -415,24 +413,25 @@ def pick_profile(
         if key not in scored:  # the latest telling of a fact stands for it
             scored[key] = (score, hit)
     best = sorted(scored.values(), key=lambda item: (-item[0], -item[1].id))
-    return [(hit, score) for score, hit in best]
+    return [(hit, score) for score, hit in _untold_again(best)]
 
 
 _SENTENCE_END = re.compile(r"[.!?…] ")
 
 
-def _untold_again(rows: list[ProfileRow]) -> list[ProfileRow]:
-    """`rows` without a statement that opens another one ("I have a dog." beside "I have a dog.
-    His name is Rex."): the longer one says it all."""
-    texts = {row.hit.text for row in rows}
-    opening = {
-        row.hit.text[: end.start() + 1]
-        for row in rows
-        for end in _SENTENCE_END.finditer(row.hit.text)
-    }
-    if not opening & texts:
-        return rows
-    return [row for row in rows if row.hit.text not in opening]
+def _untold_again(ranked: list[tuple[float, StatementHit]]) -> list[tuple[float, StatementHit]]:
+    """`ranked` (best first) without a statement that opens one ranked above it ("I have a dog."
+    below "I have a dog. His name is Rex."): the longer one says it all."""
+    opening: set[str] = set()
+    kept = []
+    for score, hit in ranked:
+        text = hit.text
+        if text in opening:
+            continue
+        kept.append((score, hit))
+        if ". " in text or "! " in text or "? " in text or "… " in text:  # most: one sentence
+            opening.update(text[: end.start() + 1] for end in _SENTENCE_END.finditer(text))
+    return kept
 
 
 def more_profile(
