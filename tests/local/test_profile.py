@@ -79,6 +79,15 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "Kids are 4 and 7.",
         "Wife's birthday is on Friday.",
         "Hubby has diabetes.",
+        "Being a single mom is exhausting.",
+        # telegraphic notes on the speaker's health, diet, people, pets, work
+        "Diabetic, type 2.",
+        "Nut allergy, severe.",
+        "Two kids, one dog, zero free time.",
+        "Sober 2 years this week.",
+        "Third trimester now.",
+        "Back from chemo, feeling tired.",
+        "Gluten-free household here.",
     ],
 )
 def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) -> None:
@@ -106,6 +115,11 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "On the news they said diabetes rates are up.",
         "Dad jokes are the best.",
         "Getting to work is a nightmare.",
+        "Love the pics of the kids.",  # a reply to someone else's news
+        "Congrats on the new job!",
+        "Sorry about the dog.",
+        "Great job on the marathon!",
+        "That dog is huge.",  # a subject of its own
     ],
 )
 def test_what_is_not_the_speaker_stays_out(sentence: str) -> None:

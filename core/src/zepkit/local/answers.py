@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from zepkit.local.profile import kinds_asked
-from zepkit.local.text import SPEAKER_LABEL, _wordset, sentences, words
+from zepkit.local.text import SPEAKER_LABEL, opens_without_subject, sentences, words
 
 _YOU = re.compile(
     r"\b(?:you|your|yours|yourself|you're|you’re|you've|you’ve|you'd|you’d|u|ur)\b",
@@ -110,20 +110,8 @@ def is_bare_reply(sentence: str) -> bool:
     return _BARE.match(sentence) is not None
 
 
-_CLAUSE_END = re.compile(r"[,;:—–!?]|\s-\s")
-
-_SUBJECTS_AND_AUXILIARIES = _wordset(
-    """
-    i im ive me my we our us you your he his she her it its they their them this that these
-    those there here what who which is are was were am be been being has have had do does did
-    don doesn didn isn aren wasn weren won will would can could should shall may might must
-    """
-)
-"""Words that make a clause say something on its own ("we raised a ton", "it was great"), as
-`text.words` splits them ("don't" is "don", "t"); an answer without them ("Melbourne", "Eight
-and eleven", "A bearded dragon called Spike") needs the question to mean anything."""
-
 MAX_FRAGMENT_WORDS = 12
+"""A longer sentence without a subject is prose, not a bare answer."""
 
 
 _REFERS_BACK = re.compile(
@@ -158,7 +146,4 @@ def is_fragment(sentence: str) -> bool:
     subject and no auxiliary verb of its own, and the sentence is short."""
     rest = _BARE.sub("", sentence, count=1) if is_bare_reply(sentence) else sentence
     said = words(rest)
-    if not said or len(said) > MAX_FRAGMENT_WORDS:
-        return False
-    clause = words(_CLAUSE_END.split(rest.strip(" ,"), maxsplit=1)[0])
-    return not any(word in _SUBJECTS_AND_AUXILIARIES for word in clause)
+    return bool(said) and len(said) <= MAX_FRAGMENT_WORDS and opens_without_subject(rest)

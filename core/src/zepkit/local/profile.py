@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from zepkit.local.text import SPEAKER_I
+from zepkit.local.text import SPEAKER_I, opens_without_subject
 
 _SELF = re.compile(rf"(?<![\w'’])(?:{SPEAKER_I}|[Mm]y|MY|[Mm]e|mine|myself)\b")
 """The speaker talking about themselves (in chat's spellings too)."""
@@ -22,7 +22,7 @@ _SELF = re.compile(rf"(?<![\w'’])(?:{SPEAKER_I}|[Mm]y|MY|[Mm]e|mine|myself)\b"
 _SAYS_SO = re.compile(
     r"\b(?:btw|by the way|fyi|for your info\w*|just so you know|for (?:some )?context|"
     r"quick context|heads up|for the record|about me)\b|^\W*(?:note|context)\W*:|"
-    r"\b(?:allerg\w*|intoleran\w*|vegan|vegetarian|diabetic|coeliac|celiac|user)\s+here"
+    r"\b\w+\s+here"
     r"(?:\W+(?:lol|haha|tbh|btw|too|also))?\W*$|"
     r"^\W*(?:(?:a )?(?:mom|mum|dad|mother|father|parent) of)\b",
     re.IGNORECASE,
@@ -52,6 +52,7 @@ _IMPLIED_I = re.compile(
     r"really|totally|kinda|sort of)\s+)*"
     r"(?:been|(?:got|gotten|getting)(?! (?:home|back|there|here|it|that|this|to)\b)|"
     r"starting|started|diagnosed|expecting|engaged|married|pregnant|relocat(?:ed|ing)|"
+    r"being (?:a|an)|"
     r"mov(?:ing|ed) (?:to|in|out|house|abroad|away|back)|work(?:ing)? (?:as|at|for|in|from|nights)|"
     r"living|studying|allergic|intolerant|retired|love|loving|enjoying|hate|hating|into|"
     r"adopted|have|had|lost|quit|trying to|on an?|"
@@ -68,7 +69,7 @@ with a verb or state only the speaker can be the subject of, or with one of thei
 
 _POINTS_AWAY = re.compile(
     r"\W*(?:it|that|this|when|how|what|the way)\b|"
-    r".*\b(?:you|your|you're|you’re)\b",
+    r".*\b(?:you|your|you're|you’re|pics?|photos?|pictures?|videos?|posts?)\b",
     re.IGNORECASE,
 )
 """What follows the opener when the sentence is about something else ("Love that!", "Hate when
@@ -88,6 +89,30 @@ def says_of_self_without_i(sentence: str, kinds: Iterable[str] | None = None) ->
     if _POINTS_AWAY.match(sentence, opener.end()):
         return False
     return bool(_IMPLIED_KINDS.intersection(kinds_in(sentence) if kinds is None else kinds))
+
+
+_TELEGRAPHIC_KINDS = frozenset({"health", "diet", "people", "pets", "work", "identity"})
+MAX_TELEGRAPHIC_WORDS = 12
+_REACTION = re.compile(
+    r"\b(?:sorry|congrat\w*|hope|wish|luck|glad|happy for|proud|thanks?|thank you|wow|aww+|omg|"
+    r"nice|great|awesome|amazing|cute|lovely|cool|sounds?|looks?|hear|love|loved|pics?|photos?|"
+    r"pictures?|videos?|posts?|you|your|you're|you’re)\b",
+    re.IGNORECASE,
+)
+"""Words of a reply to someone else's news ("Congrats on the new job!", "Sorry about your
+dog."): a subjectless sentence with them is about the listener, not the speaker."""
+
+
+def telegraphic(sentence: str, kinds: Iterable[str]) -> bool:
+    """Whether a short sentence without a subject notes the speaker's health, diet, people, pets,
+    work or identity ("Diabetic, type 2.", "Nut allergy, severe.", "Two kids, one dog, zero free
+    time."): said unprompted by the user, it is about them."""
+    return (
+        len(sentence.split()) <= MAX_TELEGRAPHIC_WORDS
+        and bool(_TELEGRAPHIC_KINDS.intersection(kinds))
+        and opens_without_subject(sentence)
+        and _REACTION.search(sentence) is None
+    )
 
 
 _HOUSEHOLD = re.compile(r"(?<![\w'’])(?:we|We|our|Our|us)\b")
@@ -127,7 +152,8 @@ _KINDS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
             r"blood pressure|epipen|condition|migraine\w*|anxiety|depress\w*|sick\w*|"
             r"disab\w*|deaf|blind|wheelchair|phobia|fear|afraid|can'?t swim|cannot swim|"
             r"dyslex\w*|adhd|autis\w*|therapy|diagnos\w*|recover\w*|colou?rblind|"
-            r"(?:short|near|far|long)[- ]?sighted|glasses|contact lenses|hearing aids?)\b",
+            r"(?:short|near|far|long)[- ]?sighted|glasses|contact lenses|hearing aids?|chemo\w*|"
+            r"cancer|trimester|ocd|ptsd|arthritis|insomnia|ibs)\b",
         ),
         (
             "diet",
@@ -413,6 +439,7 @@ def self_statement(sentence: str) -> SelfStatement | None:
         or _SAYS_SO.search(sentence)
         or _IMPLIED_I.match(sentence)
         or STANDING.search(sentence)
+        or (len(sentence.split()) <= MAX_TELEGRAPHIC_WORDS and opens_without_subject(sentence))
     ):
         return None  # no way to be about the speaker: the kinds need not be read
     kinds = {name: weight for name, weight, rule in _KINDS if rule.search(sentence)}
@@ -423,7 +450,7 @@ def self_statement(sentence: str) -> SelfStatement | None:
         or _says_so(sentence, kinds)
         or "manner" in kinds
     ):
-        if not says_of_self_without_i(sentence, kinds):
+        if not (says_of_self_without_i(sentence, kinds) or telegraphic(sentence, kinds)):
             return None
         read = f"I {sentence.lstrip()}"  # "Just moved to Leeds!" moves the user's home
     salience = BASE_SALIENCE + sum(kinds.values())

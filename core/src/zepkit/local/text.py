@@ -243,3 +243,31 @@ def stems(text: str) -> set[str]:
 def fact_key(text: str) -> str:
     """Two statements with this key say the same thing (case, spacing and end marks aside)."""
     return " ".join(text.casefold().rstrip(".!…").split())
+
+
+_CLAUSE_END = re.compile(r"[,;:—–!?]|\s-\s")
+
+_SUBJECTS_AND_AUXILIARIES = _wordset(
+    """
+    i im ive me my we our us you your he his she her it its they their them what who which
+    is are was were am be been being has have had do does did
+    don doesn didn isn aren wasn weren won will would can could should shall may might must
+    """
+)
+"""Words that make a clause say something on its own ("we raised a ton", "it was great"), as
+`words` splits them ("don't" is "don", "t"); a clause without them ("Melbourne", "Eight and
+eleven", "Nut allergy") needs a question, or its speaker, to mean anything."""
+
+
+_POINTING = _wordset("this that these those there here")
+"""Subjects only where a clause starts ("That was great"); later, determiners ("this week")."""
+
+
+def opens_without_subject(text: str) -> bool:
+    """Whether the first clause of `text` (up to a comma, colon, dash...) has no subject and no
+    auxiliary verb: a bare answer ("A beagle called Rex") or a telegraphic note ("Nut allergy,
+    severe.")."""
+    clause = words(_CLAUSE_END.split(text.strip(" ,"), maxsplit=1)[0])
+    if clause and clause[0] in _POINTING:
+        return False  # "That was great": a subject; "Sober 2 years this week": a determiner
+    return not any(word in _SUBJECTS_AND_AUXILIARIES for word in clause)
