@@ -377,6 +377,11 @@ def test_a_message_going_on_about_someone_joins_the_users_previous_statement() -
     )
     assert sister.text == "Kim: My sister Lea just moved to Oslo. She is a midwife."
     assert job.text == "Kim: I work in a bakery."
+    # a long previous message: its last statement still counts
+    [dog] = extractor.extract_reply(
+        "His name is Rex.", speaker="Kim", before="The report is long. " * 500 + "I have a dog."
+    )
+    assert dog.text == "Kim: I have a dog. His name is Rex."
     # not after a statement that is not about someone of the user's, nor a later sentence
     for before, text in [
         ("I watched a film.", "She was great in it."),

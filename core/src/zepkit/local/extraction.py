@@ -25,6 +25,7 @@ from zepkit.local.answers import (
 )
 from zepkit.local.chatter import is_chatter
 from zepkit.local.profile import (
+    MAX_JOINED_CHARS,
     answer_salience,
     answer_topics,
     continues,
@@ -150,7 +151,10 @@ class RuleExtractor:
         kept = self._kept(listed_inline(text), prefix, "user")
         if before is None or not kept or not goes_on(kept[0]):
             return self._joined(kept, prefix)
-        earlier = self._joined(self._kept(listed_inline(before), prefix, "user"), prefix)
+        # only its last statement counts, and a joined statement is short: a long message's
+        # tail is read, not the whole of it again
+        tail = before[-2 * MAX_JOINED_CHARS :]
+        earlier = self._joined(self._kept(listed_inline(tail), prefix, "user"), prefix)
         if not earlier or earlier[-1][1].profile is None:
             return self._joined(kept, prefix)
         seed = earlier[-1][0]
