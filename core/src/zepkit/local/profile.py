@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from zepkit.local.text import SPEAKER_I, opens_without_subject
+from zepkit.local.text import SPEAKER_I, without_subject
 
 _SELF = re.compile(rf"(?<![\w'’])(?:{SPEAKER_I}|[Mm]y|MY|[Mm]e|mine|myself)\b")
 """The speaker talking about themselves (in chat's spellings too)."""
@@ -58,23 +58,28 @@ _IMPLIED_I = re.compile(
     r"adopted|have|had|lost|quit|trying to|on an?|"
     r"not (?:a|much of a) (?:big |huge )?fan|(?:a )?(?:big |huge )?fan of|"
     r"can'?t (?:eat|have|do|drink|stand)|don'?t (?:eat|drink|do)|"
-    r"(?:husband|hubby|wife|wifey|partner|boyfriend|girlfriend|fianc[eé]e?|kids|son|daughter|"
-    r"mum|mom|dad|parents|baby|toddler)(?:'s|’s)?(?= (?:is|are|was|has|had|just|turns|turned|"
+    r"(?:husband|hubby|wife|wifey|partner|boyfriend|girlfriend|fianc[eé]e?|son|daughter|"
+    r"mum|mom|dad|toddler)(?:'s|’s)?(?= (?:is|are|was|has|had|just|turns|turned|"
     r"loves|hates|can'?t|doesn'?t|works|lives|birthday|name)\b))\b",
     re.IGNORECASE,
 )
 """Chat's dropped "I" or "my" ("Been vegan for 5 years now.", "Recently diagnosed with celiac.",
-"Just got engaged!", "Husband is vegetarian.", "Kids are 4 and 7."): a user's sentence opening
-with a verb or state only the speaker can be the subject of, or with one of their people."""
+"Just got engaged!", "Husband is vegetarian."): a user's sentence opening with a verb or state
+only the speaker can be the subject of, or with one of their people."""
 
 _POINTS_AWAY = re.compile(
-    r"\W*(?:it|that|this|when|how|what|the way)\b|"
-    r".*\b(?:you|your|you're|you’re|pics?|photos?|pictures?|videos?|posts?)\b",
+    r"\W*(?:it|that|this|when|how|what|the way|fun)\b|"
+    r".*\b(?:you|your|you're|you’re|pics?|photos?|pictures?|videos?|posts?|"
+    r"(?:must|might|would|could) be)\b",
     re.IGNORECASE,
 )
 """What follows the opener when the sentence is about something else ("Love that!", "Hate when
 that happens.", "Love the way you explain things!"); "Got home late." is ruled out in the
 opener."""
+
+_FAN = re.compile(r"\bfan\b|can'?t (?:eat|have|drink|stand)|don'?t (?:eat|drink)", re.IGNORECASE)
+"""Openers that make a taste the speaker's own; after "love", "into" or "enjoying" a taste is as
+often a reply to what the listener shared."""
 
 _IMPLIED_KINDS = frozenset({*_PERSONAL_KINDS, "pets", "fitness", "tastes"})
 MAX_IMPLIED_WORDS = 16
@@ -88,7 +93,10 @@ def says_of_self_without_i(sentence: str, kinds: Iterable[str] | None = None) ->
         return False
     if _POINTS_AWAY.match(sentence, opener.end()):
         return False
-    return bool(_IMPLIED_KINDS.intersection(kinds_in(sentence) if kinds is None else kinds))
+    found = set(kinds_in(sentence) if kinds is None else kinds)
+    if _FAN.search(opener[0]) is None:
+        found.discard("tastes")  # "Love the colours!" is a reaction; "Not a fan of mushrooms"
+    return bool(_IMPLIED_KINDS.intersection(found))
 
 
 _TELEGRAPHIC_KINDS = frozenset({"health", "diet", "people", "pets", "work", "identity"})
@@ -103,6 +111,16 @@ _REACTION = re.compile(
 dog."): a subjectless sentence with them is about the listener, not the speaker."""
 
 
+_NOT_A_NOTE = re.compile(
+    r"^\W*(?:yeah|yes|yep|yup|no|nope|definitely|totally|absolutely|wow|oh|ouch|haha|lol|aw+|ah|"
+    r"hmm+|well|ok|okay|sure|true|exactly|indeed|right|bummer|keep|let'?s|enjoy|remember)\b|"
+    r"^\W*\[|!\W*$",
+    re.IGNORECASE,
+)
+"""An interjection, an imperative, a shared picture's caption or an exclamation: talk to the
+listener ("Yeah, work can be tough.", "Keep up the good work!"), not a note on the speaker."""
+
+
 def telegraphic(sentence: str, kinds: Iterable[str]) -> bool:
     """Whether a short sentence without a subject notes the speaker's health, diet, people, pets,
     work or identity ("Diabetic, type 2.", "Nut allergy, severe.", "Two kids, one dog, zero free
@@ -110,8 +128,9 @@ def telegraphic(sentence: str, kinds: Iterable[str]) -> bool:
     return (
         len(sentence.split()) <= MAX_TELEGRAPHIC_WORDS
         and bool(_TELEGRAPHIC_KINDS.intersection(kinds))
-        and opens_without_subject(sentence)
+        and _NOT_A_NOTE.search(sentence) is None
         and _REACTION.search(sentence) is None
+        and without_subject(sentence)
     )
 
 
@@ -215,7 +234,8 @@ _KINDS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
             "fitness",
             1.5,
             r"\b(?:gym|workouts?|work out|exercis\w*|fitness|running|jog\w*|cycling|cycle|biking|"
-            r"swim\w*|yoga|pilates|hik(?:e|es|ed|ing)|climbing|sports?|football|soccer|tennis|"
+            r"swim\w*|yoga|pilates|hik(?:e|es|ed|ing)|climbing|boulder\w*|sports?|football|"
+            r"soccer|tennis|"
             r"basketball|weight|lose (?:\w+ ){0,2}(?:kg|kilos?|lbs?|pounds)|"
             r"I run (?=\d|(?:about|around|every|daily|most|marathons?|half|regularly|a lot)\b))\b",
         ),
@@ -439,7 +459,7 @@ def self_statement(sentence: str) -> SelfStatement | None:
         or _SAYS_SO.search(sentence)
         or _IMPLIED_I.match(sentence)
         or STANDING.search(sentence)
-        or (len(sentence.split()) <= MAX_TELEGRAPHIC_WORDS and opens_without_subject(sentence))
+        or (len(sentence.split()) <= MAX_TELEGRAPHIC_WORDS and without_subject(sentence))
     ):
         return None  # no way to be about the speaker: the kinds need not be read
     kinds = {name: weight for name, weight, rule in _KINDS if rule.search(sentence)}

@@ -265,9 +265,17 @@ _POINTING = _wordset("this that these those there here")
 
 def opens_without_subject(text: str) -> bool:
     """Whether the first clause of `text` (up to a comma, colon, dash...) has no subject and no
-    auxiliary verb: a bare answer ("A beagle called Rex") or a telegraphic note ("Nut allergy,
-    severe.")."""
-    clause = words(_CLAUSE_END.split(text.strip(" ,"), maxsplit=1)[0])
+    auxiliary verb: a bare answer ("A beagle called Rex", "Berlin, near the river")."""
+    return _without_subject(words(_CLAUSE_END.split(text.strip(" ,"), maxsplit=1)[0]))
+
+
+def without_subject(text: str) -> bool:
+    """Whether no clause of `text` has a subject or an auxiliary verb: a telegraphic note ("Nut
+    allergy, severe.", "Two kids, one dog, zero free time.")."""
+    return all(_without_subject(words(clause)) for clause in _CLAUSE_END.split(text.strip(" ,")))
+
+
+def _without_subject(clause: list[str]) -> bool:
     if clause and clause[0] in _POINTING:
         return False  # "That was great": a subject; "Sober 2 years this week": a determiner
     return not any(word in _SUBJECTS_AND_AUXILIARIES for word in clause)
