@@ -10,7 +10,13 @@ from __future__ import annotations
 import itertools
 import re
 
-from zepkit.local.profile import STANDING, kinds_in, says_of_self_without_i
+from zepkit.local.profile import (
+    STANDING,
+    about_someone,
+    goes_on,
+    kinds_in,
+    says_of_self_without_i,
+)
 from zepkit.local.text import (
     SPEAKER_I,
     SPEAKER_LABEL,
@@ -154,20 +160,9 @@ def _tells_while_asking(text: str) -> bool:
         return _FIRST_PERSON.search(text, remember.end()) is not None
     return any(
         (_FIRST_PERSON.search(clause) is not None and bool(kinds_in(clause) & _TOLD_KINDS))
-        or (_GOES_ON.match(clause) is not None and _names_someone(before))
+        or (goes_on(clause) and _FIRST_PERSON.search(before) is not None and about_someone(before))
         for before, clause in itertools.pairwise(_CLAUSE.split(text))
     )
-
-
-_GOES_ON = re.compile(r"\W*(?:he|she|they|his|her|their)\b", re.IGNORECASE)
-
-
-def _names_someone(clause: str) -> bool:
-    """Whether a clause names one of the user's people or pets ("a party for my son")."""
-    return _FIRST_PERSON.search(clause) is not None and bool(kinds_in(clause) & _SOMEONE)
-
-
-_SOMEONE = frozenset({"people", "pets"})
 
 
 _REVEALING_KINDS = frozenset({"health", "diet", "people", "pets"})

@@ -440,10 +440,15 @@ def continues(sentence: str, before: str) -> bool:
     have a dog. His name is Rex.")."""
     if len(before) + len(sentence) >= MAX_JOINED_CHARS or not goes_on(sentence):
         return False
-    return bool(kinds_in(before) & _SOMEONE)
+    return about_someone(before)
 
 
 _SOMEONE = frozenset({"people", "pets"})
+
+
+def about_someone(text: str) -> bool:
+    """Whether `text` touches a person or a pet (the kinds people and pets)."""
+    return bool(kinds_in(text) & _SOMEONE)
 
 
 def self_statement(sentence: str) -> SelfStatement | None:
