@@ -74,6 +74,8 @@ def test_chatter(sentence: str, role: str) -> None:
         ("Write a poem for my wife, she loves roses.", "user"),  # going on about someone
         ("Just got engaged!!", "user"),  # news without "I", not a cheer
         ("Turning 30 next week!", "user"),  # a number is news, not a cheer
+        ("Coffee lover here!", "user"),  # what the speaker is, not a cheer
+        ("Hate cooking!", "user"),
     ],
 )
 def test_facts(sentence: str, role: str | None) -> None:

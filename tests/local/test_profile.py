@@ -79,6 +79,24 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "Wife's birthday is on Friday.",
         "Hubby has diabetes.",
         "Being a single mom is exhausting.",
+        "Wife's a surgeon, so she works crazy hours.",  # "'s" for "is"
+        "Dog's name is Pepper, she's a beagle.",
+        "Kids are 4 and 7.",
+        "Parents are visiting from Seoul next week.",
+        "Money's tight until the end of the month.",
+        "New job starts Monday.",
+        # trips, work and tastes without "I"
+        "Heading to Barcelona on Friday for a conference.",
+        "Off to Iceland next month!",
+        "Gonna be in Tokyo all of next week.",
+        "Started at KPMG this week.",
+        "Joined Spotify as a data analyst last month.",
+        "Been a nurse for 12 years.",
+        "Enjoying retirement so far.",
+        "Hate cooking, honestly.",
+        "Into woodworking these days.",
+        "Newly single after 8 years.",
+        "Big Arsenal fan here.",
         # telegraphic notes on the speaker's health, diet, people, pets, work
         "Diabetic, type 2.",
         "Nut allergy, severe.",
@@ -116,6 +134,15 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Getting to work is a nightmare.",
         "Love the pics of the kids.",  # a reply to someone else's news
         "Kids are amazingly resilient.",  # kids in general, not the speaker's
+        "Kids are amazing.",
+        "Love is truly magical.",  # "love" the noun
+        "Love and acceptance can be found everywhere.",
+        "Love seeing all the new places!",
+        "Love the chef's special!",  # a reaction, whatever it names
+        "Heading to the store.",  # no place named
+        "Same here.",
+        "Right here.",
+        "It's cold here.",
         "Yeah, work can be tough.",  # a subject after the interjection
         "Keep up the good work!",
         "Love the colors and the sunset vibe.",

@@ -15,7 +15,7 @@ from zepkit.local.profile import (
     about_someone,
     goes_on,
     kinds_in,
-    says_of_self_without_i,
+    shorthand_of_self,
 )
 from zepkit.local.text import (
     SPEAKER_I,
@@ -193,6 +193,6 @@ def _is_cheer(text: str) -> bool:
     """An exclamation about the listener, not the speaker ("Your garden looks amazing!")."""
     if not text.rstrip("\"'”’)]*_ ").endswith("!") or _FIRST_PERSON.search(text):
         return False
-    if says_of_self_without_i(text) or _DIGIT.search(text):  # "Just got engaged!", "Turning 30!"
+    if shorthand_of_self(text) or _DIGIT.search(text):  # "Just got engaged!", "Turning 30!"
         return False
     return bool(_SECOND_PERSON.search(text)) or len(text.split()) <= 4

@@ -37,8 +37,26 @@ _THE = re.compile(r"\bthe\b", re.IGNORECASE)
 MAX_SAYS_SO_WORDS = 12
 
 
+_HERE_I_AM = re.compile(
+    r"^\W*(?!(?:same|me|you|right|over|out|in|from|up|down|back|near|not|no|nobody|anyone|"
+    r"someone|everyone|hello|hi|hey|welcome|thanks|glad|happy|nothing|everything|all|it|that|"
+    r"this|just|so|always)\b)[\w'’-]+(?:\s+[\w'’-]+){0,3}\s+here"
+    r"(?:\W+(?:lol|haha|tbh|btw|too|also))?\W*$",
+    re.IGNORECASE,
+)
+"""The speaker naming what they are ("Big Arsenal fan here.", "Night owl here lol"): about
+them whatever the subject, when nothing in it has a subject of its own."""
+
+
+def names_self(sentence: str) -> bool:
+    """Whether a sentence names what its speaker is, "X here" (`_HERE_I_AM`)."""
+    return _HERE_I_AM.match(sentence) is not None and without_subject(sentence)
+
+
 def _says_so(sentence: str, kinds: Iterable[str]) -> bool:
     """Whether a sentence without "I" tells the listener about the speaker (`_SAYS_SO`)."""
+    if names_self(sentence):
+        return True
     return (
         bool(_PERSONAL_KINDS.intersection(kinds))
         and len(sentence.split()) <= MAX_SAYS_SO_WORDS
@@ -58,14 +76,42 @@ _IMPLIED_I = re.compile(
     r"adopted|have|had|lost|quit|trying to|on an?|"
     r"not (?:a|much of a) (?:big |huge )?fan|(?:a )?(?:big |huge )?fan of|"
     r"can'?t (?:eat|have|do|drink|stand)|don'?t (?:eat|drink|do)|"
+    r"join(?:ed|ing)|divorced|separated|widowed|"
+    r"single(?= (?:again|now|mom|mum|dad|parent|after|since|for)\b)|"
     r"(?:husband|hubby|wife|wifey|partner|boyfriend|girlfriend|fianc[eé]e?|son|daughter|"
-    r"mum|mom|dad|toddler)(?:'s|’s)?(?= (?:is|are|was|has|had|just|turns|turned|"
-    r"loves|hates|can'?t|doesn'?t|works|lives|birthday|name)\b))\b",
+    r"mum|mom|dad|toddler|baby|brother|sister|grandma|grandpa|granny|boss|dog|cat|puppy|kitten|"
+    r"(?:new )?job|budget|money|cash)(?:(?:'s|’s)(?= )|(?= (?:is|was|has|had|just|turns|turned|"
+    r"loves|hates|can'?t|doesn'?t|works|lives|birthday|name|starts|started|got|gets|left|moved|"
+    r"passed)\b))|"
+    r"(?:kids|twins|boys|girls|parents|in-laws)(?= (?:(?:are|were) (?:\d|both|all|now|still|"
+    r"grown|teens|at|in|away|home|back|off|visiting|coming|staying|going|starting|leaving|"
+    r"moving|driving|growing)|turn|turned|start|started|live|just)\b))\b",
     re.IGNORECASE,
 )
 """Chat's dropped "I" or "my" ("Been vegan for 5 years now.", "Recently diagnosed with celiac.",
-"Just got engaged!", "Husband is vegetarian."): a user's sentence opening with a verb or state
-only the speaker can be the subject of, or with one of their people."""
+"Just got engaged!", "Husband is vegetarian.", "Wife's a surgeon.", "Kids are 4 and 7."): a
+user's sentence opening with a verb or state only the speaker can be the subject of, or with one
+of their people, pets or their job."""
+
+_GOING = re.compile(
+    r"^\W*(?:(?:just|finally|also|now|soon)\s+)?(?:(?:heading|headed|off|flying|driving|"
+    r"travell?ing|moving)(?: back| over| out)? to|(?:gonna|going to|will) be (?:in|at)) "
+    r"(?-i:[A-Z])",
+    re.IGNORECASE,
+)
+"""A trip told without "I" to a named place ("Heading to Barcelona on Friday.", "Off to Iceland
+next month!", "Gonna be in Tokyo all of next week."): the speaker's plans, whatever the kind."""
+
+_TASTE_OPENER = re.compile(r"(?:love|loving|enjoying|hate|hating|into)\W*$", re.IGNORECASE)
+_NAMES_A_TASTE = re.compile(
+    r"\s+(?!(?:the|a|an|this|that|these|those|them|his|her|their|our|its|how|when|what|where|"
+    r"all|every|some|seeing|hearing|watching|reading|looking|getting|having|being|and|or|is|"
+    r"was|can|could|will|would|has|had|makes|made)\b)[a-z]",
+    re.IGNORECASE,
+)
+"""After "love", "hate" or "into", a pastime or thing named bare ("Hate cooking.", "Into
+woodworking these days."): the speaker's taste; with a determiner or "seeing", "hearing" it is
+more often a reaction to what the listener shared ("Love the colours!", "Love seeing this")."""
 
 _POINTS_AWAY = re.compile(
     r"\W*(?:it|that|this|when|how|what|the way|fun)\b|"
@@ -81,7 +127,7 @@ _FAN = re.compile(r"\bfan\b|can'?t (?:eat|have|drink|stand)|don'?t (?:eat|drink)
 """Openers that make a taste the speaker's own; after "love", "into" or "enjoying" a taste is as
 often a reply to what the listener shared."""
 
-_IMPLIED_KINDS = frozenset({*_PERSONAL_KINDS, "pets", "fitness", "tastes"})
+_IMPLIED_KINDS = frozenset({*_PERSONAL_KINDS, "pets", "fitness", "tastes", "constraints"})
 MAX_IMPLIED_WORDS = 16
 
 
@@ -94,9 +140,31 @@ def says_of_self_without_i(sentence: str, kinds: Iterable[str] | None = None) ->
     if _POINTS_AWAY.match(sentence, opener.end()):
         return False
     found = set(kinds_in(sentence) if kinds is None else kinds)
+    if _TASTE_OPENER.search(opener[0]):
+        # "Hate cooking." names a taste; "Love the chef's special!" reacts to something shown
+        return _NAMES_A_TASTE.match(sentence, opener.end()) is not None and bool(
+            _IMPLIED_KINDS.intersection(found)
+        )
     if _FAN.search(opener[0]) is None:
-        found.discard("tastes")  # "Love the colours!" is a reaction; "Not a fan of mushrooms"
+        found.discard("tastes")  # "Not a fan of mushrooms"; not "Been loving this weather"
     return bool(_IMPLIED_KINDS.intersection(found))
+
+
+def shorthand_of_self(sentence: str) -> bool:
+    """Whether a sentence without "I" still tells of its speaker: a dropped "I" or "my"
+    (`says_of_self_without_i`), a trip (`heading_somewhere`) or "X here" (`names_self`)."""
+    return says_of_self_without_i(sentence) or heading_somewhere(sentence) or names_self(sentence)
+
+
+def heading_somewhere(sentence: str) -> bool:
+    """Whether a short sentence without "I" tells of the speaker's trip to a named place
+    (`_GOING`)."""
+    going = _GOING.match(sentence)
+    return (
+        going is not None
+        and len(sentence.split()) <= MAX_IMPLIED_WORDS
+        and _POINTS_AWAY.match(sentence, going.end()) is None
+    )
 
 
 _TELEGRAPHIC_KINDS = frozenset({"health", "diet", "people", "pets", "work", "identity"})
@@ -186,7 +254,8 @@ _KINDS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
             r"\b(?:wife|husband|partner|spouse|son|daughter|kids?|child|children|twins|baby|"
             r"brother|sister|sibling\w*|mother|mom|mum|father|dad|parents?|grand\w+|cousin|aunt|"
             r"uncle|niece|nephew|fianc[ée]e?|girlfriend|boyfriend|married|family|friend|"
-            r"roommate|flatmate|colleague|boss|wedding|anniversary|engaged|honeymoon)\b",
+            r"roommate|flatmate|colleague|boss|wedding|anniversary|engaged|honeymoon|divorc\w*|"
+            r"widow\w*|single (?:again|now|mom|mum|dad|parent|after|since|for))\b",
         ),
         (
             "pets",
@@ -201,7 +270,14 @@ _KINDS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
             r"\b(?:work\w*|job|career|profession|teach\w*|student|stud(?:y|ying|ied)|exam|"
             r"degree|phd|master'?s|bachelor'?s|universit\w*|college|school|dissertation|thesis|"
             r"compan(?:y|ies)|office|"
-            r"retired|business|employer|intern\w*|shift\w*|hired|promot\w*|salary|for a living)\b",
+            r"retir\w*|business|employer|intern\w*|shift\w*|hired|promot\w*|salary|for a living|"
+            r"startup|firm|freelanc\w*|self-employed|unemployed|colleagues?|coworkers?|nurse|engineer|"
+            r"developer|programmer|designer|lawyer|attorney|accountant|analyst|manager|chef|"
+            r"dentist|pharmacist|architect|scientist|researcher|consultant|founder|ceo|cto|cfo|"
+            r"electrician|plumber|carpenter|mechanic|pilot|firefighter|paramedic|police officer|"
+            r"professor|lecturer|tutor|librarian|journalist|editor|barista|waiter|waitress|"
+            r"cashier|farmer|vet|therapist|surgeon|midwife|social worker)\b|"
+            r"\b(?:start(?:ed|ing)|join(?:ed|ing)) (?:at |with )?(?-i:[A-Z])",
         ),
         (
             "home",
@@ -463,6 +539,7 @@ def self_statement(sentence: str) -> SelfStatement | None:
         or _HOUSEHOLD.search(sentence)
         or _SAYS_SO.search(sentence)
         or _IMPLIED_I.match(sentence)
+        or _GOING.match(sentence)
         or STANDING.search(sentence)
         or (len(sentence.split()) <= MAX_TELEGRAPHIC_WORDS and without_subject(sentence))
     ):
@@ -475,7 +552,11 @@ def self_statement(sentence: str) -> SelfStatement | None:
         or _says_so(sentence, kinds)
         or "manner" in kinds
     ):
-        if not (says_of_self_without_i(sentence, kinds) or telegraphic(sentence, kinds)):
+        if not (
+            says_of_self_without_i(sentence, kinds)
+            or telegraphic(sentence, kinds)
+            or heading_somewhere(sentence)
+        ):
             return None
         read = f"I {sentence.lstrip()}"  # "Just moved to Leeds!" moves the user's home
     salience = BASE_SALIENCE + sum(kinds.values())
