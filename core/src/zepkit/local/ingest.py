@@ -13,6 +13,7 @@ from typing import Any
 
 from zepkit.local.codec import encode_time, now
 from zepkit.local.drafts import Draft
+from zepkit.local.habits import changed_habit
 from zepkit.local.ids import next_id
 from zepkit.local.stats import count_terms
 from zepkit.local.supersede import Change, supersede
@@ -77,8 +78,11 @@ def write_episodes(
             names = (user_name, *s.entities) if s.by_user and user_name else s.entities
             named.append((statement_id, names))
             maybe.append((statement_id, s.maybe))
-            if s.topics or s.ends:
-                changes.append(Change(statement_id, s.text, draft.created_at, s.topics, s.ends))
+            habit = changed_habit(s.text) if s.profile is not None else None
+            if s.topics or s.ends or habit:
+                changes.append(
+                    Change(statement_id, s.text, draft.created_at, s.topics, s.ends, habit)
+                )
             statement_id += 1
     conn.executemany(
         "INSERT INTO statements (id, uuid, graph, episode, text, speaker, valid_at, created_at, "

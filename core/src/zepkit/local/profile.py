@@ -73,7 +73,7 @@ _IMPLIED_I = re.compile(
     r"being (?:a|an)|"
     r"mov(?:ing|ed) (?:to|in|out|house|abroad|away|back)|work(?:ing)? (?:as|at|for|in|from|nights)|"
     r"living|studying|allergic|intolerant|retired|love|loving|enjoying|hate|hating|into|"
-    r"adopted|have|had|lost|quit|trying to|on an?|"
+    r"adopted|have|had|lost|quit|gave up|given up|giving up|stopped|trying to|on an?|"
     r"not (?:a|much of a) (?:big |huge )?fan|(?:a )?(?:big |huge )?fan of|"
     r"can'?t (?:eat|have|do|drink|stand)|don'?t (?:eat|drink|do)|"
     r"join(?:ed|ing)|divorced|separated|widowed|"
@@ -207,6 +207,10 @@ _HOUSEHOLD = re.compile(r"(?<![\w'’])(?:we|We|our|Our|us)\b")
 diet ("We have two cats"), else too often a group or the conversation itself."""
 
 _HOUSEHOLD_KINDS = frozenset({"health", "diet", "people", "pets", "home"})
+_OUR = re.compile(r"(?<![\w'’])(?:our|Our)\b")
+_YOU = re.compile(r"\b(?:you|your|you're|you’re|u)\b", re.IGNORECASE)
+"""A "we" with "you" in the sentence is the speaker and the listener ("we can get coffee if
+you want"), not the speaker's household ("our" still is: "Our son loves your cookies")."""
 
 _HYPOTHETICAL = re.compile(
     r"^\W*(?:if|what if|suppose|imagine|when you|in case)\b|\b(?:would like to know|wonder)\b",
@@ -240,13 +244,15 @@ _KINDS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
             r"disab\w*|deaf|blind|wheelchair|phobia|fear|afraid|can'?t swim|cannot swim|"
             r"dyslex\w*|adhd|autis\w*|therapy|diagnos\w*|recover\w*|colou?rblind|"
             r"(?:short|near|far|long)[- ]?sighted|glasses|contact lenses|hearing aids?|chemo\w*|"
-            r"cancer|trimester|ocd|ptsd|arthritis|insomnia|ibs)\b",
+            r"cancer|trimester|ocd|ptsd|arthritis|insomnia|ibs|smok\w*|vap(?:e|es|ing)|"
+            r"cigarettes?|nicotine)\b",
         ),
         (
             "diet",
             3.0,
             r"\b(?:vegan|vegetarian|pescatarian|gluten|dairy|lactose|halal|kosher|alcohol|sober|"
-            r"diet\w*|don'?t eat|do not eat|can'?t eat|don'?t drink|spicy|sugar|meat|nuts?)\b",
+            r"diet\w*|don'?t eat|do not eat|can'?t eat|don'?t drink|spicy|sugar|meat|nuts?|"
+            r"caffeine|coffees?)\b",
         ),
         (
             "people",
@@ -548,7 +554,11 @@ def self_statement(sentence: str) -> SelfStatement | None:
     read = sentence
     if not (
         own
-        or (_HOUSEHOLD.search(sentence) and _HOUSEHOLD_KINDS & kinds.keys())
+        or (
+            _HOUSEHOLD.search(sentence)
+            and _HOUSEHOLD_KINDS & kinds.keys()
+            and (_OUR.search(sentence) or _YOU.search(sentence) is None)
+        )
         or _says_so(sentence, kinds)
         or "manner" in kinds
     ):

@@ -12,18 +12,21 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from zepkit.local.codec import timestamp
+from zepkit.local.habits import does_habit
 from zepkit.local.text import fact_key, normalise_name
 
 
 class Change(NamedTuple):
-    """A new statement that may end others: its id, text, time, subjects and whether it ends
-    what was true of the entities it mentions."""
+    """A new statement that may end others: its id, text, time, subjects, whether it ends
+    what was true of the entities it mentions, and the root of a habit it gives up or takes up
+    again (`zepkit.local.habits`)."""
 
     statement: int
     text: str
     valid_at: str
     topics: Sequence[str]
     ends: bool
+    habit: str | None = None
 
 
 def supersede(conn: sqlite3.Connection, graph: int, change: Change) -> None:
@@ -38,6 +41,8 @@ def supersede(conn: sqlite3.Connection, graph: int, change: Change) -> None:
         rivals.update({row[0]: row[1:] for row in rows})
     if change.ends:
         rivals.update(_mentioning_same_entities(conn, change))
+    if change.habit:
+        rivals.update(_doing_habit(conn, graph, change, change.habit))
     same = fact_key(change.text)
     when = timestamp(change.valid_at)
     ended: list[int] = []
@@ -79,6 +84,18 @@ def _mentioning_same_entities(
         (change.statement, change.statement, own),
     ).fetchall()
     return {row[0]: row[1:] for row in rows}
+
+
+def _doing_habit(
+    conn: sqlite3.Connection, graph: int, change: Change, habit: str
+) -> dict[int, tuple[str, str, str | None]]:
+    """The user's current statements that say they do the habit `change` gives up or resumes."""
+    rows = conn.execute(
+        "SELECT id, text, valid_at, invalid_at FROM statements WHERE graph = ? "
+        "AND profile IS NOT NULL AND invalid_at IS NULL AND id != ? AND text LIKE ?",
+        (graph, change.statement, f"%{habit}%"),
+    ).fetchall()
+    return {row[0]: row[1:] for row in rows if does_habit(row[1], habit)}
 
 
 def reopen(conn: sqlite3.Connection, statements_sql: str, params: Sequence[object]) -> None:

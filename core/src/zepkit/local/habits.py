@@ -1,0 +1,112 @@
+"""Habits given up or taken up again: which of the user's older statements such news ends.
+
+A habit has no one subject the way a home or a job has (a user smokes, runs and drinks coffee
+at once), so it is not a single-valued topic. Instead a statement that gives a habit up ("I quit
+smoking", "I don't drink anymore", "Gave up coffee") or takes it up again ("I started smoking
+again") names it, and ends the user's current statements that say they do it ("I smoke about ten
+a day"), matched by the word's root. Rules over English, no model.
+"""
+
+from __future__ import annotations
+
+import re
+
+from zepkit.local.text import STOP_WORDS
+
+_LABEL = re.compile(r"^[^:\n]{1,60}?:\s+")
+"""A stored statement's "<speaker>: " (any name, "user" too)."""
+
+_CHANGE = re.compile(
+    r"\b(?:quit|quitting|stopped|gave up|given up|giving up|kicked|no longer|"
+    r"(?:do not|don['’]?t)(?=\s+[\w'’-]+(?:\s+[\w'’-]+){0,2}\s+any\s?more\b))"
+    r"\s+(?:(?:the|my|a|an|all|on)\s+)*(?P<habit>[a-z][\w'’-]*)(?:\s+(?P<object>[a-z]\w*))?|"
+    r"\b(?:started|began|am|['’]m)\s+(?P<again>[a-z]\w*ing)(?:\s+\w+)?\s+again\b",
+    re.IGNORECASE,
+)
+"""Giving a habit up, or taking it up again; `habit` (or `again`) is the habit's word."""
+
+_LEAD = re.compile(
+    r"\W*(?:(?:I|i)(?:['’](?:ve|m)|\s+have|\s+am)?\s+|i(?:ve|m)\s+)?"
+    r"(?:(?:just|finally|recently|officially|completely|totally|also|now|have|had|been|"
+    r"actually|already)\s+)*",
+)
+"""What may come before the change for it to be the speaker's own: their "I", or nothing (chat's
+dropped "I": "Quit smoking last month!"), with adverbs."""
+
+_LIGHT_VERBS = frozenset(
+    {
+        *("eat", "have", "use", "take", "play", "go", "do", "watch", "buy", "drink", "get"),
+        *("eating", "having", "using", "taking", "playing", "going", "doing", "watching"),
+        *("buying", "drinking", "getting"),
+    }
+)
+"""Verbs whose object is the habit when one follows ("stopped eating meat", "I don't drink
+soda anymore"); "I quit drinking" is the habit itself."""
+
+_FIRST_PERSON = frozenset({"i", "i'm", "i’m", "im", "i've", "i’ve", "ive"})
+_ADVERBS = frozenset(
+    {
+        "still",
+        "now",
+        "also",
+        "just",
+        "usually",
+        "mostly",
+        "only",
+        "currently",
+        "sometimes",
+        "occasionally",
+        "often",
+        "always",
+        "never",
+        "basically",
+        "honestly",
+    }
+)
+_TOKEN = re.compile(r"[\w'’-]+")
+_CLAUSE = re.compile(r"[.!?;,]|\s-\s|\bbut\b")
+
+
+def root(word: str) -> str:
+    """A word's root for matching a habit's forms: smoke, smokes, smoker, smoking -> "smok";
+    run, runs, running -> "run"."""
+    word = word.lower().strip("'’-")
+    for suffix in ("ing", "ers", "er", "es", "s", "e"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    if len(word) >= 4 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+        word = word[:-1]  # running -> runn -> run
+    return word
+
+
+def changed_habit(text: str) -> str | None:
+    """The root of the habit a statement by the user gives up or takes up again, else None."""
+    body = _LABEL.sub("", text, count=1)
+    for clause in _CLAUSE.split(body):
+        found = _CHANGE.search(clause)
+        if found is None or _LEAD.fullmatch(clause[: found.start()]) is None:
+            continue
+        habit = (found["habit"] or found["again"]).lower()
+        thing = (found["object"] or "").lower()
+        if habit in _LIGHT_VERBS and thing and thing not in STOP_WORDS and thing != "anymore":
+            habit = thing
+        if habit not in STOP_WORDS and len(habit) >= 3:
+            return root(habit)
+    return None
+
+
+def does_habit(text: str, habit: str) -> bool:
+    """Whether a statement says its speaker does the habit whose root is `habit`: a word with
+    that root after their "I" in the same clause, or at the start of a clause without one
+    ("Smoke about ten a day.", "Still smoking a pack a day."; not "Dad smokes.")."""
+    body = _LABEL.sub("", text, count=1)
+    for clause in _CLAUSE.split(body):
+        tokens = _TOKEN.findall(clause.lower())
+        for at, token in enumerate(tokens):
+            if root(token) != habit:
+                continue
+            before = tokens[:at]
+            if _FIRST_PERSON.intersection(before) or _ADVERBS.issuperset(before):
+                return True
+    return False

@@ -1,0 +1,92 @@
+"""Habits given up or taken up again end the user's statements that they do them."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from zepkit.core._backend import SearchRequest, UserProfile
+from zepkit.core._models import Message
+from zepkit.local import LocalBackend
+from zepkit.local.habits import changed_habit, does_habit, root
+
+T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("words", "same"),
+    [
+        (("smoke", "smokes", "smoker", "smoking", "smokers"), True),
+        (("run", "runs", "running"), True),
+        (("coffee", "coffees"), True),
+        (("vape", "vaping"), True),
+        (("smoke", "smile"), False),
+    ],
+)
+def test_a_habit_is_matched_by_its_root(words: tuple[str, ...], same: bool) -> None:
+    assert (len({root(word) for word in words}) == 1) is same
+
+
+@pytest.mark.parametrize(
+    ("text", "habit"),
+    [
+        ("Ana: I quit smoking three weeks ago.", "smok"),
+        ("Ana: Quit smoking last month!", "smok"),  # chat's dropped "I"
+        ("Ana: I'm no longer a smoker.", "smok"),
+        ("Ana: I don't drink anymore.", "drink"),
+        ("Ana: I don't drink coffee any more.", "coffe"),  # the verb's object is the habit
+        ("Ana: I stopped eating meat.", "meat"),
+        ("Ana: Gave up coffee last week, feeling great.", "coffe"),
+        ("Ana: I started smoking again, sadly.", "smok"),  # taken up again
+        ("Ana: I've quit Instagram for good.", "instagram"),
+        ("Ana: My dad quit smoking.", None),  # someone else's habit
+        ("Ana: I stopped by the shop.", None),
+        ("Ana: I quit.", None),
+        ("Ana: I smoke about ten a day.", None),
+    ],
+)
+def test_what_a_statement_gives_up(text: str, habit: str | None) -> None:
+    assert changed_habit(text) == habit
+
+
+@pytest.mark.parametrize(
+    ("text", "does"),
+    [
+        ("Ana: I smoke about ten a day.", True),
+        ("Ana: Still smoking a pack a day.", True),
+        ("Ana: I have a glass of wine, then I smoke one.", True),
+        ("Ana: Dad smokes.", False),
+        ("Ana: My sister smokes a lot.", False),
+    ],
+)
+def test_who_does_the_habit(text: str, does: bool) -> None:
+    assert does_habit(text, "smok") is does
+
+
+async def _said(backend: LocalBackend, *messages: str) -> dict[str, datetime | None]:
+    """Each message told a month after the one before; every fact's end time by its text."""
+    await backend.ensure_user(UserProfile("ana", first_name="Ana"))
+    for n, text in enumerate(messages):
+        await backend.ensure_thread(f"t{n}", "ana")
+        when = T0 + timedelta(days=30 * n)
+        await backend.add_messages(f"t{n}", [Message("user", text, created_at=when)])
+    found = await backend.search(SearchRequest("smoking smoke", user_id="ana", limit=10))
+    return {fact.fact.split(": ", 1)[1]: fact.invalid_at for fact in found.edges}
+
+
+async def test_giving_up_a_habit_ends_doing_it(backend: LocalBackend) -> None:
+    ended = await _said(backend, "I smoke about ten a day.", "I quit smoking in January!")
+    assert ended["I smoke about ten a day."] == T0 + timedelta(days=30)
+    assert ended["I quit smoking in January!"] is None
+
+
+async def test_taking_it_up_again_ends_giving_it_up(backend: LocalBackend) -> None:
+    ended = await _said(backend, "I quit smoking.", "I started smoking again, sadly.")
+    assert ended["I quit smoking."] == T0 + timedelta(days=30)
+    assert ended["I started smoking again, sadly."] is None
+
+
+async def test_someone_elses_habit_ends_nothing(backend: LocalBackend) -> None:
+    ended = await _said(backend, "I smoke a pack a day.", "My dad quit smoking last year.")
+    assert ended["I smoke a pack a day."] is None
