@@ -41,6 +41,12 @@ def test_a_question_about_the_user_is_the_last_one_in_the_second_person(
     assert question_to_user(said) == question
 
 
+def test_only_the_end_of_a_long_message_is_read_for_its_question() -> None:
+    prose = "The museum opens at nine and the garden closes at dusk. " * 200  # 11,000 characters
+    assert question_to_user(f"Where are you based? {prose}") is None  # asked long before
+    assert question_to_user(f"{prose}Where are you based?") == "Where are you based?"
+
+
 @pytest.mark.parametrize(
     "said",
     [

@@ -81,11 +81,22 @@ def lead_of(history: Sequence[tuple[str, str]]) -> Lead | None:
     return Lead(question, before) if question is not None or before is not None else None
 
 
+QUESTION_TAIL_CHARS = 4000
+"""Only a message's last characters are read for its question: one asked earlier, with this
+much said after it, is not what the user's next message answers (and a long message is not
+split into sentences every turn)."""
+
+
 def question_to_user(text: str) -> str | None:
     """The question an assistant's message asks the user about themselves, else None."""
+    if "?" not in text:
+        return None
+    tail = sentences(text[-QUESTION_TAIL_CHARS:])
+    if len(text) > QUESTION_TAIL_CHARS:
+        tail = tail[1:]  # the first sentence may be cut
     asked = [
         SPEAKER_LABEL.sub("", sentence, count=1)
-        for sentence in sentences(text)
+        for sentence in tail
         if sentence.rstrip("\"'”’)]*_ ").endswith("?")
     ]
     if not asked:
