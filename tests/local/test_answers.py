@@ -106,6 +106,8 @@ def test_a_sentence_about_the_speaker_reads_as_usual_and_bare_yes_or_no_counts()
         ("How old are your kids?", "They are 8 and 11."),
         ("How old is your daughter?", "She's four."),
         ("What's your partner's name?", "That would be Jordan."),
+        ("What should I call you?", "Alex is fine."),  # the name asked for
+        ("What's your name, by the way?", "Priya, nice to meet you."),
         ("How old are you?", "Turning 30 next week!"),  # an exclamation with a number
         ("Are you allergic to anything?", "Only penicillin as far as I know."),  # a hedge
         ("Any allergies?", "Peanuts, I think."),
@@ -126,6 +128,7 @@ def test_a_reply_standing_for_what_was_asked_is_read_with_the_question(
         ("Where do you live?", "It's a small town near York. We love it there."),  # not alone
         ("Is Paris nice?", "It is lovely in spring."),  # not a question to the user
         ("Where do you live?", "I think Berlin is lovely."),  # a statement after the hedge
+        ("What should I call the file?", "Report is fine."),  # not the user's name
     ],
 )
 def test_a_reply_that_refers_back_to_nothing_of_the_user_is_not_framed(

@@ -209,10 +209,24 @@ class RuleExtractor:
         return ExtractedStatement(text=text, entities=tuple(names), maybe_entities=tuple(maybe))
 
 
+_NAME_ASKED = re.compile(
+    r"\b(?:call you|your (?:first |full |real )?name|name do you|go by)\b", re.IGNORECASE
+)
+_OPENS_WITH_A_NAME = re.compile(r"^\W*[A-Z][a-z]+\b(?! I\b)")
+MAX_NAME_REPLY_WORDS = 6
+
+
 def _answers(sentence: str, question: str) -> bool:
     """Whether a reply's only sentence answers a question to the user by standing for what it
     asks about ("Where do you live?" "It's a small town near York."), on a subject of their
-    profile (the two together touch a kind: home, people, health...)."""
+    profile (the two together touch a kind: home, people, health...), or gives the name asked
+    for ("What should I call you?" "Alex is fine.")."""
+    if (
+        _NAME_ASKED.search(question)
+        and _OPENS_WITH_A_NAME.match(sentence)
+        and len(sentence.split()) <= MAX_NAME_REPLY_WORDS
+    ):
+        return True
     return (
         refers_back(sentence)
         and names_the_user(question)
