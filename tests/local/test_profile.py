@@ -97,6 +97,7 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "Into woodworking these days.",
         "Newly single after 8 years.",
         "Big Arsenal fan here.",
+        "Our corgi Waffles hates the rain.",  # a breed is a pet
         # telegraphic notes on the speaker's health, diet, people, pets, work
         "Diabetic, type 2.",
         "Nut allergy, severe.",

@@ -268,7 +268,10 @@ _KINDS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
             2.5,
             r"\b(?:dog|cat|hamster|pet|puppy|kitten|rabbit|bunny|parrot|bird|fish|horse|"
             r"tortoise|turtle|guinea pig|lizard|snake|ferret|collie|retriever|terrier|spaniel|"
-            r"labrador|poodle|greyhound)s?\b",
+            r"labrador|poodle|greyhound|beagle|husky|huskie|corgi|pug|dachshund|chihuahua|"
+            r"bulldog|rottweiler|labradoodle|goldendoodle|cockapoo|schnauzer|shih tzu|pomeranian|"
+            r"doberman|dalmatian|whippet|ragdoll|tabby|budgie|cockatiel|parakeet|gecko|"
+            r"chinchilla|goldfish|axolotl|hedgehog|gerbil|pony|ponie)s?\b",
         ),
         (
             "work",
