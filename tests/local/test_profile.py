@@ -171,6 +171,22 @@ def test_sport_is_a_kind_of_its_own(sentence: str, fitness: bool) -> None:
     assert ("fitness" in kinds_of(sentence)) is fitness
 
 
+@pytest.mark.parametrize(
+    ("sentence", "kind"),
+    [
+        ("Heading to Barcelona on Friday for a conference.", "plans"),
+        ("Off to Iceland next month!", "plans"),
+        ("Big Arsenal fan here.", "tastes"),
+        ("Been a nurse for 12 years.", "work"),
+        ("Joined Spotify as a data analyst.", "work"),
+        ("I quit smoking in January.", "health"),
+        ("Our corgi Waffles hates the rain.", "pets"),
+    ],
+)
+def test_kinds_a_search_can_ask_for(sentence: str, kind: str) -> None:
+    assert kind in kinds_of(sentence)
+
+
 def test_chat_spelling_finds_single_valued_subjects() -> None:
     reading = self_statement("im living in Madrid now")
     assert reading is not None and reading.topics == ("home",)

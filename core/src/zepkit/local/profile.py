@@ -307,7 +307,9 @@ _KINDS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
             r"\b(?:going to|planning|plan|trip|travel\w*|visit\w*|fly|flying|flight|"
             r"marathon|race|"
             r"festival|holiday|vacation|deadline|due|next (?:week|month|year)|tomorrow|"
-            r"preparing|training|appointment|interview|concert|birthday)\b",
+            r"preparing|training|appointment|interview|concert|birthday|conference|"
+            r"head(?:ing|ed) (?:back )?to|off to|(?:on|this|next) (?:monday|tuesday|wednesday|"
+            r"thursday|friday|saturday|sunday|weekend))\b",
         ),
         (
             "constraints",
@@ -327,7 +329,7 @@ _KINDS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
         (
             "tastes",
             1.0,
-            r"\b(?:love|like|enjoy|hate|dislike|prefer|favou?rite|fan of|into|can'?t stand|"
+            r"\b(?:love|like|enjoy|hate|dislike|prefer|favou?rite|fan|into|can'?t stand|"
             r"hobby|hobbies|play|plays|playing|learning|collect\w*)\b",
         ),
         ("manner", 2.0, _STANDING),
