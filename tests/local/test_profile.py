@@ -143,6 +143,7 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Heading to the store.",  # no place named
         "Same here.",
         "Right here.",
+        "Started raining here.",
         "It's cold here.",
         "Yeah, work can be tough.",  # a subject after the interjection
         "Keep up the good work!",

@@ -40,12 +40,13 @@ MAX_SAYS_SO_WORDS = 12
 _HERE_I_AM = re.compile(
     r"^\W*(?!(?:same|me|you|right|over|out|in|from|up|down|back|near|not|no|nobody|anyone|"
     r"someone|everyone|hello|hi|hey|welcome|thanks|glad|happy|nothing|everything|all|it|that|"
-    r"this|just|so|always)\b)[\w'’-]+(?:\s+[\w'’-]+){0,3}\s+here"
+    r"this|just|so|always)\b)[\w'’-]+(?:\s+[\w'’-]+){0,3}(?<!ing)(?<!ed)(?<!ly)\s+here"
     r"(?:\W+(?:lol|haha|tbh|btw|too|also))?\W*$",
     re.IGNORECASE,
 )
 """The speaker naming what they are ("Big Arsenal fan here.", "Night owl here lol"): about
-them whatever the subject, when nothing in it has a subject of its own."""
+them whatever the subject, when nothing in it has a subject of its own and no verb or adverb
+comes before "here" ("Started raining here.")."""
 
 
 def names_self(sentence: str) -> bool:
