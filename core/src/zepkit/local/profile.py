@@ -125,8 +125,8 @@ that happens.", "Love the way you explain things!"); "Got home late." is ruled o
 opener."""
 
 _FAN = re.compile(r"\bfan\b|can'?t (?:eat|have|drink|stand)|don'?t (?:eat|drink)", re.IGNORECASE)
-"""Openers that make a taste the speaker's own; after "love", "into" or "enjoying" a taste is as
-often a reply to what the listener shared."""
+"""Openers that make any taste the speaker's own; after "love", "hate" or "into" it must be named
+bare (`_NAMES_A_TASTE`), and after the other openers it does not count."""
 
 _IMPLIED_KINDS = frozenset({*_PERSONAL_KINDS, "pets", "fitness", "tastes", "constraints"})
 MAX_IMPLIED_WORDS = 16
@@ -134,7 +134,8 @@ MAX_IMPLIED_WORDS = 16
 
 def says_of_self_without_i(sentence: str, kinds: Iterable[str] | None = None) -> bool:
     """Whether a sentence with chat's dropped "I" (`_IMPLIED_I`) tells of the speaker's health,
-    diet, people, pets, work, home, identity, sport or tastes; short, as such shorthand is."""
+    diet, people, pets, work, home, identity, sport, money or tastes; short, as such shorthand
+    is."""
     opener = _IMPLIED_I.match(sentence)
     if opener is None or len(sentence.split()) > MAX_IMPLIED_WORDS:
         return False
