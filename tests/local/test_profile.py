@@ -98,6 +98,9 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "Newly single after 8 years.",
         "Big Arsenal fan here.",
         "Our corgi Waffles hates the rain.",  # a breed is a pet
+        "Not a morning person at all.",  # what kind of person the speaker is not
+        "Not much of a cook, honestly.",
+        "Proud dog mom of three.",  # "proud", not "proud of" someone
         # telegraphic notes on the speaker's health, diet, people, pets, work
         "Diabetic, type 2.",
         "Nut allergy, severe.",
@@ -144,6 +147,8 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Same here.",
         "Right here.",
         "Started raining here.",
+        "Proud of you, sis.",
+        "Not a problem.",
         "It's cold here.",
         "Yeah, work can be tough.",  # a subject after the interjection
         "Keep up the good work!",

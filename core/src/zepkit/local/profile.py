@@ -94,14 +94,18 @@ _IMPLIED_I = re.compile(
 user's sentence opening with a verb or state only the speaker can be the subject of, or with one
 of their people, pets or their job."""
 
-_GOING = re.compile(
+_ANY_KIND = re.compile(
     r"^\W*(?:(?:just|finally|also|now|soon)\s+)?(?:(?:heading|headed|off|flying|driving|"
     r"travell?ing|moving)(?: back| over| out)? to|(?:gonna|going to|will) be (?:in|at)) "
-    r"(?-i:[A-Z])",
+    r"(?-i:[A-Z])|"
+    r"^\W*(?:(?:honestly|definitely|totally)\s+)?not (?:really |exactly )?(?:a|an|much of an?) "
+    r"(?:[\w-]+ )?(?:person|cook|baker|drinker|eater|reader|sleeper|planner|travell?er|runner|"
+    r"swimmer|dancer|driver|talker)\b",
     re.IGNORECASE,
 )
-"""A trip told without "I" to a named place ("Heading to Barcelona on Friday.", "Off to Iceland
-next month!", "Gonna be in Tokyo all of next week."): the speaker's plans, whatever the kind."""
+"""Sentences without "I" that are the speaker's whatever their kind: a trip to a named place
+("Heading to Barcelona on Friday.", "Off to Iceland next month!", "Gonna be in Tokyo all of next
+week.") and what kind of person they are not ("Not a morning person.", "Not much of a cook")."""
 
 _TASTE_OPENER = re.compile(r"(?:love|loving|enjoying|hate|hating|into)\W*$", re.IGNORECASE)
 _NAMES_A_TASTE = re.compile(
@@ -154,25 +158,25 @@ def says_of_self_without_i(sentence: str, kinds: Iterable[str] | None = None) ->
 
 def shorthand_of_self(sentence: str) -> bool:
     """Whether a sentence without "I" still tells of its speaker: a dropped "I" or "my"
-    (`says_of_self_without_i`), a trip (`heading_somewhere`) or "X here" (`names_self`)."""
-    return says_of_self_without_i(sentence) or heading_somewhere(sentence) or names_self(sentence)
+    (`says_of_self_without_i`), a trip or a kind of person (`of_self_any_kind`), or "X here"
+    (`names_self`)."""
+    return says_of_self_without_i(sentence) or of_self_any_kind(sentence) or names_self(sentence)
 
 
-def heading_somewhere(sentence: str) -> bool:
-    """Whether a short sentence without "I" tells of the speaker's trip to a named place
-    (`_GOING`)."""
-    going = _GOING.match(sentence)
+def of_self_any_kind(sentence: str) -> bool:
+    """Whether a short sentence without "I" is the speaker's whatever it is about (`_ANY_KIND`)."""
+    opener = _ANY_KIND.match(sentence)
     return (
-        going is not None
+        opener is not None
         and len(sentence.split()) <= MAX_IMPLIED_WORDS
-        and _POINTS_AWAY.match(sentence, going.end()) is None
+        and _POINTS_AWAY.match(sentence, opener.end()) is None
     )
 
 
 _TELEGRAPHIC_KINDS = frozenset({"health", "diet", "people", "pets", "work", "identity"})
 MAX_TELEGRAPHIC_WORDS = 12
 _REACTION = re.compile(
-    r"\b(?:sorry|congrat\w*|hope|wish|luck|glad|happy for|proud|thanks?|thank you|wow|aww+|omg|"
+    r"\b(?:sorry|congrat\w*|hope|wish|luck|glad|happy for|proud of|thanks?|thank you|wow|aww+|omg|"
     r"nice|great|awesome|amazing|cute|lovely|cool|sounds?|looks?|hear|love|loved|pics?|photos?|"
     r"pictures?|videos?|posts?|you|your|you're|you’re)\b",
     re.IGNORECASE,
@@ -552,7 +556,7 @@ def self_statement(sentence: str) -> SelfStatement | None:
         or _HOUSEHOLD.search(sentence)
         or _SAYS_SO.search(sentence)
         or _IMPLIED_I.match(sentence)
-        or _GOING.match(sentence)
+        or _ANY_KIND.match(sentence)
         or STANDING.search(sentence)
         or (len(sentence.split()) <= MAX_TELEGRAPHIC_WORDS and without_subject(sentence))
     ):
@@ -572,7 +576,7 @@ def self_statement(sentence: str) -> SelfStatement | None:
         if not (
             says_of_self_without_i(sentence, kinds)
             or telegraphic(sentence, kinds)
-            or heading_somewhere(sentence)
+            or of_self_any_kind(sentence)
         ):
             return None
         read = f"I {sentence.lstrip()}"  # "Just moved to Leeds!" moves the user's home
