@@ -225,6 +225,15 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("Relocated to Madrid for work last month.", ("home",)),
         ("Changed careers, I'm a software developer now.", ("work",)),
         ("Husband is vegetarian.", ()),  # his diet, not the speaker's
+        ("I'm moving to Berlin next month.", ()),  # a plan: the user still lives where they do
+        ("I'm relocating to Austin for work in June.", ()),
+        ("I love my job.", ()),  # speaks of the job, does not change it
+        ("My job is so stressful this week.", ()),
+        ("I got a job offer from a clinic in Leeds!", ()),
+        ("My new job is at a clinic in Leeds.", ("work",)),
+        ("My job is as a charge nurse now.", ("work",)),
+        ("I got laid off last week.", ("work",)),
+        ("I went vegan in January.", ("diet",)),
     ],
 )
 def test_single_valued_subjects(sentence: str, topics: tuple[str, ...]) -> None:
@@ -301,6 +310,38 @@ async def test_an_ending_ends_what_was_said_of_the_name(
     by_text = {f.fact: f.invalid_at for f in found.edges}
     assert by_text[f"user: {before}"] == later
     assert by_text[f"user: {after}"] is None
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("I work at Google.", "I lost my wallet today."),
+        ("I live in Porto with my partner.", "My old laptop died yesterday."),
+        ("My dog Rex loves the beach at Foz.", "I lost my temper with Rex this morning."),
+    ],
+)
+async def test_an_ending_of_nothing_named_ends_nothing(
+    ana: LocalBackend, before: str, after: str
+) -> None:
+    await ana.add_messages("t1", [Message("user", before, created_at=T0)])
+    later = T0 + timedelta(days=3)
+    await ana.add_messages("t2", [Message("user", after, created_at=later)])
+    found = await ana.search(SearchRequest(before, user_id="ana", limit=5))
+    assert {f.fact: f.invalid_at for f in found.edges}[f"user: {before}"] is None
+
+
+async def test_a_move_ahead_keeps_the_home_until_it_happens(ana: LocalBackend) -> None:
+    await ana.add_messages("t1", [Message("user", "I live in Porto.", created_at=T0)])
+    plan = T0 + timedelta(days=3)
+    said = "I'm moving to Berlin next month."
+    await ana.add_messages("t2", [Message("user", said, created_at=plan)])
+    lines = profile_of(await ana.add_messages("now", [Message("user", "Hi!")], return_context=True))
+    assert any("Porto" in line and line.endswith("present)") for line in lines)
+    assert any("Berlin" in line for line in lines)
+    moved = plan + timedelta(days=40)
+    await ana.add_messages("t3", [Message("user", "I just moved to Berlin.", created_at=moved)])
+    porto = await ana.search(SearchRequest("Porto", user_id="ana"))
+    assert porto.edges[0].invalid_at == moved
 
 
 async def test_the_same_fact_twice_is_one_fact(ana: LocalBackend) -> None:

@@ -80,8 +80,17 @@ def write_episodes(
             maybe.append((statement_id, s.maybe))
             habit = changed_habit(s.text) if s.profile is not None else None
             if s.topics or s.ends or habit:
+                speakers = (s.speaker, user_name) if s.by_user else (s.speaker,)
                 changes.append(
-                    Change(statement_id, s.text, draft.created_at, s.topics, s.ends, habit)
+                    Change(
+                        statement_id,
+                        s.text,
+                        draft.created_at,
+                        s.topics,
+                        s.ends,
+                        habit,
+                        tuple(name for name in speakers if name),
+                    )
                 )
             statement_id += 1
     conn.executemany(

@@ -406,7 +406,7 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "home",
             rf"\bI(?:['’]?m| am)? (?:just |recently |now |finally |{_NO_LONGER})?"
-            rf"(?:live|lived|living|(?:moved|moving|relocated|relocating){_NO_OBJECT})\b|"
+            rf"(?:live|lived|living|(?:moved|relocated){_NO_OBJECT})\b|"
             r"\bI'?m based in\b|\bmy (?:new )?home is\b|"
             rf"\bwe(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated){_NO_OBJECT}\b|"
             + _not_anymore("live"),
@@ -415,16 +415,21 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "work",
             rf"\bI (?:now |still |currently |{_NO_LONGER})?work (?:as|at|for|in)\b|"
             r"\bI(?:['’]?m| am) (?:now |not |no longer )?(?:a|an) \w+(?: \w+)? "
-            r"(?:at|for|by profession)\b|\bmy (?:new )?job\b|"
-            r"\bI (?:just )?(?:started|got|took|quit|left|lost) (?:a |my )?(?:new )?job\b|"
+            r"(?:at|for|by profession)\b|\bmy new job\b|\bmy (?:current )?job is (?:at|as|with)\b|"
+            r"\bI (?:just )?(?:started|got|took|quit|left|lost) (?:a |my )?(?:new )?job\b"
+            r"(?! (?:offer|interview|application))|"
             r"\bI(?:['’]?m| am) (?:now )?retired\b|\bI (?:now )?teach\b|"
-            r"\b(?:changed|switched) (?:careers?|jobs?)\b|" + _not_anymore("work"),
+            r"\b(?:changed|switched) (?:careers?|jobs?)\b|"
+            r"\bI (?:was|got|['’]ve been|have been) (?:just )?(?:laid off|fired|let go|"
+            r"made redundant)\b|" + _not_anymore("work"),
         ),
         (
             "diet",
             r"\bI(?:['’]?m| am) (?:now |not |no longer )?(?:an? )?"
             r"(?:vegan|vegetarian|pescatarian)\b|"
             r"\bI stopped being (?:an? )?(?:vegan|vegetarian|pescatarian)\b|"
+            r"\bI(?:['’]?m|['’]ve| have)? (?:just )?(?:going|gone|went|turned|became|become) "
+            r"(?:fully )?(?:vegan|vegetarian|pescatarian)\b|"
             r"\bI (?:now )?(?:follow|eat|started|keep|am on|'m on) (?:a |an )?[\w-]+(?: [\w-]+)? "
             r"diet\b|\bI (?:stopped|started|quit) eating\b|\bI eat (?:meat|fish)\b",
         ),
@@ -437,11 +442,14 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
     )
 )
-"""Subjects that hold one value at a time: a newer statement on one ends the older ones."""
+"""Subjects that hold one value at a time: a newer statement on one ends the older ones. Only
+what states or changes the value counts: a move ahead ("I'm moving to Berlin next month") is a
+plan, and the user still lives where they do; "I love my job" or a job offer keeps the job."""
 
 _ENDED = re.compile(
-    r"\b(?:died|passed away|was put down|were put down|put (?:him|her|them) down|"
-    r"we lost|i lost|ran away|rehomed|broke up|split up|divorced)\b",
+    r"\b(?:died|passed away|was put down|were put down|"
+    r"put (?:him|her|them|(?-i:[A-Z])\w+) down|ran away|rehomed|broke up|split up|divorced)\b|"
+    r"\b(?:we|i) lost (?:(?:my|our) (?:\w+ )?)?(?-i:[A-Z])",
     re.IGNORECASE,
 )
 """A statement that ends what was true of the names it mentions (a pet that died)."""

@@ -18,8 +18,9 @@ from zepkit.local.text import fact_key, normalise_name
 
 class Change(NamedTuple):
     """A new statement that may end others: its id, text, time, subjects, whether it ends
-    what was true of the entities it mentions, and the root of a habit it gives up or takes up
-    again (`zepkit.local.habits`)."""
+    what was true of the entities it mentions, the root of a habit it gives up or takes up
+    again (`zepkit.local.habits`), and the names of whoever says it (their own entity is not
+    one it ends: "I lost my wallet" ends nothing the user said before)."""
 
     statement: int
     text: str
@@ -27,6 +28,7 @@ class Change(NamedTuple):
     topics: Sequence[str]
     ends: bool
     habit: str | None = None
+    speakers: tuple[str, ...] = ()
 
 
 def supersede(conn: sqlite3.Connection, graph: int, change: Change) -> None:
@@ -70,18 +72,15 @@ def supersede(conn: sqlite3.Connection, graph: int, change: Change) -> None:
 def _mentioning_same_entities(
     conn: sqlite3.Connection, change: Change
 ) -> dict[int, tuple[str, str, str | None]]:
-    """Statements that mention the entities `change` mentions, other than its speaker."""
-    speaker = conn.execute(
-        "SELECT speaker FROM statements WHERE id = ?", (change.statement,)
-    ).fetchone()[0]
-    own = normalise_name(speaker) if speaker else None
+    """Statements that mention the entities `change` mentions, other than its speakers'."""
+    own = sorted({key for key in map(normalise_name, change.speakers) if key})
     rows = conn.execute(
         "SELECT s.id, s.text, s.valid_at, s.invalid_at FROM mentions AS m "
         "JOIN entities AS n ON n.id = m.entity "
         "JOIN mentions AS other ON other.entity = m.entity "
         "JOIN statements AS s ON s.id = other.statement "
-        "WHERE m.statement = ? AND s.id != ? AND n.norm IS NOT ?",
-        (change.statement, change.statement, own),
+        f"WHERE m.statement = ? AND s.id != ? AND n.norm NOT IN ({', '.join('?' * len(own))})",
+        (change.statement, change.statement, *own),
     ).fetchall()
     return {row[0]: row[1:] for row in rows}
 
