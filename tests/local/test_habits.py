@@ -58,6 +58,10 @@ def test_what_a_statement_gives_up(text: str, habit: str | None) -> None:
         ("Ana: I have a glass of wine, then I smoke one.", True),
         ("Ana: Dad smokes.", False),
         ("Ana: My sister smokes a lot.", False),
+        ("Ana: I'm a heavy smoker.", True),
+        ("Ana: I've been smoking since college.", True),
+        ("Ana: I hate the smell of smoke.", False),  # the word, not the habit
+        ("Ana: I'm allergic to smoke.", False),
     ],
 )
 def test_who_does_the_habit(text: str, does: bool) -> None:

@@ -63,6 +63,22 @@ _ADVERBS = frozenset(
         "honestly",
     }
 )
+_DOING = frozenset(
+    {
+        *_LIGHT_VERBS,
+        *("am", "i'm", "have", "i've", "had", "been", "was", "do", "used", "to", "really"),
+        *("love", "like", "enjoy", "a", "an", "heavy", "light", "social", "chain", "big"),
+        *("daily", "regular", "bit", "lot", "lots", "of", "few", "couple", "some", "too"),
+        *("much", "many", "cup", "cups", "glass", "glasses", "pack", "packs", "pint", "pints"),
+        *("bottle", "bottles", "can", "cans", "one", "two", "three", "four", "five", "six"),
+        *("seven", "eight", "nine", "ten", "twenty", "half", "on"),
+        *("quit", "quitting", "stopped", "gave", "given", "giving", "up", "kicked", "no"),
+        *("longer", "don't", "don’t", "dont", "not", "never"),
+    }
+)
+"""Words that may stand between the speaker's "I" and the habit's word when they say whether
+they do it ("I drink three cups of coffee", "I'm a heavy smoker", "I've been smoking", "I quit
+drinking"); any other ("I hate the smell of smoke") says something else."""
 _TOKEN = re.compile(r"[\w'’-]+")
 _CLAUSE = re.compile(r"[.!?;,]|\s-\s|\bbut\b")
 
@@ -98,8 +114,9 @@ def changed_habit(text: str) -> str | None:
 
 def does_habit(text: str, habit: str) -> bool:
     """Whether a statement says its speaker does the habit whose root is `habit`: a word with
-    that root after their "I" in the same clause, or at the start of a clause without one
-    ("Smoke about ten a day.", "Still smoking a pack a day."; not "Dad smokes.")."""
+    that root after their "I" in the same clause with only words of doing between (`_DOING`), or
+    at the start of a clause without one ("Smoke about ten a day.", "Still smoking a pack a
+    day."; not "Dad smokes.", "I hate the smell of smoke.")."""
     body = _LABEL.sub("", text, count=1)
     for clause in _CLAUSE.split(body):
         tokens = _TOKEN.findall(clause.lower())
@@ -107,6 +124,13 @@ def does_habit(text: str, habit: str) -> bool:
             if root(token) != habit:
                 continue
             before = tokens[:at]
-            if _FIRST_PERSON.intersection(before) or _ADVERBS.issuperset(before):
+            speaker = max((n for n, word in enumerate(before) if word in _FIRST_PERSON), default=-1)
+            if _ADVERBS.issuperset(before) or (
+                speaker >= 0
+                and all(
+                    word in _DOING or word in _ADVERBS or word.isdigit()
+                    for word in before[speaker + 1 :]
+                )
+            ):
                 return True
     return False
