@@ -234,6 +234,18 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("My job is as a charge nurse now.", ("work",)),
         ("I got laid off last week.", ("work",)),
         ("I went vegan in January.", ("diet",)),
+        ("I live with two roommates.", ()),  # how, not where
+        ("I live near the beach.", ()),
+        ("I live in a small flat on the fifth floor.", ()),
+        ("I live in a flat in Porto.", ("home",)),
+        ("I live in the Bay Area.", ("home",)),
+        ("i live in lisbon now", ("home",)),  # typed without capitals
+        ("i live in a small flat", ()),
+        ("I lived in London for two years before this.", ()),  # the past, not a change
+        ("I moved here from Braga in 2019.", ()),  # how the current home came about
+        ("I'm a volunteer at the food bank on weekends.", ()),  # no employer, no occupation
+        ("I'm a junior developer at a fintech now.", ("work",)),
+        ("I'm a product owner at Spotify.", ("work",)),
     ],
 )
 def test_single_valued_subjects(sentence: str, topics: tuple[str, ...]) -> None:
@@ -298,6 +310,7 @@ async def test_deleting_the_newer_statement_brings_the_older_back(ana: LocalBack
     [
         ("Rex", "My dog Rex loves the beach at Foz.", "My dog Rex died last week."),
         ("Lea", "My girlfriend Lea loves hiking.", "Lea and I broke up."),
+        ("Pepper", "My dog Pepper is a beagle.", "We lost Pepper to cancer last month."),
     ],
 )
 async def test_an_ending_ends_what_was_said_of_the_name(
@@ -318,9 +331,28 @@ async def test_an_ending_ends_what_was_said_of_the_name(
         ("I work at Google.", "I lost my wallet today."),
         ("I live in Porto with my partner.", "My old laptop died yesterday."),
         ("My dog Rex loves the beach at Foz.", "I lost my temper with Rex this morning."),
+        ("My dog Rex loves the beach at Foz.", "I lost Rex's lead at the park."),
     ],
 )
 async def test_an_ending_of_nothing_named_ends_nothing(
+    ana: LocalBackend, before: str, after: str
+) -> None:
+    await ana.add_messages("t1", [Message("user", before, created_at=T0)])
+    later = T0 + timedelta(days=3)
+    await ana.add_messages("t2", [Message("user", after, created_at=later)])
+    found = await ana.search(SearchRequest(before, user_id="ana", limit=5))
+    assert {f.fact: f.invalid_at for f in found.edges}[f"user: {before}"] is None
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("I'm married to Tom.", "We got married in Goa in 2015."),
+        ("I'm married to Tom.", "I'm married with two kids."),
+        ("I'm vegetarian.", "I'm vegetarian but I still eat eggs."),
+    ],
+)
+async def test_the_same_value_again_keeps_the_older_statement(
     ana: LocalBackend, before: str, after: str
 ) -> None:
     await ana.add_messages("t1", [Message("user", before, created_at=T0)])

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from zepkit.local.text import SPEAKER_I, without_subject
+from zepkit.local.text import SPEAKER_I, STOP_WORDS, without_subject
 
 _SELF = re.compile(rf"(?<![\w'’])(?:{SPEAKER_I}|[Mm]y|MY|[Mm]e|mine|myself)\b")
 """The speaker talking about themselves (in chat's spellings too)."""
@@ -238,6 +238,15 @@ every later block."""
 
 STANDING = re.compile(_STANDING, re.IGNORECASE)
 
+_OCCUPATIONS = (
+    r"nurse|engineer|developer|programmer|designer|lawyer|attorney|accountant|analyst|manager|"
+    r"chef|dentist|pharmacist|architect|scientist|researcher|consultant|founder|ceo|cto|cfo|"
+    r"electrician|plumber|carpenter|mechanic|pilot|firefighter|paramedic|police officer|"
+    r"professor|lecturer|tutor|librarian|journalist|editor|barista|waiter|waitress|cashier|"
+    r"farmer|vet|therapist|surgeon|midwife|social worker"
+)
+"""Occupations: a kind of work, and with "I'm a" the user's job."""
+
 _KINDS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
     (name, weight, re.compile(pattern, re.IGNORECASE))
     for name, weight, pattern in (
@@ -286,12 +295,8 @@ _KINDS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
             r"degree|phd|master'?s|bachelor'?s|universit\w*|college|school|dissertation|thesis|"
             r"compan(?:y|ies)|office|"
             r"retir\w*|business|employer|intern\w*|shift\w*|hired|promot\w*|salary|for a living|"
-            r"startup|firm|freelanc\w*|self-employed|unemployed|colleagues?|coworkers?|nurse|engineer|"
-            r"developer|programmer|designer|lawyer|attorney|accountant|analyst|manager|chef|"
-            r"dentist|pharmacist|architect|scientist|researcher|consultant|founder|ceo|cto|cfo|"
-            r"electrician|plumber|carpenter|mechanic|pilot|firefighter|paramedic|police officer|"
-            r"professor|lecturer|tutor|librarian|journalist|editor|barista|waiter|waitress|"
-            r"cashier|farmer|vet|therapist|surgeon|midwife|social worker)\b|"
+            r"startup|firm|freelanc\w*|self-employed|unemployed|colleagues?|coworkers?|"
+            rf"{_OCCUPATIONS})\b|"
             r"\b(?:start(?:ed|ing)|join(?:ed|ing)) (?:at |with )?(?-i:[A-Z])",
         ),
         (
@@ -400,14 +405,21 @@ _NO_OBJECT = (
 )
 """After "moved": not a thing moved ("I moved the meeting to Friday" says nothing of a home)."""
 
+_PLACE = r"(?:the )?(?-i:[A-Z])"
+"""A place's or an employer's name ("in Porto", "in the Bay Area", "at Google"), which says
+where, where "I live with two roommates" or "I'm a volunteer at the food bank" does not. An
+all-lowercase sentence has it lowercased (`_topics_of`)."""
+
 _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern, re.IGNORECASE))
     for name, pattern in (
         (
             "home",
-            rf"\bI(?:['’]?m| am)? (?:just |recently |now |finally |{_NO_LONGER})?"
-            rf"(?:live|lived|living|(?:moved|relocated){_NO_OBJECT})\b|"
-            r"\bI'?m based in\b|\bmy (?:new )?home is\b|"
+            rf"\bI(?:['’]?m| am)? (?:just |recently |now |finally |currently |still )?"
+            rf"(?:live|living) (?:[\w'’-]+ ){{0,4}}?(?:in|on) {_PLACE}|"
+            rf"\bI(?:['’]?ve| have)? (?:just |recently |finally |now )?"
+            rf"(?:moved|relocated){_NO_OBJECT}(?! (?:here|there)\b)\b|"
+            r"\bI no longer live\b|\bI'?m based in\b|\bmy (?:new )?home is\b|"
             rf"\bwe(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated){_NO_OBJECT}\b|"
             + _not_anymore("live"),
         ),
@@ -415,7 +427,10 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "work",
             rf"\bI (?:now |still |currently |{_NO_LONGER})?work (?:as|at|for|in)\b|"
             r"\bI(?:['’]?m| am) (?:now |not |no longer )?(?:a|an) \w+(?: \w+)? "
-            r"(?:at|for|by profession)\b|\bmy new job\b|\bmy (?:current )?job is (?:at|as|with)\b|"
+            rf"(?:(?:at|for) {_PLACE}|by profession\b)|"
+            r"\bI(?:['’]?m| am) (?:now |not |no longer )?(?:a|an) (?:\w+ )?"
+            rf"(?:{_OCCUPATIONS}|teacher|doctor)\b|"
+            r"\bmy new job\b|\bmy (?:current )?job is (?:at|as|with)\b|"
             r"\bI (?:just )?(?:started|got|took|quit|left|lost) (?:a |my )?(?:new )?job\b"
             r"(?! (?:offer|interview|application))|"
             r"\bI(?:['’]?m| am) (?:now )?retired\b|\bI (?:now )?teach\b|"
@@ -449,10 +464,11 @@ plan, and the user still lives where they do; "I love my job" or a job offer kee
 _ENDED = re.compile(
     r"\b(?:died|passed away|was put down|were put down|"
     r"put (?:him|her|them|(?-i:[A-Z])\w+) down|ran away|rehomed|broke up|split up|divorced)\b|"
-    r"\b(?:we|i) lost (?:(?:my|our) (?:\w+ )?)?(?-i:[A-Z])",
+    r"\b(?:we|i) lost (?:(?:my|our) (?:\w+ )?)?(?-i:[A-Z])(?!\w*['’]s\b)",
     re.IGNORECASE,
 )
-"""A statement that ends what was true of the names it mentions (a pet that died)."""
+"""A statement that ends what was true of the names it mentions (a pet that died; "we lost
+Pepper", not "I lost Pepper's leash")."""
 
 
 @dataclass(frozen=True)
@@ -589,5 +605,37 @@ def self_statement(sentence: str) -> SelfStatement | None:
             return None
         read = f"I {sentence.lstrip()}"  # "Just moved to Leeds!" moves the user's home
     salience = BASE_SALIENCE + sum(kinds.values())
-    topics = tuple(name for name, rule in _TOPICS if rule.search(read))
+    topics = _topics_of(read, typed_lower=not any(ch.isupper() for ch in sentence))
     return SelfStatement(salience, topics, bool(_ENDED.search(sentence)))
+
+
+def _topics_of(sentence: str, *, typed_lower: bool) -> tuple[str, ...]:
+    """The single-valued subjects `sentence` states or changes (`_TOPICS`). A sentence typed
+    without capitals ("i live in lisbon now") has its names' capitals restored first: every
+    word that is not a stop word."""
+    if typed_lower:
+        sentence = _LOWER_WORD.sub(
+            lambda word: word[0] if word[0] in STOP_WORDS else word[0].capitalize(), sentence
+        )
+    return tuple(name for name, rule in _TOPICS if rule.search(sentence))
+
+
+_LOWER_WORD = re.compile(r"\b[a-z][\w'’]*")
+
+
+_VALUES = {
+    "relationship": re.compile(r"\b(single|married|divorced|engaged|separated|widowed)\b", re.I),
+    "diet": re.compile(r"\b(vegan|vegetarian|pescatarian|keto|paleo)\b", re.IGNORECASE),
+}
+_NEGATED = re.compile(r"\b(?:not|no longer|never|stopped|quit)\b|n['’]t\b", re.IGNORECASE)
+
+
+def topic_value(topic: str, text: str) -> str | None:
+    """The value a statement gives a single-valued subject, when it names one plainly ("I'm
+    married with two kids": "married"), else None. Two statements giving the same value do not
+    end each other: "We got married in Goa" keeps "I'm married to Tom"."""
+    rule = _VALUES.get(topic)
+    found = rule.search(text) if rule else None
+    if found is None or _NEGATED.search(text, 0, found.start()):
+        return None
+    return found[1].lower()

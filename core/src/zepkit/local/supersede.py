@@ -1,4 +1,5 @@
-"""Time for facts: a newer statement on a single-valued subject ends the older ones.
+"""Time for facts: a newer statement on a single-valued subject ends the older ones (unless
+both give it the same value).
 
 Runs inside the write transaction that stores the newer statement. Times are compared as
 instants (stored ISO text may mix offsets), and an older statement that arrives after a newer
@@ -13,6 +14,7 @@ from typing import NamedTuple
 
 from zepkit.local.codec import timestamp
 from zepkit.local.habits import does_habit
+from zepkit.local.profile import topic_value
 from zepkit.local.text import fact_key, normalise_name
 
 
@@ -40,7 +42,10 @@ def supersede(conn: sqlite3.Connection, graph: int, change: Change) -> None:
             "AND profile IS NOT NULL AND topics LIKE ? AND id != ?",
             (graph, f"% {topic} %", change.statement),
         ).fetchall()
-        rivals.update({row[0]: row[1:] for row in rows})
+        value = topic_value(topic, change.text)
+        for key, *rest in rows:
+            if value is None or topic_value(topic, rest[0]) != value:
+                rivals[key] = (rest[0], rest[1], rest[2])
     if change.ends:
         rivals.update(_mentioning_same_entities(conn, change))
     if change.habit:
