@@ -326,6 +326,34 @@ async def test_an_ending_ends_what_was_said_of_the_name(
 
 
 @pytest.mark.parametrize(
+    ("name", "before", "after"),
+    [
+        ("Mochi", "My cat Mochi sleeps all day.", "Mochi passed away this morning."),
+        ("Biscuit", "I have a dog named Biscuit.", "Biscuit ran away last night."),
+        ("Joe", "My grandpa Joe lives with us.", "Joe passed away peacefully last night."),
+    ],
+)
+async def test_news_of_an_ending_said_without_my_ends_it_too(
+    ana: LocalBackend, name: str, before: str, after: str
+) -> None:
+    await ana.add_messages("t1", [Message("user", before, created_at=T0)])
+    later = T0 + timedelta(days=60)
+    await ana.add_messages("t2", [Message("user", after, created_at=later)])
+    found = await ana.search(SearchRequest(name, user_id="ana", limit=5))
+    assert {f.fact: f.invalid_at for f in found.edges}[f"user: {before}"] == later
+
+
+async def test_news_of_a_stranger_ending_keeps_the_users_tastes(ana: LocalBackend) -> None:
+    said = "I love Michael Jackson's music."
+    await ana.add_messages("t1", [Message("user", said, created_at=T0)])
+    later = T0 + timedelta(days=60)
+    news = Message("user", "Michael Jackson died in 2009.", created_at=later)
+    await ana.add_messages("t2", [news])
+    found = await ana.search(SearchRequest("Michael Jackson", user_id="ana", limit=5))
+    assert {f.fact: f.invalid_at for f in found.edges}[f"user: {said}"] is None
+
+
+@pytest.mark.parametrize(
     ("before", "after"),
     [
         ("I work at Google.", "I lost my wallet today."),

@@ -33,6 +33,7 @@ from zepkit.local.profile import (
     kinds_asked,
     kinds_in,
     self_statement,
+    tells_an_ending,
 )
 from zepkit.local.text import has_words, name_mentions, sentences
 
@@ -46,7 +47,8 @@ class ExtractedStatement:
     joins the user's profile, which every context block considers), `topics` name the subjects
     that hold one value at a time (a newer statement on one ends the older ones: "home",
     "work", "diet", "relationship"), and `ends` says it ends what was true of the entities it
-    mentions (a pet that died).
+    mentions (a pet that died; when the statement is not in the profile, "Mochi passed away",
+    only the user's profile statements about someone).
     """
 
     text: str
@@ -179,6 +181,9 @@ class RuleExtractor:
         statement = self._statement(prefix + sentence, sentence)
         reading = self_statement(sentence) if role == "user" else None
         if reading is None:
+            named = statement.entities or statement.maybe_entities
+            if role == "user" and named and tells_an_ending(sentence):
+                return replace(statement, ends=True)
             return statement
         return replace(
             statement, profile=reading.salience, topics=reading.topics, ends=reading.ends_mentions

@@ -90,6 +90,7 @@ def write_episodes(
                         s.ends,
                         habit,
                         tuple(name for name in speakers if name),
+                        s.profile is not None,
                     )
                 )
             statement_id += 1

@@ -471,6 +471,13 @@ _ENDED = re.compile(
 Pepper", not "I lost Pepper's leash")."""
 
 
+def tells_an_ending(sentence: str) -> bool:
+    """Whether a sentence that is not about its speaker tells that what was true of the names
+    it mentions has ended ("Mochi passed away this morning."): said by the user, it ends their
+    profile statements about that someone (`zepkit.local.supersede`)."""
+    return _ENDED.search(sentence) is not None
+
+
 @dataclass(frozen=True)
 class SelfStatement:
     """A sentence's place in its speaker's profile: salience, single-valued subjects, and whether

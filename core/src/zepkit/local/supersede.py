@@ -14,15 +14,18 @@ from typing import NamedTuple
 
 from zepkit.local.codec import timestamp
 from zepkit.local.habits import does_habit
-from zepkit.local.profile import topic_value
+from zepkit.local.profile import about_someone, topic_value
 from zepkit.local.text import fact_key, normalise_name
 
 
 class Change(NamedTuple):
     """A new statement that may end others: its id, text, time, subjects, whether it ends
     what was true of the entities it mentions, the root of a habit it gives up or takes up
-    again (`zepkit.local.habits`), and the names of whoever says it (their own entity is not
-    one it ends: "I lost my wallet" ends nothing the user said before)."""
+    again (`zepkit.local.habits`), the names of whoever says it (their own entity is not
+    one it ends: "I lost my wallet" ends nothing the user said before), and whether it is a
+    profile statement: news of an ending that is not ("Mochi passed away") ends only the
+    profile statements about someone ("My cat Mochi sleeps all day"), never a taste ("I love
+    Mochi's photos" is ended by nothing but the user)."""
 
     statement: int
     text: str
@@ -31,6 +34,7 @@ class Change(NamedTuple):
     ends: bool
     habit: str | None = None
     speakers: tuple[str, ...] = ()
+    in_profile: bool = True
 
 
 def supersede(conn: sqlite3.Connection, graph: int, change: Change) -> None:
@@ -84,10 +88,11 @@ def _mentioning_same_entities(
         "JOIN entities AS n ON n.id = m.entity "
         "JOIN mentions AS other ON other.entity = m.entity "
         "JOIN statements AS s ON s.id = other.statement "
-        f"WHERE m.statement = ? AND s.id != ? AND n.norm NOT IN ({', '.join('?' * len(own))})",
+        f"WHERE m.statement = ? AND s.id != ? AND n.norm NOT IN ({', '.join('?' * len(own))})"
+        + ("" if change.in_profile else " AND s.profile IS NOT NULL"),
         (change.statement, change.statement, *own),
     ).fetchall()
-    return {row[0]: row[1:] for row in rows}
+    return {row[0]: row[1:] for row in rows if change.in_profile or about_someone(row[1])}
 
 
 def _doing_habit(
