@@ -11,13 +11,13 @@ then measures:
   one core by its interpreter lock, is not what limits the server): turns per second, errors,
   and acknowledged messages lost (counted back through the messages list), and the CPU time
   each turn costs the server (all its workers; split into the event loops, which run uvicorn,
-  Starlette and the handlers, and the engine's threads) and the clients (all client
-  processes); on a shared machine, CPU per turn is steadier than time. `--client` picks who
-  plays the turns: `lean` (an HTTP load client sending the SDK's very requests and checking
-  each answer, so the figure is the server's), `sdk` (the zep-cloud 4.x SDK, as an agent
-  would), or `both` (default: one phase each, on new users). `engine_thread_busy` is
-  the share of the run the busiest engine thread was running or waiting for a core (near 1: that
-  thread is what bounds the worker).
+  Starlette, the handlers and the local engine's calls, and the other threads: a backend's own
+  thread, the embedder's) and the clients (all client processes); on a shared machine, CPU per
+  turn is steadier than time. `--client` picks who plays the turns: `lean` (an HTTP load
+  client sending the SDK's very requests and checking each answer, so the figure is the
+  server's), `sdk` (the zep-cloud 4.x SDK, as an agent would), or `both` (default: one phase
+  each, on new users). `busiest_thread_busy` is the share of the run the server's busiest
+  thread was running or waiting for a core (near 1: that thread is what bounds its worker).
 Bounded: every phase has a fixed number of calls and the child is stopped at the end.
 `--quick` shortens both. CPU figures read Linux's /proc.
 """
@@ -73,7 +73,7 @@ def _percentiles(samples: list[float]) -> dict[str, float]:
 def _server_threads(pid: int) -> dict[tuple[int, int], tuple[float, float]]:
     """Per thread of the server and of its live workers, (seconds on a core, seconds waiting for
     one), from Linux's schedstat; keyed (process, thread): a process's own id is its main thread,
-    the event loop, and its other threads are the engine's."""
+    the event loop, and its other threads are helpers (a backend's own thread, the embedder's)."""
     pids = [pid]
     children = Path(f"/proc/{pid}/task/{pid}/children")
     if children.exists():
@@ -95,22 +95,22 @@ def _server_cpu(
     turns: int,
     elapsed: float,
 ) -> dict[str, float]:
-    """CPU per turn of the event loops and of the engine's threads, and the busiest engine
-    thread's share of the run (on a core or waiting for one)."""
-    loops = engine = busiest = 0.0
+    """CPU per turn of the event loops and of the other threads, and the busiest thread's share
+    of the run (on a core or waiting for one)."""
+    loops = others = busiest = 0.0
     for (pid, tid), (running, waiting) in after.items():
         ran_before, waited_before = before.get((pid, tid), (0.0, 0.0))
         ran, waited = running - ran_before, waiting - waited_before
         if pid == tid:
             loops += ran
         else:
-            engine += ran
-            busiest = max(busiest, (ran + waited) / elapsed)
+            others += ran
+        busiest = max(busiest, (ran + waited) / elapsed)
     return {
-        "server_cpu_ms_per_turn": round((loops + engine) / turns * 1000, 2),
+        "server_cpu_ms_per_turn": round((loops + others) / turns * 1000, 2),
         "server_event_loop_cpu_ms_per_turn": round(loops / turns * 1000, 2),
-        "server_engine_cpu_ms_per_turn": round(engine / turns * 1000, 2),
-        "engine_thread_busy": round(busiest, 2),
+        "server_other_threads_cpu_ms_per_turn": round(others / turns * 1000, 2),
+        "busiest_thread_busy": round(busiest, 2),
     }
 
 

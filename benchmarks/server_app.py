@@ -4,9 +4,9 @@ No HTTP server and no client: each request is the scope, headers and JSON body t
 4.x SDK sends, handed to the app as uvicorn would hand it over, and the answer's status is
 checked. A turn is `benchmarks/server.py`'s (the user's message with `return_context`, a search
 of the user's graph, the reply). Measured: the CPU of the thread that runs the app (routing,
-validation, the handlers, the id registry, JSON, the hop to the engine; not the engine's own
-thread), the least of RUNS runs of TURNS turns, so a busy machine shows less in it than in
-wall time. Lexical local engine in a temporary folder.
+validation, the handlers, the id registry, JSON, and the local engine's calls, which the server
+runs on that thread), the least of RUNS runs of TURNS turns, so a busy machine shows less in it
+than in wall time. Lexical local engine in a temporary folder.
 """
 
 from __future__ import annotations

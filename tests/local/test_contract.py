@@ -25,3 +25,11 @@ class TestLocalBackendOnFile(BackendContract):
         on_file = LocalBackend(tmp_path / "contract.sqlite")
         yield on_file
         await on_file.aclose()
+
+
+class TestLocalBackendInline(BackendContract):
+    @pytest.fixture
+    async def backend(self, tmp_path: Path) -> AsyncIterator[LocalBackend]:
+        inline = LocalBackend(tmp_path / "contract.sqlite", inline=True)
+        yield inline
+        await inline.aclose()

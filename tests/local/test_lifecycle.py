@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from zepkit.core._backend import SearchRequest, UserProfile
 from zepkit.core._errors import BackendError
-from zepkit.core._models import Message
-from zepkit.local import LocalBackend
+from zepkit.core._models import DataType, Message
+from zepkit.local import ExtractedStatement, LocalBackend, RuleExtractor
 
 
 async def test_close_is_safe_twice_and_later_calls_fail() -> None:
@@ -79,3 +80,61 @@ async def test_concurrent_writes_and_reads_are_safe(backend: LocalBackend) -> No
     for n in range(5):
         contents = [m.content for m in await backend.get_messages(f"t{n}")]
         assert contents == [f"thread {n} turn {turn} about otters" for turn in range(10)]
+
+
+class _ThreadRecorder(RuleExtractor):
+    """The rule extractor, noting the thread each message is read on."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: set[int] = set()
+
+    def extract(
+        self, text: str, *, speaker: str | None, source: DataType, role: str | None = None
+    ) -> Sequence[ExtractedStatement]:
+        self.threads.add(threading.get_ident())
+        return super().extract(text, speaker=speaker, source=source, role=role)
+
+
+@pytest.mark.parametrize("inline", [False, True])
+async def test_inline_calls_run_on_the_callers_thread(tmp_path: Path, inline: bool) -> None:
+    recorder = _ThreadRecorder()
+    async with LocalBackend(tmp_path / "m.db", extractor=recorder, inline=inline) as backend:
+        await backend.ensure_user(UserProfile("u"))
+        await backend.ensure_thread("t", "u")
+        await backend.add_messages("t", [Message("user", "I keep bees in Porto.")])
+        found = await backend.search(SearchRequest("bees", user_id="u"))
+    assert (recorder.threads == {threading.get_ident()}) is inline
+    assert [edge.fact for edge in found.edges] == ["user: I keep bees in Porto."]
+
+
+async def test_inline_calls_from_several_loops_and_threads_are_safe(tmp_path: Path) -> None:
+    backend = LocalBackend(tmp_path / "m.db", inline=True)
+    await backend.ensure_user(UserProfile("u"))
+    for n in range(4):
+        await backend.ensure_thread(f"t{n}", "u")
+    failures: list[BaseException] = []
+
+    def other_loop(n: int) -> None:
+        async def chat() -> None:
+            for turn in range(15):
+                await backend.add_messages(f"t{n}", [Message("user", f"t{n} turn {turn} otters")])
+                await backend.search(SearchRequest("otters", user_id="u"))
+
+        try:
+            asyncio.run(chat())
+        except BaseException as exc:  # reported to the test below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=other_loop, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        await asyncio.to_thread(thread.join)
+    assert failures == []
+    for n in range(4):
+        contents = [m.content for m in await backend.get_messages(f"t{n}")]
+        assert contents == [f"t{n} turn {turn} otters" for turn in range(15)]
+    await backend.aclose()
+    with pytest.raises(BackendError, match="closed"):
+        await backend.ensure_user(UserProfile("u"))

@@ -358,10 +358,11 @@ async def test_two_users_never_cross(db_path: Path) -> None:
     assert _rows(db_path, "SELECT count(*) FROM statements WHERE invalid_at IS NOT NULL") == [(0,)]
 
 
-async def test_turns_never_wait_for_the_model(db_path: Path) -> None:
+@pytest.mark.parametrize("inline", [False, True])
+async def test_turns_never_wait_for_the_model(db_path: Path, inline: bool) -> None:
     model = ScriptedModel(answer(fact("Maya rows on the Tagus")))
     model.gate = threading.Event()
-    backend = LocalBackend(db_path, llm=model.extractor(every=2))
+    backend = LocalBackend(db_path, llm=model.extractor(every=2), inline=inline)
     try:
         await _setup(backend)
         await backend.add_messages("maya-1", [Message("user", "I row.")])
