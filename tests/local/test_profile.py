@@ -246,6 +246,16 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("I'm a volunteer at the food bank on weekends.", ()),  # no employer, no occupation
         ("I'm a junior developer at a fintech now.", ("work",)),
         ("I'm a product owner at Spotify.", ("work",)),
+        ("I got the job at Stripe!", ("work",)),
+        ("Today was my first day at Stripe.", ("work",)),
+        ("I'm now working at Stripe as a data analyst.", ("work",)),
+        ("My new employer is Stripe.", ("work",)),
+        ("I accepted an offer from Stripe.", ()),  # not started yet
+        ("I've been living in York since the summer.", ("home",)),
+        ("My new apartment has a balcony!", ("home",)),
+        ("We bought a house in York and moved in last month.", ("home",)),
+        ("I have a girlfriend now, her name is Mia.", ("relationship",)),
+        ("I'm seeing someone, it's early days.", ("relationship",)),
     ],
 )
 def test_single_valued_subjects(sentence: str, topics: tuple[str, ...]) -> None:
@@ -342,6 +352,9 @@ async def test_an_ending_ends_what_was_said_of_the_name(
         ("I'm married to Tom.", "We got married in Goa in 2015."),
         ("I'm married to Tom.", "I'm married with two kids."),
         ("I'm vegetarian.", "I'm vegetarian but I still eat eggs."),
+        ("I live in Ottawa.", "I've been living in Ottawa for a decade."),
+        ("I work at Shopify.", "I've been working at Shopify for six years."),
+        ("I work as a chef.", "I've been working as a chef since I was 19."),
     ],
 )
 async def test_news_that_changes_nothing_keeps_the_older_statement(

@@ -415,8 +415,10 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     for name, pattern in (
         (
             "home",
-            rf"\bI(?:['’]?m| am)? (?:just |recently |now |finally |currently |still )?"
+            rf"\bI(?:['’]?m| am|['’]ve been| have been)? "
+            rf"(?:just |recently |now |finally |currently |still )?"
             rf"(?:live|living) (?:[\w'’-]+ ){{0,4}}?(?:in|on) {_PLACE}|"
+            r"\b(?:my|our) new (?:place|house|flat|apartment|home)\b|\band (?:just )?moved in\b|"
             rf"\bI(?:['’]?ve| have)? (?:just |recently |finally |now )?"
             rf"(?:moved|relocated){_NO_OBJECT}(?! (?:here|there)\b)\b|"
             r"\bI no longer live\b|\bI'?m based in\b|\bmy (?:new )?home is\b|"
@@ -430,8 +432,12 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             rf"(?:(?:at|for) {_PLACE}|by profession\b)|"
             r"\bI(?:['’]?m| am) (?:now |not |no longer )?(?:a|an) (?:\w+ )?"
             rf"(?:{_OCCUPATIONS}|teacher|doctor)\b|"
-            r"\bmy new job\b|\bmy (?:current )?job is (?:at|as|with)\b|"
-            r"\bI (?:just )?(?:started|got|took|quit|left|lost) (?:a |my )?(?:new )?job\b"
+            r"\bmy new (?:job|employer)\b|\bmy (?:current )?job is (?:at|as|with)\b|"
+            r"\bmy (?:current )?employer is\b|"
+            rf"\bmy first (?:day|week|shift) (?:at|with) {_PLACE}|"
+            r"\bI(?:['’]?m| am|['’]ve been| have been) (?:now |currently |still )?working "
+            rf"(?:(?:at|for) {_PLACE}|as (?:a|an)\b)|"
+            r"\bI (?:just )?(?:started|got|took|quit|left|lost) (?:a |my |the )?(?:new )?job\b"
             r"(?! (?:offer|interview|application))|"
             r"\bI(?:['’]?m| am) (?:now )?retired\b|\bI (?:now )?teach\b|"
             r"\b(?:changed|switched) (?:careers?|jobs?)\b|"
@@ -453,7 +459,9 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"\bI(?:['’]?m| am) (?:now |not |no longer )?"
             r"(?:single|married|divorced|engaged|separated|widowed)\b|"
             r"\b(?:we|\w+ and I) (?:just |finally )?(?:got married|got engaged|broke up|split up|"
-            r"divorced|separated)\b",
+            r"divorced|separated)\b|"
+            r"\bI (?:now )?have a (?:new )?(?:girlfriend|boyfriend|partner)\b|"
+            r"\bI(?:['’]?m| am) (?:now )?(?:dating|seeing) (?:someone|(?-i:[A-Z]))",
         ),
     )
 )
@@ -631,6 +639,16 @@ _LOWER_WORD = re.compile(r"\b[a-z][\w'’]*")
 
 
 _VALUES = {
+    "home": re.compile(
+        r"\b(?:live|living|moved|relocated|based)\b[^.!?;]*?\b(?:in|to|on) (?:the )?"
+        r"((?-i:[A-Z])[\w'’-]+(?: (?-i:[A-Z])[\w'’-]+)*)",
+        re.IGNORECASE,
+    ),
+    "work": re.compile(
+        r"\b(?:work|working)\b[^.!?;]*?\b(?:(?:at|for|with) (?:the )?"
+        r"((?-i:[A-Z])[\w'’&-]+(?: (?-i:[A-Z])[\w'’&-]+)*)|as an? ([\w-]+))",
+        re.IGNORECASE,
+    ),
     "relationship": re.compile(r"\b(single|married|divorced|engaged|separated|widowed)\b", re.I),
     "diet": re.compile(r"\b(vegan|vegetarian|pescatarian|keto|paleo)\b", re.IGNORECASE),
 }
@@ -639,10 +657,11 @@ _NEGATED = re.compile(r"\b(?:not|no longer|never|stopped|quit)\b|n['’]t\b", re
 
 def topic_value(topic: str, text: str) -> str | None:
     """The value a statement gives a single-valued subject, when it names one plainly ("I'm
-    married with two kids": "married"), else None. Two statements giving the same value do not
-    end each other: "We got married in Goa" keeps "I'm married to Tom"."""
+    married with two kids": "married"; "I've been living in Denver since 2015": "denver"; "I've
+    been working as a chef since I was 19": "chef"), else None. Two statements giving the same
+    value do not end each other: "We got married in Goa" keeps "I'm married to Tom"."""
     rule = _VALUES.get(topic)
     found = rule.search(text) if rule else None
     if found is None or _NEGATED.search(text, 0, found.start()):
         return None
-    return found[1].lower()
+    return next(group for group in found.groups() if group).lower()
