@@ -458,8 +458,8 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "relationship",
             r"\bI(?:['’]?m| am) (?:now |not |no longer )?"
             r"(?:single|married|divorced|engaged|separated|widowed)\b|"
-            r"\b(?:we|\w+ and I) (?:just |finally )?(?:got married|got engaged|broke up|split up|"
-            r"divorced|separated)\b|"
+            r"\b(?:we|\w+ and I) (?:just |finally )?(?:got married|got engaged|got divorced|"
+            r"broke up|split up|divorced|separated)\b|"
             r"\bI (?:now )?have a (?:new )?(?:girlfriend|boyfriend|partner)\b|"
             r"\bI(?:['’]?m| am) (?:now )?(?:dating|seeing) (?:someone|(?-i:[A-Z]))",
         ),
