@@ -256,6 +256,8 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("We bought a house in York and moved in last month.", ("home",)),
         ("I have a girlfriend now, her name is Mia.", ("relationship",)),
         ("I'm seeing someone, it's early days.", ("relationship",)),
+        ("I'm seeing Dr Patel about my knee tomorrow.", ()),
+        ("I'm dating Sam now.", ("relationship",)),
         ("My wife and I got divorced last year.", ("relationship",)),
     ],
 )

@@ -407,8 +407,8 @@ _NO_OBJECT = (
 
 _PLACE = r"(?:the )?(?-i:[A-Z])"
 """A place's or an employer's name ("in Porto", "in the Bay Area", "at Google"), which says
-where, where "I live with two roommates" or "I'm a volunteer at the food bank" does not. An
-all-lowercase sentence has it lowercased (`_topics_of`)."""
+where, where "I live with two roommates" or "I'm a volunteer at the food bank" does not. A
+sentence typed without capitals has its words' capitals restored first (`_topics_of`)."""
 
 _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern, re.IGNORECASE))
@@ -461,7 +461,7 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"\b(?:we|\w+ and I) (?:just |finally )?(?:got married|got engaged|got divorced|"
             r"broke up|split up|divorced|separated)\b|"
             r"\bI (?:now )?have a (?:new )?(?:girlfriend|boyfriend|partner)\b|"
-            r"\bI(?:['’]?m| am) (?:now )?(?:dating|seeing) (?:someone|(?-i:[A-Z]))",
+            r"\bI(?:['’]?m| am) (?:now )?(?:dating (?:someone\b|(?-i:[A-Z]))|seeing someone\b)",
         ),
     )
 )

@@ -25,7 +25,7 @@ class Change(NamedTuple):
     one it ends: "I lost my wallet" ends nothing the user said before), and whether it is a
     profile statement: news of an ending that is not ("Mochi passed away") ends only the
     profile statements about someone ("My cat Mochi sleeps all day"), never a taste ("I love
-    Mochi's photos" is ended by nothing but the user)."""
+    Michael Jackson's music" outlives "Michael Jackson died in 2009")."""
 
     statement: int
     text: str
