@@ -319,13 +319,13 @@ class LocalBackend:
         claim = self._extraction.stop() if self._extraction is not None else None
         try:
             if claim is not None:
-                await self._finish(self._engine.run, functools.partial(release, claim=claim))
-            await self._finish(self._engine.close)
+                await self._call(self._engine.run, functools.partial(release, claim=claim))
+            await self._call(self._engine.close)
         finally:
             self._worker.shutdown(wait=False)
 
-    async def _finish(self, call: Callable[..., T], *args: Any) -> T:
-        """One of the closing calls, where `_run` would run it (the backend is marked closed)."""
+    async def _call(self, call: Callable[..., T], *args: Any) -> T:
+        """Run one engine call on the worker thread, or inline here, one at a time."""
         if self._inline:
             with self._engine_lock:
                 return call(*args)
@@ -353,14 +353,11 @@ class LocalBackend:
         return self._worker.submit(self._engine.run, work).result()
 
     async def _run(self, call: Callable[..., T], *args: Any) -> T:
-        """Run one engine call on the worker thread (inline: here), translating SQLite errors."""
+        """One engine call of an open backend (`_call`), its SQLite errors translated."""
         if self._closed:
             raise BackendError("the local backend is closed")
         with _sqlite_errors():
-            if self._inline:
-                with self._engine_lock:
-                    return call(*args)
-            return await asyncio.get_running_loop().run_in_executor(self._worker, call, *args)
+            return await self._call(call, *args)
 
 
 @contextmanager

@@ -480,9 +480,8 @@ Pepper", not "I lost Pepper's leash")."""
 
 
 def tells_an_ending(sentence: str) -> bool:
-    """Whether a sentence that is not about its speaker tells that what was true of the names
-    it mentions has ended ("Mochi passed away this morning."): said by the user, it ends their
-    profile statements about that someone (`zepkit.local.supersede`)."""
+    """Whether a sentence tells that what was true of the names it mentions has ended ("My dog
+    Rex died.", "Mochi passed away this morning."; `_ENDED`)."""
     return _ENDED.search(sentence) is not None
 
 
@@ -621,7 +620,7 @@ def self_statement(sentence: str) -> SelfStatement | None:
         read = f"I {sentence.lstrip()}"  # "Just moved to Leeds!" moves the user's home
     salience = BASE_SALIENCE + sum(kinds.values())
     topics = _topics_of(read, typed_lower=not any(ch.isupper() for ch in sentence))
-    return SelfStatement(salience, topics, bool(_ENDED.search(sentence)))
+    return SelfStatement(salience, topics, tells_an_ending(sentence))
 
 
 def _topics_of(sentence: str, *, typed_lower: bool) -> tuple[str, ...]:

@@ -47,13 +47,13 @@ def supersede(conn: sqlite3.Connection, graph: int, change: Change) -> None:
             (graph, f"% {topic} %", change.statement),
         ).fetchall()
         value = topic_value(topic, change.text)
-        for key, *rest in rows:
-            if value is None or topic_value(topic, rest[0]) != value:
-                rivals[key] = (rest[0], rest[1], rest[2])
+        for key, text, valid_at, invalid_at in rows:
+            if value is None or topic_value(topic, text) != value:
+                rivals[key] = (text, valid_at, invalid_at)
     if change.ends:
         rivals.update(_mentioning_same_entities(conn, change))
     if change.habit:
-        rivals.update(_doing_habit(conn, graph, change, change.habit))
+        rivals.update(_doing_habit(conn, graph, change.statement, change.habit))
     same = fact_key(change.text)
     when = timestamp(change.valid_at)
     ended: list[int] = []
@@ -96,13 +96,14 @@ def _mentioning_same_entities(
 
 
 def _doing_habit(
-    conn: sqlite3.Connection, graph: int, change: Change, habit: str
+    conn: sqlite3.Connection, graph: int, statement: int, habit: str
 ) -> dict[int, tuple[str, str, str | None]]:
-    """The user's current statements that say they do the habit `change` gives up or resumes."""
+    """The user's current statements, other than `statement`, that say they do `habit` (the
+    root of the habit `statement` gives up or takes up again)."""
     rows = conn.execute(
         "SELECT id, text, valid_at, invalid_at FROM statements WHERE graph = ? "
         "AND profile IS NOT NULL AND invalid_at IS NULL AND id != ? AND text LIKE ?",
-        (graph, change.statement, f"%{habit}%"),
+        (graph, statement, f"%{habit}%"),
     ).fetchall()
     return {row[0]: row[1:] for row in rows if does_habit(row[1], habit)}
 
