@@ -5,6 +5,7 @@ together."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import subprocess
@@ -18,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
-from zepkit.server.cli import supervise
+from zepkit.server.cli import spreads_connections, supervise
 
 KEY = "workers-key-0001"
 HEADERS = {"Authorization": f"Api-Key {KEY}"}
@@ -193,6 +194,56 @@ def test_workers_serve_one_port_and_stop_together(
         process.send_signal(stop)
         assert process.wait(timeout=20) == 0
         assert not any(Path(f"/proc/{pid}").exists() for pid in workers)
+
+
+def _established(port: int) -> set[int]:
+    """The socket inodes of the server's side of established TCP connections on `port`."""
+    found: set[int] = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if fields[3] == "01" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+            found.add(int(fields[9]))
+    return found
+
+
+def _sockets(pid: int) -> set[int]:
+    """The socket inodes a process holds open."""
+    found: set[int] = set()
+    folder = Path(f"/proc/{pid}/fd")
+    for fd in os.listdir(folder):
+        with contextlib.suppress(FileNotFoundError):
+            target = os.readlink(folder / fd)
+            if target.startswith("socket:["):
+                found.add(int(target[len("socket:[") : -1]))
+    return found
+
+
+@pytest.mark.skipif(not spreads_connections(), reason="the kernel spreads them on Linux only")
+def test_workers_share_a_burst_of_kept_alive_connections(
+    tmp_path: Path, serve_process: Callable[..., Any]
+) -> None:
+    env = {**os.environ, "ZEPKIT_API_KEYS": f"{KEY}=app"}
+    args = ["--db", str(tmp_path), "--workers", "2", "--retriever", "lexical"]
+    with serve_process(args, env, "2 workers") as (process, root):
+        workers = _children(process.pid)
+        port = int(root.rsplit(":", 1)[1])
+
+        async def burst() -> list[int]:
+            # 32 clients connecting at once, as an app's connection pool does when it starts:
+            # each worker has a socket of its own, and the kernel deals connections to both
+            clients = [httpx.AsyncClient(timeout=30) for _ in range(32)]
+            try:
+                answers = await asyncio.gather(*(c.get(f"{root}/healthz") for c in clients))
+                assert [answer.status_code for answer in answers] == [200] * 32
+                held = _established(port)
+                return [len(_sockets(pid) & held) for pid in workers]
+            finally:
+                for client in clients:
+                    await client.aclose()
+
+        per_worker = asyncio.run(burst())
+        assert sum(per_worker) == 32
+        assert min(per_worker) >= 4  # an even deal would fall below once in about 10^6 runs
 
 
 def test_workers_that_cannot_start_end_the_server(capfd: pytest.CaptureFixture[str]) -> None:
