@@ -1,8 +1,10 @@
-"""Closing, and using one backend from several event loops and threads."""
+"""Closing, using one backend from several event loops and threads, and inline writes waiting
+for another process's write lock."""
 
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -10,9 +12,15 @@ from pathlib import Path
 import pytest
 
 from zepkit.core._backend import SearchRequest, UserProfile
-from zepkit.core._errors import BackendError
+from zepkit.core._errors import (
+    BackendError,
+    BackendUnavailableError,
+    ConflictError,
+    NotFoundError,
+)
 from zepkit.core._models import DataType, Message
 from zepkit.local import ExtractedStatement, LocalBackend, RuleExtractor
+from zepkit.local import backend as backend_module
 
 
 async def test_close_is_safe_twice_and_later_calls_fail() -> None:
@@ -138,3 +146,65 @@ async def test_inline_calls_from_several_loops_and_threads_are_safe(tmp_path: Pa
     await backend.aclose()
     with pytest.raises(BackendError, match="closed"):
         await backend.ensure_user(UserProfile("u"))
+
+
+async def test_an_inline_write_waits_for_another_process_lock_on_the_event_loop(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "m.db"
+    async with LocalBackend(path, inline=True) as backend:
+        await backend.ensure_user(UserProfile("u"))
+        await backend.ensure_thread("t", "u")
+        await backend.add_messages("t", [Message("user", "I keep bees in Porto.")])
+        other = sqlite3.connect(path, isolation_level=None)  # another process's writer
+        other.execute("BEGIN IMMEDIATE")
+        other.execute("UPDATE users SET first_name = 'Ana'")
+        write = asyncio.create_task(
+            backend.add_messages("t", [Message("user", "My sister Rita lives in Lyon.")])
+        )
+        await asyncio.sleep(0.05)
+        assert not write.done()
+        # this loop is free meanwhile: a read of the same backend answers
+        found = await asyncio.wait_for(backend.search(SearchRequest("bees", user_id="u")), 1)
+        assert [edge.fact for edge in found.edges] == ["user: I keep bees in Porto."]
+        other.execute("COMMIT")
+        other.close()
+        await asyncio.wait_for(write, 5)
+        contents = [m.content for m in await backend.get_messages("t")]
+        assert contents == ["I keep bees in Porto.", "My sister Rita lives in Lyon."]
+        found = await backend.search(SearchRequest("Rita", user_id="u"))
+        assert [edge.fact for edge in found.edges] == ["user: My sister Rita lives in Lyon."]
+
+
+async def test_an_inline_write_gives_up_on_a_lock_held_past_the_busy_timeout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(backend_module, "BUSY_TIMEOUT_MS", 200)
+    path = tmp_path / "m.db"
+    async with LocalBackend(path, inline=True) as backend:
+        await backend.ensure_user(UserProfile("u"))
+        await backend.ensure_thread("t", "u")
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        with pytest.raises(BackendUnavailableError, match="busy"):
+            await backend.add_messages("t", [Message("user", "I keep bees in Porto.")])
+        other.execute("ROLLBACK")
+        other.close()
+        # nothing was half done: the next write goes through and is the thread's only message
+        await backend.add_messages("t", [Message("user", "I keep bees in Braga.")])
+        assert [m.content for m in await backend.get_messages("t")] == ["I keep bees in Braga."]
+
+
+async def test_an_inline_write_refused_after_taking_the_lock_leaves_it_free(
+    tmp_path: Path,
+) -> None:
+    async with LocalBackend(tmp_path / "m.db", inline=True) as backend:
+        await backend.ensure_user(UserProfile("u"))
+        await backend.ensure_user(UserProfile("v"))
+        await backend.ensure_thread("t", "u")
+        with pytest.raises(ConflictError):
+            await backend.add_messages("t", [Message("user", "Hello there.")], user_id="v")
+        with pytest.raises(NotFoundError):
+            await backend.add_messages("nope", [Message("user", "Hello there.")])
+        await backend.add_messages("t", [Message("user", "I keep bees.")], user_id="u")
+        assert [m.content for m in await backend.get_messages("t")] == ["I keep bees."]

@@ -33,7 +33,7 @@ from zepkit.core._models import (
     ThreadInfo,
     UserInfo,
 )
-from zepkit.core._sqlite import is_file_path, open_connection
+from zepkit.core._sqlite import BUSY_TIMEOUT_MS, is_file_path, open_connection
 from zepkit.core._validation import check_page
 from zepkit.local import backfill, jobs, writekeys
 from zepkit.local.connection import check_fts5, passing_read, write_transaction
@@ -49,6 +49,11 @@ from zepkit.local.schema import migrate
 
 T = TypeVar("T")
 logger = logging.getLogger("zepkit.local")
+
+FIRST_PAUSE_S = 0.0002
+LAST_PAUSE_S = 0.002
+"""An inline write waiting for SQLite's write lock tries again after these pauses, doubling:
+a write holds the lock for about half a millisecond."""
 
 
 class LocalBackend:
@@ -155,14 +160,19 @@ class LocalBackend:
         idempotency_key: str | None = None,
     ) -> str | None:
         """See `Backend.add_messages`; committed when it returns, context read after the write."""
-        context = await self._run(
-            self._engine.add_messages,
-            thread_id,
-            messages,
-            return_context,
-            user_id,
-            idempotency_key,
-        )
+        if self._inline:
+            context = await self._add_inline(
+                thread_id, messages, return_context, user_id, idempotency_key
+            )
+        else:
+            context = await self._run(
+                self._engine.add_messages,
+                thread_id,
+                messages,
+                return_context,
+                user_id,
+                idempotency_key,
+            )
         if self._extraction is not None:
             self._extraction.wake()
         return context
@@ -351,6 +361,37 @@ class LocalBackend:
             with self._engine_lock:
                 return self._engine.run(work)
         return self._worker.submit(self._engine.run, work).result()
+
+    async def _add_inline(
+        self,
+        thread_id: str,
+        messages: Sequence[Message],
+        return_context: bool,
+        user_id: str | None,
+        key: str | None,
+    ) -> str | None:
+        """`add_messages` on the loop's thread. While another process (a server's other worker)
+        holds SQLite's write lock, the write waits on the event loop, so this process's other
+        calls run meanwhile; in SQLite's busy handler the whole thread would sleep."""
+        engine = self._engine
+        prepared = await self._run(engine.prepare_messages, thread_id, messages)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + BUSY_TIMEOUT_MS / 1000
+        pause = FIRST_PAUSE_S
+        while True:
+            if self._closed:
+                raise BackendError("the local backend is closed")
+            with _sqlite_errors(), self._engine_lock:
+                if engine.try_write_lock():
+                    return engine.store_messages(
+                        prepared, return_context, user_id, key, locked=True
+                    )
+            if loop.time() >= deadline:
+                raise BackendUnavailableError(
+                    f"SQLite database is busy: its write lock was held for {BUSY_TIMEOUT_MS} ms"
+                )
+            await asyncio.sleep(pause)
+            pause = min(2 * pause, LAST_PAUSE_S)
 
     async def _run(self, call: Callable[..., T], *args: Any) -> T:
         """One engine call of an open backend (`_call`), its SQLite errors translated."""

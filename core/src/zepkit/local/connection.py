@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from zepkit.core._errors import ConfigurationError
+from zepkit.core._sqlite import BUSY_TIMEOUT_MS
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 
@@ -30,9 +31,13 @@ def check_fts5() -> None:
 
 
 @contextmanager
-def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    """One write transaction; IMMEDIATE takes the write lock up front so it never upgrades."""
-    conn.execute("BEGIN IMMEDIATE")
+def write_transaction(
+    conn: sqlite3.Connection, *, locked: bool = False
+) -> Iterator[sqlite3.Connection]:
+    """One write transaction; IMMEDIATE takes the write lock up front so it never upgrades.
+    `locked`: the caller began it already (`try_write_lock`); it is committed here all the same."""
+    if not locked:
+        conn.execute("BEGIN IMMEDIATE")
     try:
         yield conn
     except BaseException:
@@ -40,6 +45,21 @@ def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
             conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
+
+
+def try_write_lock(conn: sqlite3.Connection) -> bool:
+    """Begin a write transaction without waiting: False, with nothing begun, when another
+    connection holds SQLite's write lock (where `BEGIN IMMEDIATE` would wait for it)."""
+    conn.execute("PRAGMA busy_timeout = 0")
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            return False
+        raise
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    return True
 
 
 @contextmanager

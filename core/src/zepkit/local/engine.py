@@ -8,7 +8,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -28,9 +28,9 @@ from zepkit.core._models import (
 from zepkit.local import backfill, deletion, jobs, listing, provision, writekeys
 from zepkit.local.answers import Lead, lead_of
 from zepkit.local.codec import decode_metadata, decode_time, encode_time, now
-from zepkit.local.connection import read_transaction, write_transaction
+from zepkit.local.connection import read_transaction, try_write_lock, write_transaction
 from zepkit.local.dense import Dense
-from zepkit.local.drafts import draft_data, draft_message
+from zepkit.local.drafts import Draft, draft_data, draft_message
 from zepkit.local.extraction import Extractor
 from zepkit.local.hybrid import Retrieval
 from zepkit.local.ingest import write_episodes, write_messages
@@ -53,6 +53,18 @@ CONTEXT_MESSAGES = 4
 """Like Zep, a thread's context is searched with its last four messages."""
 THREAD_MESSAGES_EXCLUDED = 200
 """A block never repeats what the thread's latest messages (up to this many) already say."""
+
+
+@dataclass(frozen=True)
+class PreparedMessages:
+    """Messages read and drafted ahead of their write (`Engine.prepare_messages`)."""
+
+    thread_id: str
+    drafts: list[Draft]
+    pending: Future[Any] | None
+    """Their vectors being computed on the embedding thread."""
+    vectors: Any
+    """Their vectors, when computed already (None when pending or dense retrieval is off)."""
 
 
 class Engine:
@@ -149,6 +161,12 @@ class Engine:
         """Store the messages in one transaction; then, if asked, the context after the write.
         With `user_id`, the thread must belong to that user (checked inside the transaction);
         with `key`, a write already stored under that key is not stored again."""
+        prepared = self.prepare_messages(thread_id, messages)
+        return self.store_messages(prepared, return_context, user_id, key)
+
+    def prepare_messages(self, thread_id: str, messages: Sequence[Message]) -> PreparedMessages:
+        """The first half of `add_messages`, before its write lock: the messages read by the
+        extractor, and their vectors (being) computed."""
         drafts = [
             draft_message(self._extractor, message, lead)
             for message, lead in zip(messages, self._leads(thread_id, messages), strict=True)
@@ -159,11 +177,25 @@ class Engine:
         # sees); a remote one answers before the write, so it never holds the write lock.
         pending = self._embed_beside(texts)
         vectors = self._vectors(texts) if pending is None else None
+        return PreparedMessages(thread_id, drafts, pending, vectors)
+
+    def store_messages(
+        self,
+        prepared: PreparedMessages,
+        return_context: bool,
+        user_id: str | None = None,
+        key: str | None = None,
+        *,
+        locked: bool = False,
+    ) -> str | None:
+        """The second half of `add_messages`: the write, then the context if asked. `locked`:
+        the write transaction was begun by the caller (`try_write_lock`)."""
+        pending, vectors = prepared.pending, prepared.vectors
         ahead: TurnMatches | None = None
-        with write_transaction(self._conn) as conn:
-            thread = provision.find_thread(conn, thread_id)
+        with write_transaction(self._conn, locked=locked) as conn:
+            thread = provision.find_thread(conn, prepared.thread_id)
             if user_id is not None and thread.user_id != user_id:
-                raise ConflictError(f"thread {thread_id!r} belongs to another user")
+                raise ConflictError(f"thread {prepared.thread_id!r} belongs to another user")
             if key is not None and not writekeys.claim(conn, key):
                 episodes: list[int] = []  # a replay of a write that is already stored
                 vectors = None
@@ -173,7 +205,7 @@ class Engine:
                     thread=thread.id,
                     graph=thread.graph,
                     user_name=thread.user_name,
-                    drafts=drafts,
+                    drafts=prepared.drafts,
                 )
                 if self._llm_jobs:  # queued with the messages: a crash loses neither
                     jobs.enqueue(conn, thread.id, episodes)
@@ -183,7 +215,12 @@ class Engine:
                     vectors = pending.result()
                 self._store(conn, episodes, vectors)
         self._stored(episodes, vectors)
-        return self._context(thread_id, ahead) if return_context else None
+        return self._context(prepared.thread_id, ahead) if return_context else None
+
+    def try_write_lock(self) -> bool:
+        """Begin a write transaction if SQLite's write lock is free, without waiting for it
+        (for `store_messages(..., locked=True)`)."""
+        return try_write_lock(self._conn)
 
     def _leads(self, thread_id: str, messages: Sequence[Message]) -> list[Lead | None]:
         """For each message, what came just before it when it is the user's (see `Lead`): the

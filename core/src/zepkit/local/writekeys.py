@@ -13,8 +13,8 @@ import sqlite3
 import time
 from datetime import timedelta
 
-from zepkit.core._sqlite import BUSY_TIMEOUT_MS
 from zepkit.local.codec import encode_time, now
+from zepkit.local.connection import try_write_lock
 
 KEEP_DAYS = 7
 PRUNE_EVERY_S = 600.0
@@ -33,15 +33,8 @@ _next_prune = 0.0
 def prune(conn: sqlite3.Connection) -> None:
     """Forget keys past their use, unless another process holds the write lock right now (then
     a later open prunes): opening a file must not wait for the lock."""
-    conn.execute("PRAGMA busy_timeout = 0")
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-    except sqlite3.OperationalError as exc:
-        if "locked" in str(exc) or "busy" in str(exc):
-            return
-        raise
-    finally:
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    if not try_write_lock(conn):
+        return
     try:
         if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'write_keys'").fetchone():
             _delete_old(conn)
