@@ -18,7 +18,8 @@ then measures:
   server's), `sdk` (the zep-cloud 4.x SDK, as an agent would), or `both` (default: one phase
   each, on new users). `busiest_thread_busy` is the share of the run the server's busiest
   thread was running or waiting for a core (near 1: that thread is what bounds its worker).
-Bounded: every phase has a fixed number of calls and the child is stopped at the end.
+Bounded: every phase has a fixed number of calls (`--turns` sets the load phase's) and the child is
+stopped at the end.
 `--quick` shortens both. CPU figures read Linux's /proc.
 """
 
@@ -370,8 +371,15 @@ async def main() -> None:
         default="both",
         help="the throughput phase's client: lean HTTP, the SDK, or both one after the other",
     )
+    parser.add_argument(
+        "--turns", type=int, help="turns each load client plays (default 20, 5 with --quick)"
+    )
     args = parser.parse_args()
     latency_turns, load_turns = (50, 5) if args.quick else (300, 20)
+    if args.turns is not None:
+        if args.turns < 1:
+            parser.error("--turns must be at least 1")
+        load_turns = args.turns
     with tempfile.TemporaryDirectory() as folder:
         data = Path(folder)
         in_process = await _in_process(data, latency_turns)
