@@ -8,7 +8,8 @@ then measures:
 - throughput: CLIENTS concurrent clients, each its own user and thread, each playing TURNS turns
   (the user's message added with return_context, a search of the user's graph, the assistant's
   reply added), spread over CLIENT_PROCESSES processes (so that one client process, bound to
-  one core by its interpreter lock, is not what limits the server): turns per second, errors,
+  one core by its interpreter lock, is not what limits the server): turns per second (over
+  the whole phase, and while all the clients were playing, before the first one finished), errors,
   and acknowledged messages lost (counted back through the messages list), and the CPU time
   each turn costs the server (all its workers; split into the event loops, which run uvicorn,
   Starlette, the handlers and the local engine's calls, and the other threads: a backend's own
@@ -249,11 +250,12 @@ async def _clients(
     ready: Any,
     go: Any,
     sdk: bool,
-) -> tuple[int, int, float]:
+) -> tuple[int, int, float, list[list[float]]]:
     """Play `turns` turns in each of `threads` (numbered as in the whole run), all at once, after
     two turns in the thread `warm` (the SDK's first calls build what later calls
-    reuse), telling `ready` and waiting for `go`; the errors, the messages acknowledged and this
-    process's CPU seconds while playing."""
+    reuse), telling `ready` and waiting for `go`; the errors, the messages acknowledged, this
+    process's CPU seconds while playing, and when (`time.monotonic`) each client ended each
+    turn."""
     # httpx keeps 20 idle connections by default: more clients than that in one process would
     # open a new connection for most calls (measured: 635 connections for 640 turns with 32).
     pool = httpx.AsyncClient(
@@ -270,9 +272,12 @@ async def _clients(
     ready.release()
     await asyncio.to_thread(go.wait)
     errors = acknowledged = 0
+    ended: list[list[float]] = []
 
     async def run(target: tuple[str, str], n: int) -> None:
         nonlocal errors, acknowledged
+        mine: list[float] = []
+        ended.append(mine)
         for i in range(turns):
             try:
                 if sdk:
@@ -282,6 +287,7 @@ async def _clients(
                 acknowledged += stored  # after the await: `x += await f()` reads x before it
             except Exception:
                 errors += 1
+            mine.append(time.monotonic())
 
     cpu = time.process_time()
     await asyncio.gather(*(run(target, n) for n, target in threads.items()))
@@ -289,7 +295,15 @@ async def _clients(
     await pool.aclose()
     for each in lean.values():
         await each.aclose()
-    return errors, acknowledged, cpu
+    return errors, acknowledged, cpu, ended
+
+
+def _all_playing(started: float, ended: list[list[float]]) -> tuple[int, float]:
+    """The turns ended while every client was still playing (until the first one finished its
+    last turn), and that span in seconds: the rate of the whole run also counts its tail, where
+    the clients of a worker that got more of them play on alone."""
+    first_done = min(times[-1] for times in ended)
+    return sum(t <= first_done for times in ended for t in times), first_done - started
 
 
 def _client_process(
@@ -326,16 +340,17 @@ async def _load(
     for _ in workers:  # bounded: a client process that cannot start fails the run
         if not await asyncio.to_thread(ready.acquire, True, 120):
             raise SystemExit("a client process did not start")
-    before, started = _server_threads(server_pid), time.perf_counter()
+    before, started = _server_threads(server_pid), time.monotonic()
     go.set()
     played = [await asyncio.to_thread(results.get, True, 600) for _ in workers]
-    elapsed = time.perf_counter() - started
+    elapsed = time.monotonic() - started
     after = _server_threads(server_pid)
     for worker in workers:
         worker.join()
-    errors = sum(errors for errors, _, _ in played)
-    acknowledged = sum(count for _, count, _ in played)
-    client_cpu = sum(cpu for _, _, cpu in played)
+    errors = sum(errors for errors, _, _, _ in played)
+    acknowledged = sum(count for _, count, _, _ in played)
+    client_cpu = sum(cpu for _, _, cpu, _ in played)
+    together, span = _all_playing(started, [times for *_, ended in played for times in ended])
     stored = 0
     for thread, _ in threads:
         page = await client.thread.list_messages(thread, page_size=1)
@@ -348,6 +363,7 @@ async def _load(
         "turns": sent,
         "seconds": round(elapsed, 2),
         "turns_per_second": round(sent / elapsed, 1),
+        "turns_per_second_all_playing": round(together / span, 1),
         "errors": errors,
         "messages_acknowledged": acknowledged,
         "messages_stored": stored,

@@ -21,6 +21,7 @@ import uvicorn
 
 from zepkit.core import MemoryLoop
 from zepkit.server import KeyRing, create_app
+from zepkit.server.sends import OneSendProtocol
 
 if TYPE_CHECKING:  # zepkit.zep needs zep-cloud 4.x, and tests/server/v3 runs beside 3.x
     from zepkit.zep.testing import FakeZep
@@ -42,13 +43,14 @@ class RunningServer:
 
 @contextmanager
 def serve(data: Path, keys: KeyRing | None, **app_options: Any) -> Iterator[RunningServer]:
-    """`create_app(data, keys=keys, **app_options)` on uvicorn until the block ends."""
+    """`create_app(data, keys=keys, **app_options)` on uvicorn until the block ends, with the
+    protocol `zepkit serve` uses."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # as zepkit-serve does
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     app = create_app(data, keys=keys, **app_options)
-    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", http=OneSendProtocol)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

@@ -27,6 +27,7 @@ from zepkit.server.app import V3_PREFIX, V4_PREFIX, create_app
 from zepkit.server.auth import ENV_VAR, KeyListError, KeyRing, load_keys
 from zepkit.server.backends import BackendChoiceError, memory_factory
 from zepkit.server.projects import MemoryFactory, RetrieverMode, local_backend
+from zepkit.server.sends import OneSendProtocol
 
 LOCK_NAME = "zepkit-serve.lock"
 
@@ -99,7 +100,12 @@ def _server(
         # format its path and client address for it. No proxy headers: nothing here reads the
         # client's address or scheme, and uvicorn would wrap every request to rewrite them.
         config = uvicorn.Config(
-            app, log_level="warning", lifespan="on", access_log=False, proxy_headers=False
+            app,
+            log_level="warning",
+            lifespan="on",
+            access_log=False,
+            proxy_headers=False,
+            http=OneSendProtocol,
         )
         # uvicorn shuts down gracefully on SIGINT/SIGTERM, then raises the signal again for the
         # handler that was there before it: ours turns that into a normal exit.
