@@ -1,9 +1,9 @@
 """`zepkit serve` (also installed as `zepkit-serve`): run the server on uvicorn until SIGINT or
 SIGTERM (uvicorn lets requests in flight finish, then the app closes every project's database).
 With `--workers N`, N forked processes serve the one port (on Linux each from a socket of its
-own, see `spreads_connections`), all on the same data folder: the local engine and the id registry are SQLite files in WAL mode, safe for several
-processes, and neither keeps anything in a process that another process's write can make
-wrong."""
+own, see `spreads_connections`), all on the same data folder: the local engine and the id
+registry are SQLite files in WAL mode, safe for several processes, and neither keeps anything
+in a process that another process's write can make wrong."""
 
 from __future__ import annotations
 
