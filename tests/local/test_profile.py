@@ -9,7 +9,7 @@ import pytest
 from zepkit.core._backend import SearchRequest, UserProfile
 from zepkit.core._models import Message
 from zepkit.local import LocalBackend, RuleExtractor
-from zepkit.local.profile import kinds_of, self_statement
+from zepkit.local.profile import kinds_of, self_statement, subjects_apart
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 
@@ -259,6 +259,8 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("I'm seeing Dr Patel about my knee tomorrow.", ()),
         ("I'm dating Sam now.", ("relationship",)),
         ("My wife and I got divorced last year.", ("relationship",)),
+        ("I got married in June.", ("relationship",)),
+        ("I just got engaged!", ("relationship",)),
     ],
 )
 def test_single_valued_subjects(sentence: str, topics: tuple[str, ...]) -> None:
@@ -382,6 +384,54 @@ async def test_a_move_ahead_keeps_the_home_until_it_happens(ana: LocalBackend) -
     await ana.add_messages("t3", [Message("user", "I just moved to Berlin.", created_at=moved)])
     porto = await ana.search(SearchRequest("Porto", user_id="ana"))
     assert porto.edges[0].invalid_at == moved
+
+
+@pytest.mark.parametrize(
+    ("sentence", "apart"),
+    [
+        (
+            "I live in Austin and work as a nurse at St David's.",
+            ("I live in Austin.", "I work as a nurse at St David's."),
+        ),
+        ("I'm married and live in Boston.", ("I'm married.", "I live in Boston.")),
+        ("I work at Google and I live in Zurich.", ("I work at Google.", "I live in Zurich.")),
+        ("I am vegan, and I live in Lisbon.", ("I am vegan.", "I live in Lisbon.")),
+        ("i live in austin and work as a nurse", ("i live in austin.", "i work as a nurse")),
+        ("I'm divorced and living in Leeds now.", ("I'm divorced.", "I'm living in Leeds now.")),
+        ("I live in Austin and am a nurse.", ("I live in Austin.", "I am a nurse.")),
+        ("I'm vegetarian and just moved to Oslo.", ("I'm vegetarian.", "I just moved to Oslo.")),
+        (
+            "I got married in June and moved to Bristol.",
+            ("I got married in June.", "I moved to Bristol."),
+        ),
+        # one subject, or another person's: kept whole
+        ("I live and work in Austin.", None),
+        ("I live in Austin and love it.", None),
+        ("I live in Austin and my wife works as a nurse.", None),
+        ("I live in Austin with my husband and our two kids.", None),
+        ("I work as a nurse and I love my job.", None),
+        ("I live in Austin and now my wife works there.", None),
+        ("I'm single and so happy about it.", None),
+    ],
+)
+def test_two_single_valued_subjects_joined_by_and_are_two_statements(
+    sentence: str, apart: tuple[str, str] | None
+) -> None:
+    assert subjects_apart(sentence) == apart
+    said = RuleExtractor().extract(sentence, speaker="Ana", source="message", role="user")
+    texts = [f"Ana: {part}" for part in apart] if apart else [f"Ana: {sentence}"]
+    assert [statement.text for statement in said] == texts
+
+
+async def test_news_on_one_of_two_subjects_keeps_the_other(ana: LocalBackend) -> None:
+    said = "I live in Austin and work as a nurse at St David's."
+    await ana.add_messages("t1", [Message("user", said, created_at=T0)])
+    moved = T0 + timedelta(days=30)
+    await ana.add_messages("t2", [Message("user", "I moved to Denver.", created_at=moved)])
+    found = await ana.search(SearchRequest("Austin nurse", user_id="ana", limit=5))
+    by_text = {f.fact: f.invalid_at for f in found.edges}
+    assert by_text["user: I live in Austin."] == moved
+    assert by_text["user: I work as a nurse at St David's."] is None
 
 
 async def test_the_same_fact_twice_is_one_fact(ana: LocalBackend) -> None:

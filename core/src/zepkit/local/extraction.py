@@ -33,6 +33,7 @@ from zepkit.local.profile import (
     kinds_asked,
     kinds_in,
     self_statement,
+    subjects_apart,
     tells_an_ending,
 )
 from zepkit.local.text import has_words, name_mentions, sentences
@@ -172,8 +173,13 @@ class RuleExtractor:
             if read and read[-1][1].profile is not None and continues(sentence, read[-1][0]):
                 joined = f"{read[-1][0]} {sentence}"
                 read[-1] = (joined, self._said(joined, prefix, "user"))
-            else:
-                read.append((sentence, self._said(sentence, prefix, "user")))
+                continue
+            said = self._said(sentence, prefix, "user")
+            parts = subjects_apart(sentence) if said.profile is not None else None
+            if parts is None:
+                read.append((sentence, said))
+            else:  # "I live in Austin and work as a nurse": news of one keeps the other
+                read += [(part, self._said(part, prefix, "user")) for part in parts]
         return read
 
     def _said(self, sentence: str, prefix: str, role: str | None) -> ExtractedStatement:

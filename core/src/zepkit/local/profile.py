@@ -458,7 +458,7 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "relationship",
             r"\bI(?:['’]?m| am) (?:now |not |no longer )?"
             r"(?:single|married|divorced|engaged|separated|widowed)\b|"
-            r"\b(?:we|\w+ and I) (?:just |finally )?(?:got married|got engaged|got divorced|"
+            r"\b(?:I|we|\w+ and I) (?:just |finally )?(?:got married|got engaged|got divorced|"
             r"broke up|split up|divorced|separated)\b|"
             r"\bI (?:now )?have a (?:new )?(?:girlfriend|boyfriend|partner)\b|"
             r"\bI(?:['’]?m| am) (?:now )?(?:dating (?:someone\b|(?-i:[A-Z]))|seeing someone\b)",
@@ -621,6 +621,39 @@ def self_statement(sentence: str) -> SelfStatement | None:
     salience = BASE_SALIENCE + sum(kinds.values())
     topics = _topics_of(read, typed_lower=not any(ch.isupper() for ch in sentence))
     return SelfStatement(salience, topics, tells_an_ending(sentence))
+
+
+def subjects_apart(sentence: str) -> tuple[str, str] | None:
+    """A self statement as two clauses joined by "and", each on single-valued subjects of its
+    own ("I live in Austin and work as a nurse": "I live in Austin.", "I work as a nurse."),
+    else None. Apart, news on one subject ("I moved to Denver") ends its clause and keeps the
+    other; the second clause's "I" is restored when it was left out."""
+    if " and " not in sentence:
+        return None
+    lower = not any(ch.isupper() for ch in sentence)
+    for joint in _AND.finditer(sentence):
+        left, right = sentence[: joint.start()].rstrip(" ,;"), sentence[joint.end() :]
+        if not _SUBJECT_I.match(right):
+            first = right.split(" ", 1)[0].lower()
+            if not first.isalpha() or (first in STOP_WORDS and first not in _CLAUSE_OPENERS):
+                continue  # "and my wife...", "and the kids...": another subject
+            said = "i'm " if first.endswith("ing") else "i "  # "and living in Leeds"
+            right = (said if lower else said.capitalize()) + right
+        left = left if left[-1:] in ".!?" else f"{left}."
+        readings = self_statement(left), self_statement(right)
+        if readings[0] is None or readings[1] is None:
+            continue
+        mine, other = set(readings[0].topics), set(readings[1].topics)
+        if mine and other and not mine & other:
+            return left, right
+    return None
+
+
+_AND = re.compile(r",? and (?:then |also )?")
+_SUBJECT_I = re.compile(r"I\b|I['’]", re.IGNORECASE)
+_CLAUSE_OPENERS = frozenset({"am", "was", "have", "had", "just", "recently", "now", "still"})
+"""Stop words that may open a clause whose "I" was left out ("and am a nurse", "and just
+moved to Oslo")."""
 
 
 def _topics_of(sentence: str, *, typed_lower: bool) -> tuple[str, ...]:
