@@ -205,6 +205,9 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("I just moved to Lisbon to work at the Oceanarium.", ("home",)),
         ("I relocated from Toronto to Melbourne last month.", ("home",)),
         ("I work as a nurse.", ("work",)),
+        ("I work remotely for Stripe.", ("work",)),
+        ("I work part-time at the library.", ("work",)),
+        ("I work hard for my family.", ()),
         ("I started a new job at the bank.", ("work",)),
         ("I'm vegetarian now.", ("diet",)),
         ("I follow a keto diet.", ("diet",)),
@@ -400,6 +403,10 @@ async def test_a_move_ahead_keeps_the_home_until_it_happens(ana: LocalBackend) -
         ("I'm divorced and living in Leeds now.", ("I'm divorced.", "I'm living in Leeds now.")),
         ("I live in Austin and am a nurse.", ("I live in Austin.", "I am a nurse.")),
         ("I'm vegetarian and just moved to Oslo.", ("I'm vegetarian.", "I just moved to Oslo.")),
+        (
+            "I live in Austin and work remotely for Stripe.",
+            ("I live in Austin.", "I work remotely for Stripe."),
+        ),
         (
             "I got married in June and moved to Bristol.",
             ("I got married in June.", "I moved to Bristol."),

@@ -427,7 +427,8 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             "work",
-            rf"\bI (?:now |still |currently |{_NO_LONGER})?work (?:as|at|for|in)\b|"
+            rf"\bI (?:now |still |currently |{_NO_LONGER})?work "
+            r"(?:\w+ly |full[- ]time |part[- ]time )?(?:as|at|for|in)\b|"
             r"\bI(?:['’]?m| am) (?:now |not |no longer )?(?:a|an) \w+(?: \w+)? "
             rf"(?:(?:at|for) {_PLACE}|by profession\b)|"
             r"\bI(?:['’]?m| am) (?:now |not |no longer )?(?:a|an) (?:\w+ )?"
