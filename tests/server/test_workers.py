@@ -246,6 +246,26 @@ def test_workers_share_a_burst_of_kept_alive_connections(
         assert min(per_worker) >= 4  # an even deal would fall below once in about 10^6 runs
 
 
+def test_a_second_server_with_workers_cannot_share_the_port(
+    tmp_path: Path, serve_process: Callable[..., Any]
+) -> None:
+    env = {**os.environ, "ZEPKIT_API_KEYS": f"{KEY}=app"}
+    args = ["--db", str(tmp_path / "first"), "--workers", "2", "--retriever", "lexical"]
+    with serve_process(args, env, "2 workers") as (_, root):
+        port = root.rsplit(":", 1)[1]
+        command = ["-m", "zepkit.server.cli", "--db", str(tmp_path / "second"), "--port", port]
+        second = subprocess.run(
+            [sys.executable, *command, "--workers", "2", "--retriever", "lexical"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert second.returncode == 1
+        assert f"cannot listen on 127.0.0.1:{port}" in second.stderr
+        assert httpx.get(f"{root}/healthz").status_code == 200
+
+
 def test_workers_that_cannot_start_end_the_server(capfd: pytest.CaptureFixture[str]) -> None:
     def broken(started: Callable[[], object]) -> None:
         raise RuntimeError("no database for this worker")

@@ -297,7 +297,11 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "zepkit-serve") -> in
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
     spread = args.workers > 1 and spreads_connections()
     try:
-        sock = _bound(family, args.host, args.port, reuse_port=spread)
+        sock = (
+            _holding(family, args.host, args.port)
+            if spread
+            else _bound(family, args.host, args.port, reuse_port=False)
+        )
     except OSError as exc:
         print(f"{prog}: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
@@ -339,6 +343,18 @@ def spreads_connections() -> bool:
     one of them often takes most of a client pool's kept-alive connections: measured with 32
     clients and 2 workers, splits of 26 to 6 halved the turns a second against even ones."""
     return sys.platform.startswith("linux") and hasattr(socket, "SO_REUSEPORT")
+
+
+def _holding(family: int, host: str, port: int) -> socket.socket:
+    """A socket holding (host, port) for workers that each listen on it with `SO_REUSEPORT`,
+    bound only when nothing listens there yet: any process of the same user listening with
+    `SO_REUSEPORT` (another `zepkit serve --workers`) would otherwise share the port with
+    us, each taking part of the other's connections."""
+    probe = _bound(family, host, port, reuse_port=False)  # fails when anything listens there
+    try:
+        return _bound(family, host, probe.getsockname()[1], reuse_port=True)
+    finally:
+        probe.close()
 
 
 def _bound(family: int, host: str, port: int, *, reuse_port: bool) -> socket.socket:
