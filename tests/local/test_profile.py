@@ -363,6 +363,12 @@ async def test_an_ending_ends_what_was_said_of_the_name(
         ("I live in Ottawa.", "I've been living in Ottawa for a decade."),
         ("I work at Shopify.", "I've been working at Shopify for six years."),
         ("I work as a chef.", "I've been working as a chef since I was 19."),
+        ("I'm a nurse at St Mary's.", "I work at St Mary's, on the night shift."),
+        # something left that is not the home or the employer named
+        ("I work at Google as a designer.", "I left Sarah a voicemail."),
+        ("I work at Google as a designer.", "I left London in 2019."),
+        ("I live in Leeds.", "I left Google last month."),
+        ("I work at Meta.", "I left Google in 2019 to join Meta."),
     ],
 )
 async def test_news_that_changes_nothing_keeps_the_older_statement(
@@ -373,6 +379,25 @@ async def test_news_that_changes_nothing_keeps_the_older_statement(
     await ana.add_messages("t2", [Message("user", after, created_at=later)])
     found = await ana.search(SearchRequest(before, user_id="ana", limit=5))
     assert {f.fact: f.invalid_at for f in found.edges}[f"user: {before}"] is None
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("I work at Google as a designer.", "I left Google last month."),
+        ("I live in London with my partner.", "We moved away from London in the spring."),
+        ("I work for Deloitte.", "I quit Deloitte in May."),
+        ("I'm a nurse at St Mary's.", "I've just resigned from St Mary's."),
+    ],
+)
+async def test_leaving_the_place_or_employer_named_ends_it(
+    ana: LocalBackend, before: str, after: str
+) -> None:
+    await ana.add_messages("t1", [Message("user", before, created_at=T0)])
+    later = T0 + timedelta(days=30)
+    await ana.add_messages("t2", [Message("user", after, created_at=later)])
+    found = await ana.search(SearchRequest(before, user_id="ana", limit=5))
+    assert {f.fact: f.invalid_at for f in found.edges}[f"user: {before}"] == later
 
 
 async def test_a_move_ahead_keeps_the_home_until_it_happens(ana: LocalBackend) -> None:

@@ -15,6 +15,7 @@ from zepkit.local.codec import encode_time, now
 from zepkit.local.drafts import Draft
 from zepkit.local.habits import changed_habit
 from zepkit.local.ids import next_id
+from zepkit.local.profile import left_value
 from zepkit.local.stats import count_terms
 from zepkit.local.supersede import Change, supersede
 from zepkit.local.text import normalise_name
@@ -79,7 +80,8 @@ def write_episodes(
             named.append((statement_id, names))
             maybe.append((statement_id, s.maybe))
             habit = changed_habit(s.text) if s.profile is not None else None
-            if s.topics or s.ends or habit:
+            left = left_value(s.text) if s.profile is not None else None
+            if s.topics or s.ends or habit or left:
                 speakers = (s.speaker, user_name) if s.by_user else (s.speaker,)
                 changes.append(
                     Change(
@@ -91,6 +93,7 @@ def write_episodes(
                         habit,
                         tuple(name for name in speakers if name),
                         s.profile is not None,
+                        left,
                     )
                 )
             statement_id += 1

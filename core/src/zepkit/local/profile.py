@@ -678,7 +678,7 @@ _VALUES = {
         re.IGNORECASE,
     ),
     "work": re.compile(
-        r"\b(?:work|working)\b[^.!?;]*?\b(?:(?:at|for|with) (?:the )?"
+        r"\b(?:work|working|I['’]m an?|I am an?)\b[^.!?;]*?\b(?:(?:at|for|with) (?:the )?"
         r"((?-i:[A-Z])[\w'’&-]+(?: (?-i:[A-Z])[\w'’&-]+)*)|as an? ([\w-]+))",
         re.IGNORECASE,
     ),
@@ -686,6 +686,22 @@ _VALUES = {
     "diet": re.compile(r"\b(vegan|vegetarian|pescatarian|keto|paleo)\b", re.IGNORECASE),
 }
 _NEGATED = re.compile(r"\b(?:not|no longer|never|stopped|quit)\b|n['’]t\b", re.IGNORECASE)
+
+
+def left_value(text: str) -> str | None:
+    """The place or employer a statement says its speaker left ("I left Google last month":
+    "google"; "We moved away from Leeds": "leeds"), else None. It ends only what gave home or
+    work that value: a name left says nothing of where the user is now."""
+    found = _LEFT.search(text)
+    return found[1].lower() if found else None
+
+
+_LEFT = re.compile(
+    r"\b(?:I|we)(?:['’]ve| have)? (?:just |finally |recently |now )?"
+    r"(?:left|quit|moved (?:out of|away from)|resigned from) (?:the )?"
+    r"((?-i:[A-Z])[\w'’&-]+(?: (?-i:[A-Z])[\w'’&-]+)*)",
+    re.IGNORECASE,
+)
 
 
 def topic_value(topic: str, text: str) -> str | None:

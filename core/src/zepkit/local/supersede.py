@@ -35,6 +35,9 @@ class Change(NamedTuple):
     habit: str | None = None
     speakers: tuple[str, ...] = ()
     in_profile: bool = True
+    left: str | None = None
+    """The place or employer it says the user left (`profile.left_value`): it ends the home or
+    work statements that give that value ("I left Google" ends "I work at Google")."""
 
 
 def supersede(conn: sqlite3.Connection, graph: int, change: Change) -> None:
@@ -54,6 +57,8 @@ def supersede(conn: sqlite3.Connection, graph: int, change: Change) -> None:
         rivals.update(_mentioning_same_entities(conn, change))
     if change.habit:
         rivals.update(_doing_habit(conn, graph, change.statement, change.habit))
+    if change.left:
+        rivals.update(_valued(conn, graph, change.statement, change.left))
     same = fact_key(change.text)
     when = timestamp(change.valid_at)
     ended: list[int] = []
@@ -106,6 +111,24 @@ def _doing_habit(
         (graph, statement, f"%{habit}%"),
     ).fetchall()
     return {row[0]: row[1:] for row in rows if does_habit(row[1], habit)}
+
+
+def _valued(
+    conn: sqlite3.Connection, graph: int, statement: int, value: str
+) -> dict[int, tuple[str, str, str | None]]:
+    """The user's current home and work statements, other than `statement`, that give their
+    subject `value` (lower case)."""
+    rows = conn.execute(
+        "SELECT id, text, valid_at, invalid_at, topics FROM statements WHERE graph = ? "
+        "AND profile IS NOT NULL AND invalid_at IS NULL AND id != ? AND text LIKE ? "
+        "AND (topics LIKE '% home %' OR topics LIKE '% work %')",
+        (graph, statement, f"%{value}%"),
+    ).fetchall()
+    return {
+        key: (text, valid_at, invalid_at)
+        for key, text, valid_at, invalid_at, topics in rows
+        if any(topic_value(topic, text) == value for topic in topics.split())
+    }
 
 
 def reopen(conn: sqlite3.Connection, statements_sql: str, params: Sequence[object]) -> None:
