@@ -678,7 +678,7 @@ _VALUES = {
         re.IGNORECASE,
     ),
     "work": re.compile(
-        r"\b(?:work|working|I['’]m an?|I am an?)\b[^.!?;]*?\b(?:(?:at|for|with) (?:the )?"
+        r"\b(?:work|working)\b[^.!?;]*?\b(?:(?:at|for|with) (?:the )?"
         r"((?-i:[A-Z])[\w'’&-]+(?: (?-i:[A-Z])[\w'’&-]+)*)|as an? ([\w-]+))",
         re.IGNORECASE,
     ),
@@ -690,10 +690,26 @@ _NEGATED = re.compile(r"\b(?:not|no longer|never|stopped|quit)\b|n['’]t\b", re
 
 def left_value(text: str) -> str | None:
     """The place or employer a statement says its speaker left ("I left Google last month":
-    "google"; "We moved away from Leeds": "leeds"), else None. It ends only what gave home or
-    work that value: a name left says nothing of where the user is now."""
+    "google"; "We moved away from Leeds": "leeds"), else None. It ends only the home or work
+    statements naming it (`names_left`): a name left says nothing of where the user is now."""
     found = _LEFT.search(text)
     return found[1].lower() if found else None
+
+
+def names_left(topic: str, text: str, left: str) -> bool:
+    """Whether a home or work statement names `left` (a `left_value`) as the place lived in or
+    the employer ("I'm a nurse at St Mary's" names "st mary's")."""
+    if topic == "work":
+        found = _EMPLOYER.search(text)
+        return found is not None and found[1].lower() == left
+    return topic == "home" and topic_value("home", text) == left
+
+
+_EMPLOYER = re.compile(
+    r"\b(?:work|working|I['’]m an?|I am an?)\b[^.!?;]*?\b(?:at|for|with) (?:the )?"
+    r"((?-i:[A-Z])[\w'’&-]+(?: (?-i:[A-Z])[\w'’&-]+)*)",
+    re.IGNORECASE,
+)
 
 
 _LEFT = re.compile(

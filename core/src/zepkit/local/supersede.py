@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from zepkit.local.codec import timestamp
 from zepkit.local.habits import does_habit
-from zepkit.local.profile import about_someone, topic_value
+from zepkit.local.profile import about_someone, names_left, topic_value
 from zepkit.local.text import fact_key, normalise_name
 
 
@@ -116,8 +116,8 @@ def _doing_habit(
 def _valued(
     conn: sqlite3.Connection, graph: int, statement: int, value: str
 ) -> dict[int, tuple[str, str, str | None]]:
-    """The user's current home and work statements, other than `statement`, that give their
-    subject `value` (lower case)."""
+    """The user's current home and work statements, other than `statement`, that name `value`
+    (a place or employer left, lower case) as their home or employer."""
     rows = conn.execute(
         "SELECT id, text, valid_at, invalid_at, topics FROM statements WHERE graph = ? "
         "AND profile IS NOT NULL AND invalid_at IS NULL AND id != ? AND text LIKE ? "
@@ -127,7 +127,7 @@ def _valued(
     return {
         key: (text, valid_at, invalid_at)
         for key, text, valid_at, invalid_at, topics in rows
-        if any(topic_value(topic, text) == value for topic in topics.split())
+        if any(names_left(topic, text, value) for topic in topics.split())
     }
 
 
