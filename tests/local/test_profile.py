@@ -294,12 +294,20 @@ async def test_a_newer_statement_ends_the_older_one(ana: LocalBackend) -> None:
     assert facts.edges[0].invalid_at == moved
 
 
+async def _told_then(
+    ana: LocalBackend, first: str, then: str, query: str
+) -> tuple[dict[str, datetime | None], datetime]:
+    """`first` told, then `then` 30 days later (in another thread): when each fact a search
+    for `query` finds was ended (None: current), and when `then` was said."""
+    await ana.add_messages("t1", [Message("user", first, created_at=T0)])
+    later = T0 + timedelta(days=30)
+    await ana.add_messages("t2", [Message("user", then, created_at=later)])
+    found = await ana.search(SearchRequest(query, user_id="ana", limit=5))
+    return {f.fact: f.invalid_at for f in found.edges}, later
+
+
 async def test_saying_a_thing_no_longer_holds_ends_it(ana: LocalBackend) -> None:
-    await ana.add_messages("t1", [Message("user", "I'm vegan.", created_at=T0)])
-    later = T0 + timedelta(days=40)
-    await ana.add_messages("t2", [Message("user", "I'm not vegan anymore.", created_at=later)])
-    found = await ana.search(SearchRequest("vegan", user_id="ana", limit=5))
-    by_text = {f.fact: f.invalid_at for f in found.edges}
+    by_text, later = await _told_then(ana, "I'm vegan.", "I'm not vegan anymore.", "vegan")
     assert by_text["user: I'm vegan."] == later
     assert by_text["user: I'm not vegan anymore."] is None
 
@@ -347,58 +355,47 @@ async def test_an_ending_ends_what_was_said_of_the_name(
     assert by_text[f"user: {after}"] is None
 
 
-@pytest.mark.parametrize(
-    ("before", "after"),
-    [
-        # news that names no one of the user's
-        ("I work at Google.", "I lost my wallet today."),
-        ("I live in Porto with my partner.", "My old laptop died yesterday."),
-        ("My dog Rex loves the beach at Foz.", "I lost my temper with Rex this morning."),
-        ("My dog Rex loves the beach at Foz.", "I lost Rex's lead at the park."),
-        ("I love Michael Jackson's music.", "Michael Jackson died in 2009."),  # a taste
-        # the same value of a single-valued subject again
-        ("I'm married to Tom.", "We got married in Goa in 2015."),
-        ("I'm married to Tom.", "I'm married with two kids."),
-        ("I'm vegetarian.", "I'm vegetarian but I still eat eggs."),
-        ("I live in Ottawa.", "I've been living in Ottawa for a decade."),
-        ("I work at Shopify.", "I've been working at Shopify for six years."),
-        ("I work as a chef.", "I've been working as a chef since I was 19."),
-        # something left that is not the home or the employer named
-        ("I work at Google as a designer.", "I left Sarah a voicemail."),
-        ("I work at Google as a designer.", "I left London in 2019."),
-        ("I live in Leeds.", "I left Google last month."),
-        ("I work at Meta.", "I left Google in 2019 to join Meta."),
-    ],
-)
-async def test_news_that_changes_nothing_keeps_the_older_statement(
-    ana: LocalBackend, before: str, after: str
-) -> None:
-    await ana.add_messages("t1", [Message("user", before, created_at=T0)])
-    later = T0 + timedelta(days=3)
-    await ana.add_messages("t2", [Message("user", after, created_at=later)])
-    found = await ana.search(SearchRequest(before, user_id="ana", limit=5))
-    assert {f.fact: f.invalid_at for f in found.edges}[f"user: {before}"] is None
+_KEPT = [
+    # news that names no one of the user's
+    ("I work at Google.", "I lost my wallet today."),
+    ("I live in Porto with my partner.", "My old laptop died yesterday."),
+    ("My dog Rex loves the beach at Foz.", "I lost my temper with Rex this morning."),
+    ("My dog Rex loves the beach at Foz.", "I lost Rex's lead at the park."),
+    ("I love Michael Jackson's music.", "Michael Jackson died in 2009."),  # a taste
+    # the same value of a single-valued subject again
+    ("I'm married to Tom.", "We got married in Goa in 2015."),
+    ("I'm married to Tom.", "I'm married with two kids."),
+    ("I'm vegetarian.", "I'm vegetarian but I still eat eggs."),
+    ("I live in Ottawa.", "I've been living in Ottawa for a decade."),
+    ("I work at Shopify.", "I've been working at Shopify for six years."),
+    ("I work as a chef.", "I've been working as a chef since I was 19."),
+    # something left that is not the home or the employer named
+    ("I work at Google as a designer.", "I left Sarah a voicemail."),
+    ("I work at Google as a designer.", "I left London in 2019."),
+    ("I live in Leeds.", "I left Google last month."),
+    ("I work at Meta.", "I left Google in 2019 to join Meta."),
+]
+_ENDED = [
+    # the place or employer named left
+    ("I work at Google as a designer.", "I left Google last month."),
+    ("I live in London with my partner.", "We moved away from London in the spring."),
+    ("I work for Deloitte.", "I quit Deloitte in May."),
+    ("I'm a nurse at St Mary's.", "I've just resigned from St Mary's."),
+    # a new role at the same employer changes the job too
+    ("I'm a nurse at St Mary's.", "I'm now a doctor at St Mary's."),
+]
 
 
 @pytest.mark.parametrize(
-    ("before", "after"),
-    [
-        ("I work at Google as a designer.", "I left Google last month."),
-        ("I live in London with my partner.", "We moved away from London in the spring."),
-        ("I work for Deloitte.", "I quit Deloitte in May."),
-        ("I'm a nurse at St Mary's.", "I've just resigned from St Mary's."),
-        # a new role at the same employer changes the job too
-        ("I'm a nurse at St Mary's.", "I'm now a doctor at St Mary's."),
-    ],
+    ("before", "after", "ends"),
+    [(before, after, False) for before, after in _KEPT]
+    + [(before, after, True) for before, after in _ENDED],
 )
-async def test_leaving_or_changing_the_job_or_home_named_ends_it(
-    ana: LocalBackend, before: str, after: str
+async def test_news_ends_the_older_statement_only_when_it_changes_it(
+    ana: LocalBackend, before: str, after: str, ends: bool
 ) -> None:
-    await ana.add_messages("t1", [Message("user", before, created_at=T0)])
-    later = T0 + timedelta(days=30)
-    await ana.add_messages("t2", [Message("user", after, created_at=later)])
-    found = await ana.search(SearchRequest(before, user_id="ana", limit=5))
-    assert {f.fact: f.invalid_at for f in found.edges}[f"user: {before}"] == later
+    by_text, later = await _told_then(ana, before, after, before)
+    assert by_text[f"user: {before}"] == (later if ends else None)
 
 
 async def test_a_move_ahead_keeps_the_home_until_it_happens(ana: LocalBackend) -> None:
@@ -458,11 +455,7 @@ def test_two_single_valued_subjects_joined_by_and_are_two_statements(
 
 async def test_news_on_one_of_two_subjects_keeps_the_other(ana: LocalBackend) -> None:
     said = "I live in Austin and work as a nurse at St David's."
-    await ana.add_messages("t1", [Message("user", said, created_at=T0)])
-    moved = T0 + timedelta(days=30)
-    await ana.add_messages("t2", [Message("user", "I moved to Denver.", created_at=moved)])
-    found = await ana.search(SearchRequest("Austin nurse", user_id="ana", limit=5))
-    by_text = {f.fact: f.invalid_at for f in found.edges}
+    by_text, moved = await _told_then(ana, said, "I moved to Denver.", "Austin nurse")
     assert by_text["user: I live in Austin."] == moved
     assert by_text["user: I work as a nurse at St David's."] is None
 
