@@ -93,9 +93,13 @@ def _serve_process(
             process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=20) == 0
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+        if process.poll() is None:  # the test failed: SIGTERM stops a server's workers too
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
         if process.stdout is not None:
             process.stdout.close()
 

@@ -254,15 +254,21 @@ def test_a_second_server_with_workers_cannot_share_the_port(
     with serve_process(args, env, "2 workers") as (_, root):
         port = root.rsplit(":", 1)[1]
         command = ["-m", "zepkit.server.cli", "--db", str(tmp_path / "second"), "--port", port]
-        second = subprocess.run(
+        second = subprocess.Popen(
             [sys.executable, *command, "--workers", "2", "--retriever", "lexical"],
             env=env,
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
-            timeout=60,
         )
+        try:
+            _, err = second.communicate(timeout=60)
+        except subprocess.TimeoutExpired:  # it serves: stop it and its workers, then fail
+            second.send_signal(signal.SIGTERM)
+            second.communicate(timeout=30)
+            pytest.fail("a second server with workers started on a port in use")
         assert second.returncode == 1
-        assert f"cannot listen on 127.0.0.1:{port}" in second.stderr
+        assert f"cannot listen on 127.0.0.1:{port}" in err
         assert httpx.get(f"{root}/healthz").status_code == 200
 
 
