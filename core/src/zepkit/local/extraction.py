@@ -175,7 +175,7 @@ class RuleExtractor:
                 read[-1] = (joined, self._said(joined, prefix, "user"))
                 continue
             said = self._said(sentence, prefix, "user")
-            parts = subjects_apart(sentence) if said.profile is not None else None
+            parts = subjects_apart(sentence) if said.topics else None  # most have none
             if parts is None:
                 read.append((sentence, said))
             else:  # "I live in Austin and work as a nurse": news of one keeps the other
