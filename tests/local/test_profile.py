@@ -8,8 +8,8 @@ import pytest
 
 from zepkit.core._backend import SearchRequest, UserProfile
 from zepkit.core._models import Message
-from zepkit.local import LocalBackend, RuleExtractor
-from zepkit.local.profile import kinds_of, self_statement, subjects_apart
+from zepkit.local import LocalBackend, RuleExtractor, profile
+from zepkit.local.profile import kinds_in, kinds_of, self_statement, subjects_apart
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 
@@ -191,6 +191,27 @@ def test_sport_is_a_kind_of_its_own(sentence: str, fitness: bool) -> None:
 )
 def test_kinds_a_search_can_ask_for(sentence: str, kind: str) -> None:
     assert kind in kinds_of(sentence)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kinds"),
+    [
+        ("MY WIFE IS ALLERGIC TO NUTS.", {"people", "health", "diet"}),  # read in any case
+        ("Started at Shopify last week.", {"work"}),  # a capitalised name after "started at"
+        ("started at noon today.", set()),  # a lower-case word there is no employer
+        ("Please always reply in Spanish.", {"manner"}),
+    ],
+)
+def test_kinds_read_the_words_in_any_case_and_names_by_their_capitals(
+    sentence: str, kinds: set[str]
+) -> None:
+    assert kinds_in(sentence) == kinds
+
+
+def test_a_kind_read_from_lower_cased_text_must_be_written_in_lower_case() -> None:
+    with pytest.raises(ValueError, match="lower case"):
+        profile._kind("work", 2.0, r"\bI work\b")
+    assert profile._kind("work", 2.0, r"\bi work\b\W").touched("I WORK!", "i work!")
 
 
 def test_chat_spelling_finds_single_valued_subjects() -> None:
