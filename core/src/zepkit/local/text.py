@@ -116,6 +116,13 @@ def has_words(text: str) -> bool:
 
 def sentences(text: str) -> list[str]:
     """Split `text` into sentences at end punctuation and line breaks; keep ones with words."""
+    return list(_sentences(text))
+
+
+@functools.lru_cache(maxsize=256)
+def _sentences(text: str) -> tuple[str, ...]:
+    """`sentences`, kept for the last texts: writing a message splits it three times or so (its
+    statements, its counted terms, the question it may answer), and the split's pattern is slow."""
     found: list[str] = []
     pending = ""
     for piece in _BOUNDARY.split(text):
@@ -129,7 +136,7 @@ def sentences(text: str) -> list[str]:
         pending = ""
     if pending:
         found.append(pending)
-    return [sentence for sentence in found if has_words(sentence)]
+    return tuple(sentence for sentence in found if has_words(sentence))
 
 
 def _ends_with_abbreviation(text: str) -> bool:
