@@ -13,7 +13,7 @@ import urllib.parse
 from collections.abc import Callable
 
 BUSY_TIMEOUT_MS = 5000
-CACHE_KIB = 16_384  # a memory file's hot pages; more bought no speed at 100k messages, only memory
+CACHE_KIB = 8_192  # a memory file's hot pages; more bought no speed at 100k messages, only memory
 PRIVATE_MODE = 0o600
 
 

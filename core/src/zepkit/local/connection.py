@@ -80,7 +80,7 @@ PASSING_CACHE_PAGES = 256
 @contextmanager
 def passing_read(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """Run a pass over many rows that will not be read again (a graph's vectors into memory, a
-    count) with a small page cache, then restore it: their pages would fill the cache (16 MB
+    count) with a small page cache, then restore it: their pages would fill the cache (8 MB
     of resident memory) and push out the full-text index's pages that searches reuse."""
     (cache,) = conn.execute("PRAGMA cache_size").fetchone()
     conn.execute(f"PRAGMA cache_size = {PASSING_CACHE_PAGES}")
