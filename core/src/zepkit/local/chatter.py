@@ -69,9 +69,9 @@ _SELF_CLAUSE = re.compile(
 _GREETING = re.compile(
     r"\b(?:long time no (?:see|talk|chat|speak)|good (?:morning|afternoon|evening|night)|"
     r"nice to (?:meet|see|hear from) you|how are you|how'?s it going|talk (?:to you )?soon|"
-    r"see you|take care|have a (?:good|great|nice) \w+)\b",
-    re.IGNORECASE,
+    r"see you|take care|have a (?:good|great|nice) \w+)\b"
 )
+"""Greetings and farewells, matched in lower-cased text (faster than IGNORECASE)."""
 
 _CAPITAL_WORD = re.compile(r"\b[A-Z]\w*")
 _FIRST_PERSON = re.compile(rf"(?<![\w'’])(?:{SPEAKER_I}|my|My|me|we|We|our|Our)\b")
@@ -89,7 +89,9 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
             role == "user"
             and (_says_before_asking(text) or _tells_while_asking(text) or _reveals(text))
         )
-    content = [w for w in words(_GREETING.sub(" ", text)) if len(w) > 1 and w not in STOP_WORDS]
+    content = [
+        w for w in words(_GREETING.sub(" ", text.lower())) if len(w) > 1 and w not in STOP_WORDS
+    ]
     rest = [w for w in content if w not in PHATIC_WORDS]
     if not rest or (_FIRST_PERSON.search(text) is None and _only_names(text, rest)):
         return True  # politeness, or names said in passing ("Thanks, Melanie!")
