@@ -35,6 +35,16 @@ def test_sentences_split_at_end_punctuation_and_lines() -> None:
     ]
 
 
+def test_sentences_are_fresh_lists_for_chat_and_documents_alike() -> None:
+    short = "I moved to Lisbon. I work at a bakery."
+    first = sentences(short)
+    first.append("changed by the caller")
+    assert sentences(short) == ["I moved to Lisbon.", "I work at a bakery."]  # kept, not shared
+    document = " ".join(f"Line {n} of the report." for n in range(400))  # past the kept length
+    assert len(document) > 4096
+    assert sentences(document)[-1] == "Line 399 of the report." and len(sentences(document)) == 400
+
+
 @pytest.mark.parametrize(
     ("sentence", "names"),
     [

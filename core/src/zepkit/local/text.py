@@ -116,13 +116,16 @@ def has_words(text: str) -> bool:
 
 def sentences(text: str) -> list[str]:
     """Split `text` into sentences at end punctuation and line breaks; keep ones with words."""
-    return list(_sentences(text))
+    if len(text) > _KEPT_SPLIT_CHARS:  # a document: split once, not worth keeping
+        return list(_split(text))
+    return list(_kept_split(text))
 
 
-@functools.lru_cache(maxsize=256)
-def _sentences(text: str) -> tuple[str, ...]:
-    """`sentences`, kept for the last texts: writing a message splits it three times or so (its
-    statements, its counted terms, the question it may answer), and the split's pattern is slow."""
+_KEPT_SPLIT_CHARS = 4096
+
+
+def _split(text: str) -> tuple[str, ...]:
+    """The sentences of `text` (see `sentences`)."""
     found: list[str] = []
     pending = ""
     for piece in _BOUNDARY.split(text):
@@ -137,6 +140,12 @@ def _sentences(text: str) -> tuple[str, ...]:
     if pending:
         found.append(pending)
     return tuple(sentence for sentence in found if has_words(sentence))
+
+
+_kept_split = functools.lru_cache(maxsize=256)(_split)
+"""`_split` kept for the last texts of chat's length: writing a message splits it two or three
+times (its statements, its counted terms, the question it may answer), and the split's pattern
+tries every position."""
 
 
 def _ends_with_abbreviation(text: str) -> bool:
