@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import sys
-from collections.abc import AsyncIterator
+import uuid
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
@@ -92,3 +94,27 @@ def child_env() -> dict[str, str]:
 def python() -> str:
     """The interpreter running the tests, for child processes."""
     return sys.executable
+
+
+def _as_version_6(conn: sqlite3.Connection) -> None:
+    """Rewrite a file of this schema as version 6 stored it: each message with its own text,
+    time and metadata, each graph-owned row with a stored uuid, no id marks."""
+    for column in ("content", "created_at", "metadata"):
+        conn.execute(
+            f"UPDATE messages SET {column} = "
+            f"(SELECT {column} FROM episodes AS e WHERE e.message = messages.id)"
+        )
+    for table in ("episodes", "statements", "entities"):
+        rows = conn.execute(f"SELECT id FROM {table} WHERE uuid = ''").fetchall()
+        conn.executemany(
+            f"UPDATE {table} SET uuid = ? WHERE id = ?", [(str(uuid.uuid4()), i) for (i,) in rows]
+        )
+    for undo in ("DROP VIEW message_rows", "DROP TABLE id_marks", "DROP TABLE settings"):
+        conn.execute(undo)
+    conn.execute("PRAGMA user_version = 6")
+
+
+@pytest.fixture
+def as_version_6() -> Callable[[sqlite3.Connection], None]:
+    """`as_version_6(conn)`: the file written as schema 6 (so a test can take it back further)."""
+    return _as_version_6

@@ -102,7 +102,7 @@ async def test_a_version_1_file_upgrades_and_keeps_its_data(db_path: Path) -> No
     finally:
         await upgraded.aclose()
     with sqlite3.connect(db_path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
         assert conn.execute("SELECT count(*) FROM episode_vectors").fetchone() == (0,)
 
 
@@ -139,7 +139,7 @@ async def test_a_version_4_file_gains_llm_extraction_and_keeps_its_statements(
         assert [f.fact for f in facts.edges] == [f"user: {said}"]
         await upgraded.delete_thread("t")  # the new tables' keys let a thread go
     with sqlite3.connect(db_path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 6
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         columns = {row[1] for row in conn.execute("PRAGMA table_info(statements)")}
         assert "origin" in columns
         assert conn.execute("SELECT count(*) FROM llm_jobs").fetchone() == (0,)

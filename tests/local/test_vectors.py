@@ -100,7 +100,9 @@ def test_a_matrix_grown_a_turn_at_a_time_stays_a_few_blocks(tmp_path: Path) -> N
         assert index.nearest(conn, 1, probe, pool=5) == fresh.nearest(conn, 1, probe, pool=5)
 
 
-async def test_float32_vectors_of_an_older_file_are_upgraded(db_path: Path, words: Any) -> None:
+async def test_float32_vectors_of_an_older_file_are_upgraded(
+    db_path: Path, words: Any, as_version_6: Any
+) -> None:
     embedder = words()
     memory = LocalBackend(db_path, retriever="hybrid", embedder=embedder)
     await memory.ensure_user(UserProfile("u"))
@@ -108,6 +110,7 @@ async def test_float32_vectors_of_an_older_file_are_upgraded(db_path: Path, word
     await memory.add_messages("t", [Message("user", "A puppy."), Message("user", "Lisbon.")])
     await memory.aclose()
     with sqlite3.connect(db_path) as conn:  # write the vectors as schema 3 stored them
+        as_version_6(conn)
         for episode, content in conn.execute(
             "SELECT e.id, e.content FROM episodes e JOIN episode_vectors v ON v.episode = e.id"
         ).fetchall():
@@ -308,13 +311,16 @@ def test_a_vector_rewritten_by_another_connection_is_seen(tmp_path: Path) -> Non
     assert best == low + 5 and cosine > 0.99
 
 
-async def test_a_version_5_file_counts_its_stored_vectors(db_path: Path, words: Any) -> None:
+async def test_a_version_5_file_counts_its_stored_vectors(
+    db_path: Path, words: Any, as_version_6: Any
+) -> None:
     memory = LocalBackend(db_path, retriever="hybrid", embedder=words())
     await memory.ensure_user(UserProfile("u"))
     await memory.ensure_thread("t", "u")
     await memory.add_messages("t", [Message("user", "A puppy."), Message("user", "Lisbon.")])
     await memory.aclose()
     with sqlite3.connect(db_path) as conn:
+        as_version_6(conn)
         for undo in (
             "DROP TRIGGER vector_stats_insert",
             "DROP TRIGGER vector_stats_delete",
@@ -334,7 +340,7 @@ async def test_a_version_5_file_counts_its_stored_vectors(db_path: Path, words: 
         ]
 
 
-async def test_an_episode_id_reused_after_a_delete_is_searched_by_its_own_vector(
+async def test_an_episode_written_after_a_delete_is_searched_by_its_own_vector(
     words: Any,
 ) -> None:
     memory = LocalBackend(retriever="dense", embedder=words())
@@ -346,7 +352,7 @@ async def test_an_episode_id_reused_after_a_delete_is_searched_by_its_own_vector
         assert [e.content for e in (await memory.search(dog)).episodes] == ["Our puppy."]
         await memory.delete_thread("first")
         await memory.ensure_thread("second", "u")
-        # The new episode takes the deleted one's id: the matrix must not keep the old vector.
+        # The deleted episode's vector must leave the matrix; the new one is found by its own.
         await memory.add_messages("second", [Message("user", "Lisbon.")])
         assert (await memory.search(dog)).episodes == []
         city = SearchRequest("lisbon", user_id="u", scope="episodes")

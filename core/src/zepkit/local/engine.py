@@ -33,6 +33,7 @@ from zepkit.local.dense import Dense
 from zepkit.local.drafts import Draft, draft_data, draft_message
 from zepkit.local.extraction import Extractor
 from zepkit.local.hybrid import Retrieval
+from zepkit.local.ids import row_uuids
 from zepkit.local.ingest import write_episodes, write_messages
 from zepkit.local.retrieval import thread_statements
 from zepkit.local.search import TurnMatches, context_block, match_block_turns, search_scope
@@ -231,7 +232,7 @@ class Engine:
         history: list[tuple[str, str]] = []
         if messages[0].role == "user":
             history = self._conn.execute(
-                "SELECT m.role, m.content FROM messages m JOIN threads t ON t.id = m.thread "
+                "SELECT m.role, m.content FROM message_rows m JOIN threads t ON t.id = m.thread "
                 "WHERE t.thread_id = ? ORDER BY m.id DESC LIMIT 2",
                 (thread_id,),
             ).fetchall()[::-1]
@@ -298,7 +299,7 @@ class Engine:
         with read_transaction(self._conn) as conn:
             thread = provision.find_thread(conn, thread_id)
             rows = conn.execute(
-                "SELECT role, content, name, created_at, metadata FROM messages "
+                "SELECT role, content, name, created_at, metadata FROM message_rows "
                 "WHERE thread = ? ORDER BY id DESC LIMIT ?",
                 (thread.id, -1 if limit is None else max(limit, 0)),
             ).fetchall()
@@ -361,7 +362,8 @@ class Engine:
                 graph = provision.user_graph(conn, user_id)
             else:
                 graph, _ = provision.ensure_graph(conn, "shared", str(graph_id))
-            [(episode, uuid)] = write_episodes(conn, graph=graph, drafts=[draft])
+            [episode] = write_episodes(conn, graph=graph, drafts=[draft])
+            uuid = row_uuids(conn, "episodes")("", episode)
             self._store(conn, [episode], vectors)
         self._stored([episode], vectors)
         return Episode(
@@ -447,7 +449,7 @@ class Engine:
 def _recent(conn: sqlite3.Connection, thread: int) -> list[tuple[int, str]]:
     """The thread's last `CONTEXT_MESSAGES` messages, newest first: (id, content)."""
     return conn.execute(
-        "SELECT id, content FROM messages WHERE thread = ? ORDER BY id DESC LIMIT ?",
+        "SELECT id, content FROM message_rows WHERE thread = ? ORDER BY id DESC LIMIT ?",
         (thread, CONTEXT_MESSAGES),
     ).fetchall()
 

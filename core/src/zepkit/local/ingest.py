@@ -7,7 +7,6 @@ number new rows, so each batch goes in with one `executemany` per table.
 from __future__ import annotations
 
 import sqlite3
-import uuid
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -27,20 +26,17 @@ def write_messages(
     conn: sqlite3.Connection, *, thread: int, graph: int, user_name: str, drafts: Sequence[Draft]
 ) -> list[int]:
     """Insert a thread's messages in order with their episodes; the new episode row ids."""
+    # A message's text, time and metadata are its episode's (read through `message_rows`).
     first = _next_message_id(conn)
     ids = list(range(first, first + len(drafts)))
     conn.executemany(
-        "INSERT INTO messages (id, thread, role, name, content, created_at, metadata) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [
-            (i, thread, d.role, d.name, d.content, d.created_at, d.metadata)
-            for i, d in zip(ids, drafts, strict=True)
-        ],
+        "INSERT INTO messages (id, thread, role, name, content, created_at) "
+        "VALUES (?, ?, ?, ?, '', '')",
+        [(i, thread, d.role, d.name) for i, d in zip(ids, drafts, strict=True)],
     )
-    episodes = write_episodes(
+    return write_episodes(
         conn, graph=graph, thread=thread, messages=ids, user_name=user_name, drafts=drafts
     )
-    return [episode for episode, _ in episodes]
 
 
 def write_episodes(
@@ -51,17 +47,18 @@ def write_episodes(
     thread: int | None = None,
     messages: Sequence[int | None] | None = None,
     user_name: str | None = None,
-) -> list[tuple[int, str]]:
-    """Insert episodes with their statements, entities and mentions; (row id, uuid) of each."""
+) -> list[int]:
+    """Insert episodes with their statements, entities and mentions; the episodes' row ids.
+    Their uuids, and their statements' and entities', are derived from the ids (`row_uuid`)."""
     first = next_id(conn, "episodes", graph, len(drafts))
-    episodes = [(first + n, str(uuid.uuid4())) for n in range(len(drafts))]
+    episodes = list(range(first, first + len(drafts)))
     links = messages if messages is not None else [None] * len(drafts)
     conn.executemany(
         "INSERT INTO episodes (id, uuid, graph, thread, message, source, role, name, content, "
-        "created_at, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "created_at, metadata) VALUES (?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
-            (i, u, graph, thread, m, d.source, d.role, d.name, d.content, d.created_at, d.metadata)
-            for (i, u), m, d in zip(episodes, links, drafts, strict=True)
+            (i, graph, thread, m, d.source, d.role, d.name, d.content, d.created_at, d.metadata)
+            for i, m, d in zip(episodes, links, drafts, strict=True)
         ],
     )
     stamp = encode_time(now())
@@ -71,10 +68,10 @@ def write_episodes(
     named: list[tuple[int, tuple[str, ...]]] = []
     maybe: list[tuple[int, tuple[str, ...]]] = []
     changes: list[Change] = []
-    for (episode, _), draft in zip(episodes, drafts, strict=True):
+    for episode, draft in zip(episodes, drafts, strict=True):
         for s in draft.statements:
             topics = f" {' '.join(s.topics)} " if s.topics else None
-            row = (statement_id, str(uuid.uuid4()), graph, episode, s.text, s.speaker)
+            row = (statement_id, graph, episode, s.text, s.speaker)
             rows.append((*row, draft.created_at, stamp, s.profile, topics))
             names = (user_name, *s.entities) if s.by_user and user_name else s.entities
             named.append((statement_id, names))
@@ -99,7 +96,7 @@ def write_episodes(
             statement_id += 1
     conn.executemany(
         "INSERT INTO statements (id, uuid, graph, episode, text, speaker, valid_at, created_at, "
-        "profile, topics) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "profile, topics) VALUES (?, '', ?, ?, ?, ?, ?, ?, ?, ?)",
         rows,
     )
     write_mentions(conn, graph, named, stamp)
@@ -137,8 +134,8 @@ def write_mentions(
     for n, key in enumerate(missing):
         ids[key] = first + n
     conn.executemany(
-        "INSERT INTO entities (id, uuid, graph, name, norm, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-        [(ids[key], str(uuid.uuid4()), graph, spelled[key], key, stamp) for key in missing],
+        "INSERT INTO entities (id, uuid, graph, name, norm, created_at) VALUES (?, '', ?, ?, ?, ?)",
+        [(ids[key], graph, spelled[key], key, stamp) for key in missing],
     )
     conn.executemany(
         "INSERT OR IGNORE INTO mentions (entity, statement) VALUES (?, ?)",

@@ -17,7 +17,7 @@ from zepkit.core._errors import NotFoundError
 from zepkit.core._models import Message
 from zepkit.local.backend import LocalBackend
 from zepkit.local.codec import decode_time
-from zepkit.local.ids import graph_range
+from zepkit.local.ids import graph_range, row_uuids
 from zepkit.local.retrieval import entity_summary
 
 FACTS_SHOWN = 500
@@ -89,7 +89,7 @@ def facts(conn: sqlite3.Connection, user_id: str, limit: int) -> Listed:
     graph = _graph(conn, user_id)
     low, high = graph_range(graph)
     rows = conn.execute(
-        "SELECT s.uuid, s.text, s.speaker, s.valid_at, s.invalid_at, e.uuid, "
+        "SELECT s.id, s.uuid, s.text, s.speaker, s.valid_at, s.invalid_at, e.id, e.uuid, "
         "s.profile IS NOT NULL, ep.source, t.thread_id, s.created_at "
         "FROM statements AS s JOIN episodes AS ep ON ep.id = s.episode "
         "LEFT JOIN threads AS t ON t.id = ep.thread "
@@ -100,23 +100,24 @@ def facts(conn: sqlite3.Connection, user_id: str, limit: int) -> Listed:
     (total,) = conn.execute(
         "SELECT count(*) FROM statements WHERE id BETWEEN ? AND ?", (low, high)
     ).fetchone()
+    uuid_of = row_uuids(conn, "statements")
     items = [
         StoredFact(
-            uuid=uuid,
+            uuid=uuid_of(uuid, key),
             text=text,
             speaker=speaker,
             valid_at=decode_time(valid_at),
             invalid_at=decode_time(invalid_at) if invalid_at else None,
-            ended_by=ended_by,
+            ended_by=None if ender is None else uuid_of(ended_by, ender),
             current=invalid_at is None,
             profile=bool(profile),
             source=source,
             thread_id=thread_id,
             created_at=decode_time(created_at),
         )
-        for uuid, text, speaker, valid_at, invalid_at, ended_by, profile, source, thread_id, (
-            created_at
-        ) in rows
+        for key, uuid, text, speaker, valid_at, invalid_at, ender, ended_by, profile, source, (
+            thread_id
+        ), created_at in rows
     ]
     return Listed(items, total)
 
@@ -133,8 +134,11 @@ def entities(conn: sqlite3.Connection, user_id: str, limit: int) -> Listed:
     (total,) = conn.execute(
         "SELECT count(*) FROM entities WHERE id BETWEEN ? AND ?", (low, high)
     ).fetchone()
+    uuid_of = row_uuids(conn, "entities")
     items = [
-        StoredEntity(uuid, name, entity_summary(conn, key), named, decode_time(created))
+        StoredEntity(
+            uuid_of(uuid, key), name, entity_summary(conn, key), named, decode_time(created)
+        )
         for key, uuid, name, created, named in rows
     ]
     return Listed(items, total)

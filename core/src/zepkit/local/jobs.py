@@ -119,7 +119,7 @@ def claim(
 def load_batch(conn: sqlite3.Connection, token: str) -> Batch | None:
     """The claimed batch of `token` with its context; None when its jobs are gone."""
     rows = conn.execute(
-        "SELECT m.id, e.id, m.role, m.name, m.content, m.created_at, j.thread, j.attempts "
+        "SELECT m.id, e.id, m.role, m.name, e.content, e.created_at, j.thread, j.attempts "
         "FROM llm_jobs AS j JOIN messages AS m ON m.id = j.message "
         "JOIN episodes AS e ON e.message = m.id WHERE j.claim = ? ORDER BY m.id",
         (token,),

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 from zepkit.core._models import Episode, Fact, Message, Page, ThreadInfo, UserInfo
 from zepkit.local import provision
 from zepkit.local.codec import decode_metadata, decode_time
-from zepkit.local.ids import graph_range
+from zepkit.local.ids import graph_range, row_uuids
 
 T = TypeVar("T")
 
@@ -87,7 +87,7 @@ def list_messages(
     """The thread's messages oldest first; `NotFoundError` for an unknown thread."""
     thread = provision.find_thread(conn, thread_id)
     rows = conn.execute(
-        "SELECT id, role, content, name, created_at, metadata FROM messages "
+        "SELECT id, role, content, name, created_at, metadata FROM message_rows "
         "WHERE thread = ? AND id > ? ORDER BY id LIMIT ?",
         (thread.id, _after(cursor), limit + 1),
     ).fetchall()
@@ -108,11 +108,12 @@ def list_data(
         "WHERE id BETWEEN ? AND ? AND thread IS NULL AND id > ? ORDER BY id LIMIT ?",
         (low, high, _after(cursor), limit + 1),
     ).fetchall()
+    uuid_of = row_uuids(conn, "episodes")
     return _page(
         rows,
         limit,
         lambda row: Episode(
-            uuid=row[1],
+            uuid=uuid_of(row[1], row[0]),
             content=row[2],
             source=row[3],
             name=row[4],
@@ -132,11 +133,12 @@ def list_facts(
         "WHERE id BETWEEN ? AND ? AND id > ? ORDER BY id LIMIT ?",
         (low, high, _after(cursor), limit + 1),
     ).fetchall()
+    uuid_of = row_uuids(conn, "statements")
     return _page(
         rows,
         limit,
         lambda row: Fact(
-            uuid=row[1],
+            uuid=uuid_of(row[1], row[0]),
             fact=row[2],
             source_node_name=row[3],
             created_at=decode_time(row[4]),

@@ -9,7 +9,6 @@ so nothing the model invents can reach another row.
 from __future__ import annotations
 
 import sqlite3
-import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -73,7 +72,6 @@ def store(conn: sqlite3.Connection, batch: Batch, output: ModelOutput) -> Stored
         rows.append(
             (
                 statement,
-                str(uuid.uuid4()),
                 batch.graph,
                 source.episode,
                 text,
@@ -92,7 +90,7 @@ def store(conn: sqlite3.Connection, batch: Batch, output: ModelOutput) -> Stored
         ]
     conn.executemany(
         "INSERT INTO statements (id, uuid, graph, episode, text, speaker, valid_at, created_at, "
-        "profile, origin) VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)",
+        "profile, origin) VALUES (?, '', ?, ?, ?, NULL, ?, ?, ?, ?)",
         rows,
     )
     write_mentions(conn, batch.graph, named, stamp)

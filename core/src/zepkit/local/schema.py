@@ -240,7 +240,34 @@ _V6 = (
     END""",
 )
 
-MIGRATIONS: Sequence[Sequence[Step]] = (_V1, _V2, _V3, _V4, _V5, _V6)
+_V7 = (
+    # Each text and uuid stored once. A message written from now on keeps '' as its content and
+    # time and no metadata: its episode holds them (`message_rows` reads them from there). An
+    # episode, statement or entity written from now on keeps '' as its uuid and shows one
+    # derived from its row id and the file's salt (`zepkit.local.ids.row_uuid`). `id_marks`
+    # keeps the last id each graph gave out of each kind, so no id, nor so its uuid, is given
+    # twice.
+    "CREATE TABLE settings (key TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID",
+    "INSERT INTO settings (key, value) VALUES ('uuid_salt', randomblob(16))",
+    """CREATE TABLE id_marks (
+        graph INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        last INTEGER NOT NULL,
+        PRIMARY KEY (graph, kind)
+    ) WITHOUT ROWID""",
+    *(
+        f"INSERT INTO id_marks (graph, kind, last) "
+        f"SELECT id >> {GRAPH_BITS}, '{table}', max(id) FROM {table} GROUP BY 1"
+        for table in ("episodes", "statements", "entities")
+    ),
+    """CREATE VIEW message_rows AS
+        SELECT m.id, m.thread, m.role, m.name, coalesce(e.content, m.content) AS content,
+            coalesce(e.created_at, m.created_at) AS created_at,
+            CASE WHEN e.id IS NULL THEN m.metadata ELSE e.metadata END AS metadata
+        FROM messages AS m LEFT JOIN episodes AS e ON e.message = m.id""",
+)
+
+MIGRATIONS: Sequence[Sequence[Step]] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7)
 """Step i takes the schema from version i to i + 1; append steps, never edit a shipped one."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -14,7 +14,7 @@ from zepkit.core._rendering import compose_context
 from zepkit.local.codec import decode_metadata, decode_time
 from zepkit.local.dates import named_periods
 from zepkit.local.hybrid import Retrieval, date_credit, fused, neighbours_of, spread
-from zepkit.local.ids import graph_range
+from zepkit.local.ids import UuidOf, graph_range, row_uuids
 from zepkit.local.plan import QueryPlan, plan_query
 from zepkit.local.profile import kinds_asked, of_kinds_asked
 from zepkit.local.rerank import RRF_K, Candidate, by_relevance, fuse, mmr, rrf
@@ -198,7 +198,8 @@ class GraphSearch:
         hits = unique_hits(self.statements(pool_size(limit)))
         by_id = {hit.id: hit for hit in hits}
         ranked = _rerank(self.candidates(hits), reranker, limit, lam)
-        return [_fact(by_id[key], score) for key, score in ranked[:limit]]
+        uuid_of = row_uuids(self._conn, "statements")
+        return [_fact(by_id[key], score, uuid_of) for key, score in ranked[:limit]]
 
     def episodes(self, reranker: Reranker | None, limit: int, lam: float) -> list[Episode]:
         """The best episodes."""
@@ -210,7 +211,8 @@ class GraphSearch:
         ]
         ranked = _rerank(candidates, reranker, limit, lam)[:limit]
         rows = load_episodes(self._conn, [key for key, _ in ranked])
-        return [_episode(rows[key], score) for key, score in ranked]
+        uuid_of = row_uuids(self._conn, "episodes")
+        return [_episode(rows[key], score, uuid_of) for key, score in ranked]
 
     def turn_scores(self, pool: int) -> tuple[dict[int, Turn], dict[int, float]]:
         """Episodes scored as conversation turns (lexical and dense fused, then date, neighbour
@@ -259,7 +261,8 @@ class GraphSearch:
                 for key, score in fused
             ]
             fused = mmr(candidates, lam=lam, limit=limit)
-        return [_entity(rows[key], summary(key), score) for key, score in fused[:limit]]
+        uuid_of = row_uuids(self._conn, "entities")
+        return [_entity(rows[key], summary(key), score, uuid_of) for key, score in fused[:limit]]
 
 
 def with_kinds_asked(
@@ -334,6 +337,7 @@ def context_block(
         fact_key(unprefixed(hit.text, hit.speaker))
         for hit in [*(hit for hit, _ in profile), *found]
     }
+    fact_uuid, entity_uuid = row_uuids(conn, "statements"), row_uuids(conn, "entities")
     named: list[Entity] = []
     for key in mention_ranking(conn, [hit.id for hit, _ in profile] + [h.id for h in found]):
         if len(named) == CONTEXT_ENTITIES:
@@ -341,14 +345,14 @@ def context_block(
         row = load_entities(conn, [key])[key]
         summary = row.summary or entity_summary(conn, key, exclude=exclude, shown=in_block)
         if summary:  # an entity whose statements the block already shows adds nothing
-            named.append(_entity(row, summary, None))
+            named.append(_entity(row, summary, None, entity_uuid))
     more = more_profile(ranked_profile[PROFILE_FACTS:], in_block, [e.summary or "" for e in named])
     return compose_context(
-        [_turn_fact(said, scores[turn]) for turn, said in turns.items()],
+        [_turn_fact(said, scores[turn], fact_uuid) for turn, said in turns.items()],
         named,
-        profile=[_fact(hit, score) for hit, score in profile],
+        profile=[_fact(hit, score, fact_uuid) for hit, score in profile],
         user_summary=written,
-        more_profile=[_fact(hit, score) for hit, score in more],
+        more_profile=[_fact(hit, score, fact_uuid) for hit, score in more],
     )
 
 
@@ -487,17 +491,17 @@ def _rerank(
     return by_relevance(candidates)
 
 
-def _turn_fact(hits: Sequence[StatementHit], score: float) -> Fact:
+def _turn_fact(hits: Sequence[StatementHit], score: float, uuid_of: UuidOf) -> Fact:
     """Statements of one turn as one fact: its speaker once, its sentences in order."""
     ordered = sorted(hits, key=lambda hit: hit.id)
     first = ordered[0]
     rest = [unprefixed(hit.text, hit.speaker) for hit in ordered[1:]]
-    return _fact(first._replace(text=" ".join([first.text, *rest])), score)
+    return _fact(first._replace(text=" ".join([first.text, *rest])), score, uuid_of)
 
 
-def _fact(hit: StatementHit, score: float) -> Fact:
+def _fact(hit: StatementHit, score: float, uuid_of: UuidOf) -> Fact:
     return Fact(
-        uuid=hit.uuid,
+        uuid=uuid_of(hit.uuid, hit.id),
         fact=hit.text,
         source_node_name=hit.speaker,
         valid_at=decode_time(hit.valid_at),
@@ -507,9 +511,9 @@ def _fact(hit: StatementHit, score: float) -> Fact:
     )
 
 
-def _episode(hit: EpisodeRow, score: float) -> Episode:
+def _episode(hit: EpisodeRow, score: float, uuid_of: UuidOf) -> Episode:
     return Episode(
-        uuid=hit.uuid,
+        uuid=uuid_of(hit.uuid, hit.id),
         content=hit.content,
         source=hit.source,
         role=hit.role,
@@ -521,9 +525,9 @@ def _episode(hit: EpisodeRow, score: float) -> Episode:
     )
 
 
-def _entity(row: EntityRow, summary: str, score: float | None) -> Entity:
+def _entity(row: EntityRow, summary: str, score: float | None, uuid_of: UuidOf) -> Entity:
     return Entity(
-        uuid=row.uuid,
+        uuid=uuid_of(row.uuid, row.id),
         name=row.name,
         summary=summary,
         created_at=decode_time(row.created_at),
