@@ -13,7 +13,7 @@ import pytest
 
 import zepkit.local
 from zepkit.core._backend import UserProfile
-from zepkit.local import LocalBackend
+from zepkit.local import LocalBackend, schema
 
 
 @pytest.fixture
@@ -97,19 +97,36 @@ def python() -> str:
 
 
 def _as_version_6(conn: sqlite3.Connection) -> None:
-    """Rewrite a file of this schema as version 6 stored it: each message with its own text,
-    time and metadata, each graph-owned row with a stored uuid, no id marks."""
+    """Rewrite a file of this schema as version 6 stored it: each message and statement with its
+    own text and times, each graph-owned row with a stored uuid, no id marks."""
     for column in ("content", "created_at", "metadata"):
         conn.execute(
             f"UPDATE messages SET {column} = "
             f"(SELECT {column} FROM episodes AS e WHERE e.message = messages.id)"
         )
+    conn.execute(
+        "UPDATE statements SET (text, valid_at, created_at) = "
+        "(SELECT text, valid_at, created_at FROM statement_rows AS r WHERE r.id = statements.id)"
+    )
     for table in ("episodes", "statements", "entities"):
         rows = conn.execute(f"SELECT id FROM {table} WHERE uuid = ''").fetchall()
         conn.executemany(
             f"UPDATE {table} SET uuid = ? WHERE id = ?", [(str(uuid.uuid4()), i) for (i,) in rows]
         )
-    for undo in ("DROP VIEW message_rows", "DROP TABLE id_marks", "DROP TABLE settings"):
+    for undo in (
+        "DROP VIEW message_rows",
+        "DROP VIEW statement_rows",
+        "DROP TABLE id_marks",
+        "DROP TABLE settings",
+        "DROP TRIGGER statements_fts_insert",
+        "DROP TRIGGER statements_fts_delete",
+        "DROP TABLE statements_fts",
+        "ALTER TABLE statements DROP COLUMN span_start",
+        "ALTER TABLE statements DROP COLUMN span_chars",
+        "ALTER TABLE episodes DROP COLUMN stored_at",
+        *(step for step in schema.MIGRATIONS[0] if "statements_fts" in step),
+        "INSERT INTO statements_fts (statements_fts) VALUES ('rebuild')",
+    ):
         conn.execute(undo)
     conn.execute("PRAGMA user_version = 6")
 

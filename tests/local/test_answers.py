@@ -197,7 +197,7 @@ async def test_an_extractor_without_answers_reads_replies_alone() -> None:
         await backend.add_messages(
             "t", [Message("assistant", "Where are you based?"), Message("user", "Melbourne.")]
         )
-        stored = backend._engine._conn.execute("SELECT text FROM statements ORDER BY id")
+        stored = backend._engine._conn.execute("SELECT text FROM statement_rows ORDER BY id")
         assert [text for (text,) in stored] == [
             "assistant: Where are you based?",
             "user: Melbourne.",

@@ -1,4 +1,5 @@
-"""How a file stores what it is told: each text once, uuids derived from ids never given twice."""
+"""How a file stores what it is told: each text once, uuids derived from ids never given twice,
+and indexes that agree with the rows."""
 
 from __future__ import annotations
 
@@ -137,9 +138,70 @@ async def test_a_version_6_file_keeps_its_texts_and_uuids(
     finally:
         await older.aclose()
     with sqlite3.connect(db_path) as conn:
+        _index_agrees(conn)
         kept = {row[0] for row in conn.execute("SELECT uuid FROM statements WHERE uuid != ''")}
         (fresh,) = conn.execute("SELECT count(*) FROM statements WHERE uuid = ''").fetchone()
         marks = dict(conn.execute("SELECT kind, last FROM id_marks").fetchall())
         (last,) = conn.execute("SELECT max(id) FROM statements").fetchone()
     assert set(stored[1]) <= kept and fresh >= 1 and marks["statements"] == last
     assert set(stored[1]) <= set(after[1]) and len(set(after[1])) > len(set(stored[1]))
+
+
+def _index_agrees(conn: sqlite3.Connection) -> None:
+    """FTS5's own check that every index holds exactly what its rows say (rank 1: against the
+    rows' texts); raises when one does not."""
+    for table in ("episodes_fts", "statements_fts", "entities_fts"):
+        conn.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 1)")
+
+
+async def test_a_statement_keeps_a_span_of_its_message_not_its_text(db_path: Path) -> None:
+    memory = LocalBackend(db_path, retriever="lexical")
+    await memory.ensure_user(UserProfile("u"))
+    await memory.ensure_thread("t", "u")
+    at = datetime(2024, 5, 6, 7, 8, 9, tzinfo=UTC)
+    await memory.add_messages(
+        "t",
+        [
+            Message("user", f"Hi! {SAID} She loves honey.", created_at=at),
+            Message("assistant", "Where are you based?", created_at=at),
+            Message("user", "Melbourne.", created_at=at),
+        ],
+    )
+    try:
+        edges = (await memory.search(SearchRequest("Ilse bees", user_id="u"))).edges
+    finally:
+        await memory.aclose()
+    told = f"{SAID} She loves honey."  # one statement: the second sentence goes on about Ilse
+    assert edges[0].fact == f"user: {told}"
+    assert edges[0].valid_at == at and edges[0].created_at is not None
+    assert edges[0].created_at > at
+    with sqlite3.connect(db_path) as conn:
+        stored = conn.execute(
+            "SELECT s.text, s.valid_at, s.created_at, s.span_start, s.span_chars, r.text "
+            "FROM statements AS s JOIN statement_rows AS r ON r.id = s.id ORDER BY s.id"
+        ).fetchall()
+        _index_agrees(conn)
+    [span] = [row for row in stored if row[3] is not None]
+    assert span == ("", "", "", len("Hi! "), len(told), f"user: {told}")
+    # What is not a span of its message (a short answer stored with its question) is stored.
+    [(answer, _, _, _, _, shown)] = [row for row in stored if row[3] is None]
+    assert answer == shown and "Where are you based?" in answer and "Melbourne." in answer
+
+
+async def test_deleting_takes_every_text_out_of_the_indexes(db_path: Path) -> None:
+    memory = await _told(db_path, "one", f"{SAID} Her hives stand by the fjord.")
+    await memory.ensure_thread("two", "u")
+    await memory.add_messages("two", [Message("user", "I bake rye bread on Sundays.")])
+    await memory.ensure_user(UserProfile("v"))
+    await memory.ensure_thread("three", "v")
+    await memory.add_messages("three", [Message("user", "I sail a dinghy in Kiel.")])
+    await memory.delete_thread("one")
+    with sqlite3.connect(db_path) as conn:
+        _index_agrees(conn)
+    await memory.delete_thread("two")
+    await memory.delete_user("v")
+    await memory.aclose()
+    with sqlite3.connect(db_path) as conn:
+        _index_agrees(conn)
+        conn.execute("CREATE VIRTUAL TABLE temp.terms USING fts5vocab(main, statements_fts, row)")
+        assert conn.execute("SELECT count(*) FROM temp.terms").fetchone() == (0,)

@@ -50,18 +50,30 @@ def write_episodes(
 ) -> list[int]:
     """Insert episodes with their statements, entities and mentions; the episodes' row ids.
     Their uuids, and their statements' and entities', are derived from the ids (`row_uuid`)."""
+    stamp = encode_time(now())
     first = next_id(conn, "episodes", graph, len(drafts))
     episodes = list(range(first, first + len(drafts)))
     links = messages if messages is not None else [None] * len(drafts)
     conn.executemany(
         "INSERT INTO episodes (id, uuid, graph, thread, message, source, role, name, content, "
-        "created_at, metadata) VALUES (?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "created_at, stored_at, metadata) VALUES (?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
-            (i, graph, thread, m, d.source, d.role, d.name, d.content, d.created_at, d.metadata)
+            (
+                i,
+                graph,
+                thread,
+                m,
+                d.source,
+                d.role,
+                d.name,
+                d.content,
+                d.created_at,
+                stamp,
+                d.metadata,
+            )
             for i, m, d in zip(episodes, links, drafts, strict=True)
         ],
     )
-    stamp = encode_time(now())
     count = sum(len(draft.statements) for draft in drafts)
     statement_id = next_id(conn, "statements", graph, count)
     rows: list[tuple[Any, ...]] = []
@@ -71,8 +83,9 @@ def write_episodes(
     for episode, draft in zip(episodes, drafts, strict=True):
         for s in draft.statements:
             topics = f" {' '.join(s.topics)} " if s.topics else None
-            row = (statement_id, graph, episode, s.text, s.speaker)
-            rows.append((*row, draft.created_at, stamp, s.profile, topics))
+            span = _span(s.text, s.speaker, draft.content)
+            text = s.text if span[0] is None else ""
+            rows.append((statement_id, graph, episode, text, s.speaker, s.profile, topics, *span))
             names = (user_name, *s.entities) if s.by_user and user_name else s.entities
             named.append((statement_id, names))
             maybe.append((statement_id, s.maybe))
@@ -96,7 +109,7 @@ def write_episodes(
             statement_id += 1
     conn.executemany(
         "INSERT INTO statements (id, uuid, graph, episode, text, speaker, valid_at, created_at, "
-        "profile, topics) VALUES (?, '', ?, ?, ?, ?, ?, ?, ?, ?)",
+        "profile, topics, span_start, span_chars) VALUES (?, '', ?, ?, ?, ?, '', '', ?, ?, ?, ?)",
         rows,
     )
     write_mentions(conn, graph, named, stamp)
@@ -112,6 +125,17 @@ def write_episodes(
     for change in changes:
         supersede(conn, graph, change)
     return episodes
+
+
+def _span(text: str, speaker: str | None, content: str) -> tuple[int, int] | tuple[None, None]:
+    """(first character, length) of the span of `content` that `text` is, after its speaker's
+    prefix; (None, None) when it is not one (the statement then stores its text)."""
+    prefix = f"{speaker}: " if speaker else ""
+    said = text[len(prefix) :]
+    if not prefix or not said or not text.startswith(prefix) or "\x00" in content:
+        return None, None
+    start = content.find(said)
+    return (None, None) if start < 0 else (start, len(said))
 
 
 def write_mentions(

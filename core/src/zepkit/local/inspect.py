@@ -91,7 +91,7 @@ def facts(conn: sqlite3.Connection, user_id: str, limit: int) -> Listed:
     rows = conn.execute(
         "SELECT s.id, s.uuid, s.text, s.speaker, s.valid_at, s.invalid_at, e.id, e.uuid, "
         "s.profile IS NOT NULL, ep.source, t.thread_id, s.created_at "
-        "FROM statements AS s JOIN episodes AS ep ON ep.id = s.episode "
+        "FROM statement_rows AS s JOIN episodes AS ep ON ep.id = s.episode "
         "LEFT JOIN threads AS t ON t.id = ep.thread "
         "LEFT JOIN statements AS e ON e.id = s.ended_by "
         "WHERE s.id BETWEEN ? AND ? ORDER BY s.id DESC LIMIT ?",

@@ -133,7 +133,7 @@ def load_batch(conn: sqlite3.Connection, token: str) -> Batch | None:
         (thread,),
     ).fetchone()
     facts = conn.execute(
-        "SELECT id, text, valid_at FROM statements WHERE graph = ? AND origin = 'llm' "
+        "SELECT id, text, valid_at FROM statement_rows WHERE graph = ? AND origin = 'llm' "
         "AND invalid_at IS NULL ORDER BY id DESC LIMIT ?",
         (graph, KNOWN_FACTS),
     ).fetchall()

@@ -129,7 +129,7 @@ def list_facts(
     """The statements of the user's graph, as facts with their validity."""
     low, high = graph_range(provision.user_graph(conn, user_id))
     rows = conn.execute(
-        "SELECT id, uuid, text, speaker, created_at, valid_at, invalid_at FROM statements "
+        "SELECT id, uuid, text, speaker, created_at, valid_at, invalid_at FROM statement_rows "
         "WHERE id BETWEEN ? AND ? AND id > ? ORDER BY id LIMIT ?",
         (low, high, _after(cursor), limit + 1),
     ).fetchall()

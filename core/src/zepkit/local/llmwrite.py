@@ -44,7 +44,7 @@ def store(conn: sqlite3.Connection, batch: Batch, output: ModelOutput) -> Stored
     known = {
         fact_key(text)
         for (text,) in conn.execute(
-            "SELECT text FROM statements WHERE graph = ? AND origin = ? AND invalid_at IS NULL",
+            "SELECT text FROM statement_rows WHERE graph = ? AND origin = ? AND invalid_at IS NULL",
             (batch.graph, ORIGIN),
         )
     }

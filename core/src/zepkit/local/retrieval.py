@@ -91,7 +91,7 @@ def search_statements(
     rows = conn.execute(
         "SELECT s.id, s.uuid, s.text, s.speaker, s.valid_at, s.created_at, s.invalid_at, "
         "s.episode, hit.score "
-        f"FROM {_ranked('statements')} AS hit JOIN statements AS s ON s.id = hit.id "
+        f"FROM {_ranked('statements')} AS hit JOIN statement_rows AS s ON s.id = hit.id "
         "ORDER BY hit.score DESC, hit.id",
         (match_expression(terms), *ids, pool),
     ).fetchall()
@@ -181,7 +181,7 @@ def profile_statements(
     columns = (
         "id, uuid, text, speaker, valid_at, created_at, invalid_at, episode, 0.0, origin, profile"
     )
-    where = "FROM statements WHERE graph = ? AND profile IS NOT NULL"
+    where = "FROM statement_rows WHERE graph = ? AND profile IS NOT NULL"
     latest = conn.execute(
         f"SELECT {columns} {where} ORDER BY id DESC LIMIT ?", (graph, limit)
     ).fetchall()
@@ -215,7 +215,7 @@ def entity_summary(
     # Stepped row by row: the loop usually stops after a few, however many `exclude` holds.
     rows = conn.execute(
         "SELECT m.statement, s.text, s.speaker FROM mentions AS m "
-        "JOIN statements AS s ON s.id = m.statement "
+        "JOIN statement_rows AS s ON s.id = m.statement "
         "WHERE m.entity = ? AND s.invalid_at IS NULL ORDER BY m.statement DESC LIMIT ?",
         (entity, 2 * SUMMARY_STATEMENTS + len(exclude)),
     )
@@ -241,7 +241,7 @@ def unprefixed(text: str, speaker: str | None) -> str:
 def thread_statements(conn: sqlite3.Connection, thread: int, last: int) -> dict[int, str]:
     """The statements extracted from the thread's latest `last` messages: id -> sentence."""
     rows = conn.execute(
-        "SELECT s.id, s.text FROM statements AS s JOIN episodes AS e ON e.id = s.episode "
+        "SELECT s.id, s.text FROM statement_rows AS s JOIN episodes AS e ON e.id = s.episode "
         "WHERE e.message IN (SELECT id FROM messages WHERE thread = ? ORDER BY id DESC LIMIT ?)",
         (thread, last),
     )
@@ -280,7 +280,7 @@ def statements_of_episodes(
     """Each episode's statement rows, in statement order, as hits with score 0."""
     sql = (
         "SELECT id, uuid, text, speaker, valid_at, created_at, invalid_at, episode, 0.0, origin "
-        "FROM statements WHERE episode IN ({marks}) ORDER BY id"
+        "FROM statement_rows WHERE episode IN ({marks}) ORDER BY id"
     )
     found: dict[int, list[StatementHit]] = {}
     for row in _rows_for(conn, sql, episodes):

@@ -240,13 +240,30 @@ _V6 = (
     END""",
 )
 
+
+def _statement_text(row: str, content: str) -> str:
+    """SQL for the text of the statement `row` ("s", "new", "old"), given SQL for its
+    episode's content: stored, or read from the span of the episode it was said in."""
+    return (
+        f"CASE WHEN {row}.span_start IS NULL THEN {row}.text ELSE {row}.speaker || ': ' || "
+        f"substr({content}, {row}.span_start + 1, {row}.span_chars) END"
+    )
+
+
+def _said_in(row: str) -> str:
+    return f"(SELECT content FROM episodes WHERE id = {row}.episode)"
+
+
 _V7 = (
     # Each text and uuid stored once. A message written from now on keeps '' as its content and
-    # time and no metadata: its episode holds them (`message_rows` reads them from there). An
-    # episode, statement or entity written from now on keeps '' as its uuid and shows one
-    # derived from its row id and the file's salt (`zepkit.local.ids.row_uuid`). `id_marks`
-    # keeps the last id each graph gave out of each kind, so no id, nor so its uuid, is given
-    # twice.
+    # time and no metadata: its episode holds them (`message_rows` reads them from there). A
+    # statement that is "<speaker>: <a span of its episode's text>" keeps '' as its text and
+    # the span's first character and length; '' as its `valid_at` when it is its episode's
+    # time, and '' as its `created_at` when it is its episode's `stored_at` (`statement_rows`
+    # reads all three back). An episode, statement or entity written from now on keeps '' as
+    # its uuid and shows one derived from its row id and the file's salt
+    # (`zepkit.local.ids.row_uuid`). `id_marks` keeps the last id each graph gave out of each
+    # kind, so no id, nor so its uuid, is given twice.
     "CREATE TABLE settings (key TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID",
     "INSERT INTO settings (key, value) VALUES ('uuid_salt', randomblob(16))",
     """CREATE TABLE id_marks (
@@ -265,7 +282,34 @@ _V7 = (
             coalesce(e.created_at, m.created_at) AS created_at,
             CASE WHEN e.id IS NULL THEN m.metadata ELSE e.metadata END AS metadata
         FROM messages AS m LEFT JOIN episodes AS e ON e.message = m.id""",
+    "ALTER TABLE episodes ADD COLUMN stored_at TEXT",
+    "ALTER TABLE statements ADD COLUMN span_start INTEGER",
+    "ALTER TABLE statements ADD COLUMN span_chars INTEGER",
+    f"""CREATE VIEW statement_rows AS
+        SELECT s.id, s.uuid, s.graph, s.episode, {_statement_text("s", "e.content")} AS text,
+            s.speaker, CASE WHEN s.valid_at = '' THEN e.created_at ELSE s.valid_at END AS valid_at,
+            CASE WHEN s.created_at = '' THEN e.stored_at ELSE s.created_at END AS created_at,
+            s.profile, s.topics, s.invalid_at, s.ended_by, s.origin
+        FROM statements AS s JOIN episodes AS e ON e.id = s.episode""",
+    # The index reads statements' texts from `statement_rows` (once rebuilt, a one-off pass
+    # over the statements), and its triggers give it a span's text. A statement's episode is
+    # written before it and deleted after it, so the text removed is the text given.
+    "DROP TRIGGER statements_fts_insert",
+    "DROP TRIGGER statements_fts_delete",
+    "DROP TABLE statements_fts",
+    "CREATE VIRTUAL TABLE statements_fts USING fts5(text, content='statement_rows', "
+    f"content_rowid='id', tokenize='{TOKENIZER}')",
+    "INSERT INTO statements_fts (statements_fts) VALUES ('rebuild')",
+    f"""CREATE TRIGGER statements_fts_insert AFTER INSERT ON statements BEGIN
+        INSERT INTO statements_fts (rowid, text)
+        VALUES (new.id, {_statement_text("new", _said_in("new"))});
+    END""",
+    f"""CREATE TRIGGER statements_fts_delete AFTER DELETE ON statements BEGIN
+        INSERT INTO statements_fts (statements_fts, rowid, text)
+        VALUES ('delete', old.id, {_statement_text("old", _said_in("old"))});
+    END""",
 )
+
 
 MIGRATIONS: Sequence[Sequence[Step]] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7)
 """Step i takes the schema from version i to i + 1; append steps, never edit a shipped one."""

@@ -45,7 +45,7 @@ def supersede(conn: sqlite3.Connection, graph: int, change: Change) -> None:
     rivals: dict[int, tuple[str, str, str | None]] = {}
     for topic in change.topics:
         rows = conn.execute(
-            "SELECT id, text, valid_at, invalid_at FROM statements WHERE graph = ? "
+            "SELECT id, text, valid_at, invalid_at FROM statement_rows WHERE graph = ? "
             "AND profile IS NOT NULL AND topics LIKE ? AND id != ?",
             (graph, f"% {topic} %", change.statement),
         ).fetchall()
@@ -92,7 +92,7 @@ def _mentioning_same_entities(
         "SELECT s.id, s.text, s.valid_at, s.invalid_at FROM mentions AS m "
         "JOIN entities AS n ON n.id = m.entity "
         "JOIN mentions AS other ON other.entity = m.entity "
-        "JOIN statements AS s ON s.id = other.statement "
+        "JOIN statement_rows AS s ON s.id = other.statement "
         f"WHERE m.statement = ? AND s.id != ? AND n.norm NOT IN ({', '.join('?' * len(own))})"
         + ("" if change.in_profile else " AND s.profile IS NOT NULL"),
         (change.statement, change.statement, *own),
@@ -106,7 +106,7 @@ def _doing_habit(
     """The user's current statements, other than `statement`, that say they do `habit` (the
     root of the habit `statement` gives up or takes up again)."""
     rows = conn.execute(
-        "SELECT id, text, valid_at, invalid_at FROM statements WHERE graph = ? "
+        "SELECT id, text, valid_at, invalid_at FROM statement_rows WHERE graph = ? "
         "AND profile IS NOT NULL AND invalid_at IS NULL AND id != ? AND text LIKE ?",
         (graph, statement, f"%{habit}%"),
     ).fetchall()
@@ -119,7 +119,7 @@ def _valued(
     """The user's current home and work statements, other than `statement`, that name `value`
     (a place or employer left, lower case) as their home or employer."""
     rows = conn.execute(
-        "SELECT id, text, valid_at, invalid_at, topics FROM statements WHERE graph = ? "
+        "SELECT id, text, valid_at, invalid_at, topics FROM statement_rows WHERE graph = ? "
         "AND profile IS NOT NULL AND invalid_at IS NULL AND id != ? AND text LIKE ? "
         "AND (topics LIKE '% home %' OR topics LIKE '% work %')",
         (graph, statement, f"%{value}%"),
