@@ -1,7 +1,7 @@
 """Writing drafts: messages, episodes, statements, entities and mentions in batched inserts.
 
-Writes run inside the caller's IMMEDIATE transaction, which makes `max(id) + 1` a safe way to
-number new rows, so each batch goes in with one `executemany` per table.
+Writes run inside the caller's IMMEDIATE transaction, which makes taking ids from `id_marks` a
+safe way to number new rows, so each batch goes in with one multi-row `INSERT` per table (`bulk`).
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from zepkit.local.bulk import insert_rows
 from zepkit.local.codec import encode_time, now
 from zepkit.local.drafts import Draft
 from zepkit.local.habits import changed_habit
@@ -29,10 +30,10 @@ def write_messages(
     # A message's text, time and metadata are its episode's (read through `message_rows`).
     first = _next_message_id(conn)
     ids = list(range(first, first + len(drafts)))
-    conn.executemany(
-        "INSERT INTO messages (id, thread, role, name, content, created_at) "
-        "VALUES (?, ?, ?, ?, '', '')",
-        [(i, thread, d.role, d.name) for i, d in zip(ids, drafts, strict=True)],
+    insert_rows(
+        conn,
+        "INSERT INTO messages (id, thread, role, name, content, created_at)",
+        [(i, thread, d.role, d.name, "", "") for i, d in zip(ids, drafts, strict=True)],
     )
     return write_episodes(
         conn, graph=graph, thread=thread, messages=ids, user_name=user_name, drafts=drafts
@@ -54,12 +55,14 @@ def write_episodes(
     first = next_id(conn, "episodes", graph, len(drafts))
     episodes = list(range(first, first + len(drafts)))
     links = messages if messages is not None else [None] * len(drafts)
-    conn.executemany(
+    insert_rows(
+        conn,
         "INSERT INTO episodes (id, uuid, graph, thread, message, source, role, name, content, "
-        "created_at, stored_at, metadata) VALUES (?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "created_at, stored_at, metadata)",
         [
             (
                 i,
+                "",
                 graph,
                 thread,
                 m,
@@ -85,7 +88,8 @@ def write_episodes(
             topics = f" {' '.join(s.topics)} " if s.topics else None
             span = _span(s.text, s.speaker, draft.content)
             text = s.text if span[0] is None else ""
-            rows.append((statement_id, graph, episode, text, s.speaker, s.profile, topics, *span))
+            row = (statement_id, "", graph, episode, text, s.speaker, "", "", s.profile, topics)
+            rows.append((*row, *span))
             names = (user_name, *s.entities) if s.by_user and user_name else s.entities
             named.append((statement_id, names))
             maybe.append((statement_id, s.maybe))
@@ -107,9 +111,10 @@ def write_episodes(
                     )
                 )
             statement_id += 1
-    conn.executemany(
+    insert_rows(
+        conn,
         "INSERT INTO statements (id, uuid, graph, episode, text, speaker, valid_at, created_at, "
-        "profile, topics, span_start, span_chars) VALUES (?, '', ?, ?, ?, ?, '', '', ?, ?, ?, ?)",
+        "profile, topics, span_start, span_chars)",
         rows,
     )
     write_mentions(conn, graph, named, stamp)
@@ -157,12 +162,14 @@ def write_mentions(
     first = next_id(conn, "entities", graph, len(missing))
     for n, key in enumerate(missing):
         ids[key] = first + n
-    conn.executemany(
-        "INSERT INTO entities (id, uuid, graph, name, norm, created_at) VALUES (?, '', ?, ?, ?, ?)",
-        [(ids[key], graph, spelled[key], key, stamp) for key in missing],
+    insert_rows(
+        conn,
+        "INSERT INTO entities (id, uuid, graph, name, norm, created_at)",
+        [(ids[key], "", graph, spelled[key], key, stamp) for key in missing],
     )
-    conn.executemany(
-        "INSERT OR IGNORE INTO mentions (entity, statement) VALUES (?, ?)",
+    insert_rows(
+        conn,
+        "INSERT OR IGNORE INTO mentions (entity, statement)",
         [(ids[key], statement) for statement, key in wanted],
     )
 
@@ -175,8 +182,9 @@ def _write_known_mentions(
     if not wanted:
         return
     ids = _entity_ids(conn, graph, list({key for _, key in wanted if key}))
-    conn.executemany(
-        "INSERT OR IGNORE INTO mentions (entity, statement) VALUES (?, ?)",
+    insert_rows(
+        conn,
+        "INSERT OR IGNORE INTO mentions (entity, statement)",
         [(ids[key], statement) for statement, key in wanted if key in ids],
     )
 

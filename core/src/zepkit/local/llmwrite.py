@@ -12,6 +12,7 @@ import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
 
+from zepkit.local.bulk import insert_rows
 from zepkit.local.codec import decode_time, encode_time, now
 from zepkit.local.ids import next_id
 from zepkit.local.ingest import write_mentions
@@ -72,9 +73,11 @@ def store(conn: sqlite3.Connection, batch: Batch, output: ModelOutput) -> Stored
         rows.append(
             (
                 statement,
+                "",
                 batch.graph,
                 source.episode,
                 text,
+                None,
                 valid_at,
                 stamp,
                 salience(text) + PROFILE_BONUS if fact.about_user else None,
@@ -88,9 +91,10 @@ def store(conn: sqlite3.Connection, batch: Batch, output: ModelOutput) -> Stored
             for number in fact.supersedes
             if number in shown
         ]
-    conn.executemany(
+    insert_rows(
+        conn,
         "INSERT INTO statements (id, uuid, graph, episode, text, speaker, valid_at, created_at, "
-        "profile, origin) VALUES (?, '', ?, ?, ?, NULL, ?, ?, ?, ?)",
+        "profile, origin)",
         rows,
     )
     write_mentions(conn, batch.graph, named, stamp)

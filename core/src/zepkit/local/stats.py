@@ -10,6 +10,7 @@ import sqlite3
 from collections import Counter
 from collections.abc import Collection, Sequence
 
+from zepkit.local.bulk import insert_rows
 from zepkit.local.text import sentences, stems
 
 
@@ -26,10 +27,11 @@ def count_terms(conn: sqlite3.Connection, graph: int, texts: Sequence[str], *, s
     counts: Counter[str] = Counter()
     for text in texts:
         counts.update(stems(text))
-    conn.executemany(
-        "INSERT INTO terms (graph, term, df) VALUES (?, ?, ?) "
-        "ON CONFLICT (graph, term) DO UPDATE SET df = df + excluded.df",
+    insert_rows(
+        conn,
+        "INSERT INTO terms (graph, term, df)",
         [(graph, term, sign * df) for term, df in counts.items()],
+        "ON CONFLICT (graph, term) DO UPDATE SET df = df + excluded.df",
     )
     if sign < 0:
         conn.execute("DELETE FROM terms WHERE graph = ? AND df <= 0", (graph,))
