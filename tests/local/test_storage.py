@@ -205,3 +205,17 @@ async def test_deleting_takes_every_text_out_of_the_indexes(db_path: Path) -> No
         _index_agrees(conn)
         conn.execute("CREATE VIRTUAL TABLE temp.terms USING fts5vocab(main, statements_fts, row)")
         assert conn.execute("SELECT count(*) FROM temp.terms").fetchone() == (0,)
+
+
+async def test_a_span_after_accents_and_emoji_reads_back_exactly(db_path: Path) -> None:
+    said = "Ich heiße Zoë 🐝🐝 und wohne in Köln. My sister Åsa keeps bees in Malmö 🌻."
+    memory = await _told(db_path, said=said)
+    await memory.aclose()
+    with sqlite3.connect(db_path) as conn:
+        rows = conn.execute(
+            "SELECT s.span_start, r.text FROM statements AS s "
+            "JOIN statement_rows AS r ON r.id = s.id ORDER BY s.id"
+        ).fetchall()
+        _index_agrees(conn)
+    assert rows and all(start is not None for start, _ in rows)
+    assert " ".join(text.removeprefix("user: ") for _, text in rows) == said
