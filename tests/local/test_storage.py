@@ -154,6 +154,17 @@ def _index_agrees(conn: sqlite3.Connection) -> None:
         conn.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 1)")
 
 
+def _statements(db_path: Path, columns: str) -> list[tuple[object, ...]]:
+    """`columns` of every statement in order (`s`: its row, `r`: as read back), once the
+    indexes are checked against the rows."""
+    with sqlite3.connect(db_path) as conn:
+        _index_agrees(conn)
+        return conn.execute(
+            f"SELECT {columns} FROM statements AS s JOIN statement_rows AS r ON r.id = s.id "
+            "ORDER BY s.id"
+        ).fetchall()
+
+
 async def test_a_statement_keeps_a_span_of_its_message_not_its_text(db_path: Path) -> None:
     memory = LocalBackend(db_path, retriever="lexical")
     await memory.ensure_user(UserProfile("u"))
@@ -175,12 +186,9 @@ async def test_a_statement_keeps_a_span_of_its_message_not_its_text(db_path: Pat
     assert edges[0].fact == f"user: {told}"
     assert edges[0].valid_at == at and edges[0].created_at is not None
     assert edges[0].created_at > at
-    with sqlite3.connect(db_path) as conn:
-        stored = conn.execute(
-            "SELECT s.text, s.valid_at, s.created_at, s.span_start, s.span_chars, r.text "
-            "FROM statements AS s JOIN statement_rows AS r ON r.id = s.id ORDER BY s.id"
-        ).fetchall()
-        _index_agrees(conn)
+    stored = _statements(
+        db_path, "s.text, s.valid_at, s.created_at, s.span_start, s.span_chars, r.text"
+    )
     [span] = [row for row in stored if row[3] is not None]
     assert span == ("", "", "", len("Hi! "), len(told), f"user: {told}")
     # What is not a span of its message (a short answer stored with its question) is stored.
@@ -211,11 +219,6 @@ async def test_a_span_after_accents_and_emoji_reads_back_exactly(db_path: Path) 
     said = "Ich heiße Zoë 🐝🐝 und wohne in Köln. My sister Åsa keeps bees in Malmö 🌻."
     memory = await _told(db_path, said=said)
     await memory.aclose()
-    with sqlite3.connect(db_path) as conn:
-        rows = conn.execute(
-            "SELECT s.span_start, r.text FROM statements AS s "
-            "JOIN statement_rows AS r ON r.id = s.id ORDER BY s.id"
-        ).fetchall()
-        _index_agrees(conn)
+    rows = _statements(db_path, "s.span_start, r.text")
     assert rows and all(start is not None for start, _ in rows)
     assert " ".join(text.removeprefix("user: ") for _, text in rows) == said
