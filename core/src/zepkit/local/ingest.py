@@ -16,6 +16,7 @@ from zepkit.local.drafts import Draft
 from zepkit.local.habits import changed_habit
 from zepkit.local.ids import next_id
 from zepkit.local.profile import left_value
+from zepkit.local.retrieval import unprefixed
 from zepkit.local.stats import count_terms
 from zepkit.local.supersede import Change, supersede
 from zepkit.local.text import normalise_name
@@ -135,9 +136,8 @@ def write_episodes(
 def _span(text: str, speaker: str | None, content: str) -> tuple[int, int] | tuple[None, None]:
     """(first character, length) of the span of `content` that `text` is, after its speaker's
     prefix; (None, None) when it is not one (the statement then stores its text)."""
-    prefix = f"{speaker}: " if speaker else ""
-    said = text[len(prefix) :]
-    if not prefix or not said or not text.startswith(prefix) or "\x00" in content:
+    said = unprefixed(text, speaker)
+    if not speaker or not said or said == text or "\x00" in content:
         return None, None
     start = content.find(said)
     return (None, None) if start < 0 else (start, len(said))

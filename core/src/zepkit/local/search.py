@@ -337,7 +337,6 @@ def context_block(
         fact_key(unprefixed(hit.text, hit.speaker))
         for hit in [*(hit for hit, _ in profile), *found]
     }
-    fact_uuid, entity_uuid = row_uuids(conn, "statements"), row_uuids(conn, "entities")
     named: list[Entity] = []
     for key in mention_ranking(conn, [hit.id for hit, _ in profile] + [h.id for h in found]):
         if len(named) == CONTEXT_ENTITIES:
@@ -345,15 +344,21 @@ def context_block(
         row = load_entities(conn, [key])[key]
         summary = row.summary or entity_summary(conn, key, exclude=exclude, shown=in_block)
         if summary:  # an entity whose statements the block already shows adds nothing
-            named.append(_entity(row, summary, None, entity_uuid))
+            named.append(_entity(row, summary, None, _as_stored))
     more = more_profile(ranked_profile[PROFILE_FACTS:], in_block, [e.summary or "" for e in named])
     return compose_context(
-        [_turn_fact(said, scores[turn], fact_uuid) for turn, said in turns.items()],
+        [_turn_fact(said, scores[turn], _as_stored) for turn, said in turns.items()],
         named,
-        profile=[_fact(hit, score, fact_uuid) for hit, score in profile],
+        profile=[_fact(hit, score, _as_stored) for hit, score in profile],
         user_summary=written,
-        more_profile=[_fact(hit, score, fact_uuid) for hit, score in more],
+        more_profile=[_fact(hit, score, _as_stored) for hit, score in more],
     )
+
+
+def _as_stored(stored: str, row: int) -> str:
+    """A block's facts and entities are rendered as text only: their uuids are left as stored
+    ('' for newer rows), not derived on every turn for nothing."""
+    return stored
 
 
 def fact_relevance(
