@@ -42,6 +42,19 @@ def test_the_scan_and_its_numpy_fallback_agree() -> None:
     assert int(np.argmax(fast)) == 7
 
 
+@pytest.mark.parametrize("dim", [48, 384])
+def test_the_scan_adds_the_largest_products_exactly(dim: int) -> None:
+    # Codes and query at the int8 extremes: pairs of products beyond 16 bits, which a kernel
+    # without int8 dot-product instructions saturates unless the scan feeds it unsigned.
+    pytest.importorskip("onnxruntime")
+    codes = np.full((3, dim), 255, dtype=np.uint8)
+    codes[1] = 0  # code -128
+    codes[2, ::2] = 1  # alternating -127 and 127
+    query = np.full(dim, 1.0 / np.sqrt(dim), dtype=np.float32)
+    exact = (codes.astype(np.float32) - scan.ZERO) @ query
+    assert np.abs(scan.dot(codes, query) - exact).max() < 1e-3 * np.abs(exact).max()
+
+
 def _graph_file(path: Path, graphs: int, rows: int) -> sqlite3.Connection:
     conn = sqlite3.connect(path, isolation_level=None)  # no episodes rows: foreign keys off
     schema.migrate(conn)

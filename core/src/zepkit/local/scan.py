@@ -1,20 +1,24 @@
 """The dense scan: int8 vector codes times an int8 query, through onnxruntime's `MatMulInteger`.
 
 Codes are kept in memory as uint8 (the int8 code plus 128) because onnxruntime's fast int8
-kernels take an unsigned left side with a zero point. The one-node ONNX graph is written as
-protobuf bytes here (no `onnx` package). Without onnxruntime (an embedder of one's own with
-numpy only) the scan casts block by block to float32 instead: same scores, slower.
+kernels take an unsigned left side with a zero point. The query goes in as int8 where the CPU's
+kernel adds the products exactly (int8 dot-product instructions); on CPUs without them the
+uint8 x int8 kernel adds pairs of products in 16 bits and saturates (cosines off by up to 0.04),
+so there the query goes in as uint8 with a zero point too: the same integer sums, no saturation.
+A probe at set-up picks the way. The one-node ONNX graphs are written as protobuf bytes here (no
+`onnx` package). Without onnxruntime (an embedder of one's own with numpy only) the scan casts
+block by block to float32 instead: same scores, slower.
 """
 
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import Any, NamedTuple
 
 ZERO = 128
 """Offset added to an int8 code to keep it as uint8 in memory."""
 _UINT8, _INT8, _INT32 = 2, 3, 6
-_sessions: dict[int, Any] = {}
+_sessions: dict[int, _Scan | None] = {}
 _lock = threading.Lock()
 
 
@@ -44,17 +48,26 @@ def _value(name: str, elem: int, dims: list[int | str]) -> bytes:
     return _bytes(1, name) + _bytes(2, _bytes(1, _int(1, elem) + _bytes(2, shape)))
 
 
-def model_bytes(dim: int) -> bytes:
-    """The ModelProto of `Y[n, 1] = MatMulInteger(A[n, dim] uint8, B[dim, 1] int8, 128)`."""
-    node = b"".join(_bytes(1, name) for name in ("A", "B", "zero")) + _bytes(2, "Y")
+def model_bytes(dim: int, signed: bool = True) -> bytes:
+    """The ModelProto of `Y[n, 1] = MatMulInteger(A[n, dim] uint8, B[dim, 1], 128[, 128])`, B
+    int8 (`signed`) or uint8 with its own zero point 128."""
+    right = _INT8 if signed else _UINT8
+    points = ("zero",) if signed else ("zero", "zero")
+    node = b"".join(_bytes(1, name) for name in ("A", "B", *points)) + _bytes(2, "Y")
     node += _bytes(4, "MatMulInteger")
     graph = _bytes(1, node) + _bytes(2, "scan")
-    graph += _bytes(11, _value("A", _UINT8, ["n", dim])) + _bytes(11, _value("B", _INT8, [dim, 1]))
+    graph += _bytes(11, _value("A", _UINT8, ["n", dim])) + _bytes(11, _value("B", right, [dim, 1]))
     graph += _bytes(11, _value("zero", _UINT8, [])) + _bytes(12, _value("Y", _INT32, ["n", 1]))
     return _int(1, 8) + _bytes(8, _bytes(1, "") + _int(2, 13)) + _bytes(7, graph)
 
 
-def _session(dim: int) -> Any:
+class _Scan(NamedTuple):
+    session: Any
+    signed: bool
+    """True: the query is fed as int8; False: as uint8 (int8 + 128)."""
+
+
+def _session(dim: int) -> _Scan | None:
     """The scan session for `dim`-wide codes, or None without onnxruntime."""
     with _lock:
         if dim not in _sessions:
@@ -67,10 +80,27 @@ def _session(dim: int) -> Any:
                 options.intra_op_num_threads = 1  # searches run side by side, one core each
                 options.inter_op_num_threads = 1
                 options.enable_cpu_mem_arena = False  # its output goes back to the heap
-                _sessions[dim] = ort.InferenceSession(
-                    model_bytes(dim), options, providers=["CPUExecutionProvider"]
-                )
+
+                def made(signed: bool) -> Any:
+                    return ort.InferenceSession(
+                        model_bytes(dim, signed), options, providers=["CPUExecutionProvider"]
+                    )
+
+                signed = made(True)
+                exact = _adds_exactly(signed, dim)
+                _sessions[dim] = _Scan(signed, True) if exact else _Scan(made(False), False)
         return _sessions[dim]
+
+
+def _adds_exactly(session: Any, dim: int) -> bool:
+    """Whether the int8 kernel gets the largest products right: codes of 127 (stored 255) times
+    a query of 127s, whose pairs exceed what 16 bits hold."""
+    import numpy as np  # type: ignore[import-not-found, unused-ignore]
+
+    codes = np.full((1, dim), 255, dtype=np.uint8)
+    query = np.full((dim, 1), 127, dtype=np.int8)
+    (out,) = session.run(None, {"A": codes, "B": query, "zero": np.array(ZERO, dtype=np.uint8)})
+    return int(out[0, 0]) == dim * 127 * 127
 
 
 def warm(dim: int) -> None:
@@ -93,11 +123,12 @@ def dot(codes: Any, query: Any) -> Any:
     """`(codes - 128) @ query` as float32, for uint8 `codes` [n, dim] and a float `query`."""
     import numpy as np  # type: ignore[import-not-found, unused-ignore]
 
-    session = _session(codes.shape[1])
-    if session is None:
+    scan = _session(codes.shape[1])
+    if scan is None:
         return codes.astype(np.float32) @ query - ZERO * float(query.sum())
     small, scale = quantised(query)
-    (out,) = session.run(
-        None, {"A": codes, "B": small.reshape(-1, 1), "zero": np.array(ZERO, dtype=np.uint8)}
+    right = small if scan.signed else small.view(np.uint8) ^ np.uint8(ZERO)
+    (out,) = scan.session.run(
+        None, {"A": codes, "B": right.reshape(-1, 1), "zero": np.array(ZERO, dtype=np.uint8)}
     )
     return out[:, 0].astype(np.float32) * np.float32(scale)
