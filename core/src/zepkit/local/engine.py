@@ -57,6 +57,21 @@ THREAD_MESSAGES_EXCLUDED = 200
 
 
 @dataclass(frozen=True)
+class BlockQuery:
+    """What a thread's context block searches with, read in one snapshot: the thread's last
+    messages' terms and text, the statements it already says, the mean of those messages' stored
+    vectors (dense retrieval), and the lexical half read ahead (inside a write)."""
+
+    graph: int
+    messages: list[int]
+    terms: list[str]
+    query: str
+    exclude: dict[int, str]
+    vector: Any = None
+    ahead: TurnMatches | None = None
+
+
+@dataclass(frozen=True)
 class PreparedMessages:
     """Messages read and drafted ahead of their write (`Engine.prepare_messages`)."""
 
@@ -168,15 +183,15 @@ class Engine:
     def prepare_messages(self, thread_id: str, messages: Sequence[Message]) -> PreparedMessages:
         """The first half of `add_messages`, before its write lock: the messages read by the
         extractor, and their vectors (being) computed."""
+        texts = [message.content for message in messages]
+        # An in-process embedder starts first and runs on its own thread while this one reads
+        # the messages and writes them and, when a block is wanted, reads its lexical half; a
+        # remote one answers before the write, so it never holds the write lock.
+        pending = self._embed_beside(texts)
         drafts = [
             draft_message(self._extractor, message, lead)
             for message, lead in zip(messages, self._leads(thread_id, messages), strict=True)
         ]
-        texts = [draft.content for draft in drafts]
-        # An in-process embedder runs on its own thread while this one writes the messages and,
-        # when a block is wanted, reads its lexical matches (the rows a read after the commit
-        # sees); a remote one answers before the write, so it never holds the write lock.
-        pending = self._embed_beside(texts)
         vectors = self._vectors(texts) if pending is None else None
         return PreparedMessages(thread_id, drafts, pending, vectors)
 
@@ -192,7 +207,7 @@ class Engine:
         """The second half of `add_messages`: the write, then the context if asked. `locked`:
         the write transaction was begun by the caller (`try_write_lock`)."""
         pending, vectors = prepared.pending, prepared.vectors
-        ahead: TurnMatches | None = None
+        block: BlockQuery | None = None
         with write_transaction(self._conn, locked=locked) as conn:
             thread = provision.find_thread(conn, prepared.thread_id)
             if user_id is not None and thread.user_id != user_id:
@@ -210,13 +225,20 @@ class Engine:
                 )
                 if self._llm_jobs:  # queued with the messages: a crash loses neither
                     jobs.enqueue(conn, thread.id, episodes)
-                if return_context and pending is not None and self._lexical:
-                    ahead = self._match_ahead(conn, thread)
-                if pending is not None:
-                    vectors = pending.result()
-                self._store(conn, episodes, vectors)
+            if return_context and pending is not None and self._lexical:
+                # While the embedding thread works: the block's lexical half, read as of this
+                # write (what a read after the commit sees, unless another write slips between).
+                block = self._block_query(conn, thread, ahead=True)
+            if pending is not None and episodes:
+                vectors = pending.result()
+            self._store(conn, episodes, vectors)
+            if block is not None and block.terms and self._dense is not None:
+                vector = self._dense.stored_mean(conn, block.messages)
+                block = replace(block, vector=vector)
         self._stored(episodes, vectors)
-        return self._context(prepared.thread_id, ahead) if return_context else None
+        if not return_context:
+            return None
+        return self._context(prepared.thread_id, block)
 
     def try_write_lock(self) -> bool:
         """Begin a write transaction if SQLite's write lock is free, without waiting for it
@@ -264,30 +286,47 @@ class Engine:
             self._embedding = ThreadPoolExecutor(1, thread_name_prefix="zepkit-embed-write")
         return self._embedding
 
-    def _match_ahead(
-        self, conn: sqlite3.Connection, thread: provision.ThreadRef
-    ) -> TurnMatches | None:
-        terms = _recent_terms([content for _, content in _recent(conn, thread.id)])
-        return match_block_turns(conn, thread.graph, terms) if terms else None
-
     def get_context(self, thread_id: str) -> str | None:
         """Search the user's graph with the thread's last messages, minus what they said."""
         return self._context(thread_id, None)
 
-    def _context(self, thread_id: str, ahead: TurnMatches | None) -> str | None:
+    def _block_query(
+        self, conn: sqlite3.Connection, thread: provision.ThreadRef, *, ahead: bool
+    ) -> BlockQuery:
+        """The thread's block query as `conn` sees it now; with `ahead`, its lexical half too.
+        Without dense retrieval, or with no terms, `vector` stays None."""
+        recent = _recent(conn, thread.id)
+        messages = [message for message, _ in recent]
+        terms = _recent_terms([content for _, content in recent])
+        if not terms:
+            return BlockQuery(thread.graph, messages, terms, "", {})
+        return BlockQuery(
+            thread.graph,
+            messages,
+            terms,
+            query="\n".join(content for _, content in reversed(recent)),
+            exclude=thread_statements(conn, thread.id, THREAD_MESSAGES_EXCLUDED),
+            ahead=match_block_turns(conn, thread.graph, terms) if ahead else None,
+        )
+
+    def _context(self, thread_id: str, block: BlockQuery | None) -> str | None:
+        """The thread's block: from `block` when its query was read inside the write, else all
+        of it read now."""
         with read_transaction(self._conn) as conn:
-            thread = provision.find_thread(conn, thread_id)
-            recent = _recent(conn, thread.id)
-            terms = _recent_terms([content for _, content in recent])
-            if not terms:
+            if block is None:
+                thread = provision.find_thread(conn, thread_id)
+                block = self._block_query(conn, thread, ahead=False)
+                if block.terms and self._dense is not None:  # stored vectors: no embedding
+                    vector = self._dense.stored_mean(conn, block.messages)
+                    block = replace(block, vector=vector)
+            if not block.terms:
                 return None
-            exclude = thread_statements(conn, thread.id, THREAD_MESSAGES_EXCLUDED)
-            query = "\n".join(content for _, content in reversed(recent))
-            retrieval = self._retrieval(query)
-            if self._dense is not None:  # the stored vectors of those messages: no embedding
-                vector = self._dense.stored_mean(conn, [message for message, _ in recent])
-                retrieval = replace(retrieval, vector=vector)
-            return context_block(conn, thread.graph, terms, retrieval, exclude=exclude, ahead=ahead)
+            retrieval = self._retrieval(block.query)
+            if self._dense is not None:
+                retrieval = replace(retrieval, vector=block.vector)
+            return context_block(
+                conn, block.graph, block.terms, retrieval, exclude=block.exclude, ahead=block.ahead
+            )
 
     def read(self, query: Callable[[sqlite3.Connection], T]) -> T:
         """Run `query`, which only reads, in one snapshot of the file."""

@@ -21,6 +21,7 @@ from zepkit.local.rerank import RRF_K, Candidate, by_relevance, fuse, mmr, rrf
 from zepkit.local.retrieval import (
     EntityRow,
     EpisodeRow,
+    ProfileRow,
     StatementHit,
     Turn,
     entity_summary,
@@ -74,20 +75,29 @@ BLOCK_POOL = pool_size(TURN_POOL)
 
 @dataclass(frozen=True)
 class TurnMatches:
-    """A block's lexical turn matches found ahead of the rest of the block (inside the write,
-    while the new message is embedded): its plan and BM25 matches, valid for these terms."""
+    """The part of a block that does not need the new message's vector, read ahead of the rest
+    (inside the write, while that message is embedded): its plan, BM25 matches and their scores
+    with the query's left-out terms, and the user's profile candidates; valid for these terms."""
 
     terms: tuple[str, ...]
     plan: QueryPlan
     matched: list[Turn]
+    relevance: dict[int, float]
+    profile: list[ProfileRow]
 
 
 def match_block_turns(conn: sqlite3.Connection, graph: int, terms: Sequence[str]) -> TurnMatches:
-    """What `context_block` would match lexically for `terms`, read now."""
+    """What `context_block` would read lexically for `terms`, read now."""
     plan = plan_query(conn, graph, terms)
     ids = plan.id_range(conn, "episodes", graph)
     matched = match_episodes(conn, plan.ranked, ids, BLOCK_POOL)
-    return TurnMatches(tuple(terms), plan, matched)
+    relevance = _lexical_relevance(plan, matched)
+    return TurnMatches(tuple(terms), plan, matched, relevance, profile_statements(conn, graph))
+
+
+def _lexical_relevance(plan: QueryPlan, matched: Sequence[Turn]) -> dict[int, float]:
+    """Each matched turn's BM25 score with its share of the query's left-out terms."""
+    return {turn.id: turn.score + plan.boost(turn.content) for turn in matched}
 
 
 def search_scope(
@@ -132,9 +142,9 @@ class GraphSearch:
         self._retrieval = retrieval or Retrieval(" ".join(terms))
         self._statements: dict[int, list[StatementHit]] = {}
         self._nearest: dict[int, list[tuple[int, float]]] = {}
-        self._ahead = ahead if ahead is not None and ahead.terms == tuple(terms) else None
+        self.ahead = ahead if ahead is not None and ahead.terms == tuple(terms) else None
         self.plan: QueryPlan = (
-            self._ahead.plan if self._ahead is not None else plan_query(conn, graph, terms)
+            self.ahead.plan if self.ahead is not None else plan_query(conn, graph, terms)
         )
         self.periods = named_periods(self._retrieval.query)
 
@@ -218,14 +228,15 @@ class GraphSearch:
         """Episodes scored as conversation turns (lexical and dense fused, then date, neighbour
         and thread credit): the turns read, and the scores of those that count."""
         turns: dict[int, Turn] = {}
+        relevance: dict[int, float] = {}
         if self._retrieval.lexical:
-            if self._ahead is not None and pool == BLOCK_POOL:
-                matched = self._ahead.matched
+            if self.ahead is not None and pool == BLOCK_POOL:
+                matched, relevance = self.ahead.matched, dict(self.ahead.relevance)
             else:
                 ids = self.plan.id_range(self._conn, "episodes", self._graph)
                 matched = match_episodes(self._conn, self.plan.ranked, ids, pool)
+                relevance = _lexical_relevance(self.plan, matched)
             turns = {turn.id: turn for turn in matched}
-        relevance = {key: turn.score + self.plan.boost(turn.content) for key, turn in turns.items()}
         if self._retrieval.dense is not None:
             relevance = dict(fused(relevance, self.nearest(pool), pool=pool))
         if relevance:
@@ -314,7 +325,10 @@ def context_block(
     relevance, rows = fact_relevance(conn, search, exclude) if terms else ({}, {})
     hits = {key: row for key, row in rows.items() if fact_key(row.text) not in said}
     relevance = {key: score for key, score in relevance.items() if key in hits}
-    ranked_profile = pick_profile(conn, graph, relevance, exclude=exclude, said=said)
+    candidates = search.ahead.profile if search.ahead is not None else None
+    ranked_profile = pick_profile(
+        conn, graph, relevance, exclude=exclude, said=said, candidates=candidates
+    )
     profile = ranked_profile[:PROFILE_FACTS]
     shown = {fact_key(hit.text) for hit, _ in profile}
     turns: dict[int, list[StatementHit]] = {}  # a turn's statements make one entry
@@ -391,10 +405,13 @@ def pick_profile(
     *,
     exclude: Collection[int],
     said: Collection[str],
+    candidates: list[ProfileRow] | None = None,
 ) -> list[tuple[StatementHit, float]]:
     """The user's profile statements worth a block: current ones first, each ranked by how
-    salient, recent and relevant to the query it is, best first (each fact once)."""
-    candidates = profile_statements(conn, graph)
+    salient, recent and relevant to the query it is, best first (each fact once). `candidates`:
+    the graph's `profile_statements` when they were read already."""
+    if candidates is None:
+        candidates = profile_statements(conn, graph)
     # A turn a model has read speaks through its facts: the rules' reading of it steps aside.
     read = {row.hit.episode for row in candidates if row.hit.origin is not None}
     rows = [
