@@ -294,6 +294,26 @@ def test_a_large_graphs_distances_measured_in_two_halves_are_the_single_pass_one
     assert single.tolist() == halves.tolist() == expected.tolist()
 
 
+@pytest.mark.parametrize("split", [1, 1001, 10**9])
+def test_a_scan_in_two_halves_scores_every_row_as_one_pass_does(
+    split: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rows = clustered_rows(3_003, seed=3)  # three uneven blocks: halves cut inside a block
+    codes, scales = vectors.encoded(rows[:3_000])
+    matrix = vectors._GraphMatrix(last=0, count=0, rewrites=0)
+    for start, end in ((0, 700), (700, 2_100), (2_100, 3_000)):
+        matrix.append(np.arange(start, end) + 10, codes[start:end], scales[start:end])
+    query = rows[3_000]
+    expected = (codes.astype(np.float32) @ query) * scales
+    monkeypatch.setattr(vectors, "SPLIT_SCAN_ROWS", split)
+    ids, cosines = matrix.scores(query)
+    assert ids.tolist() == list(range(10, 3_010))
+    assert np.abs(cosines - expected).max() < 0.01
+    near, close = matrix.coarse_scores(query, want=1_500)
+    assert near.tolist() == sorted(near.tolist()) and len(near) >= 1_500
+    assert close.tolist() == cosines[near - 10].tolist()
+
+
 def test_vector_stats_follow_every_insert_rewrite_and_delete(tmp_path: Path) -> None:
     conn = _graph_file(tmp_path / "v.sqlite", graphs=2, rows=10)
     index, other = vectors.VectorIndex("m"), vectors.VectorIndex("m2")

@@ -90,7 +90,7 @@ class Signs:
             self._measure(query, out, 0, self.size)
             return out
         middle = self.size // 2
-        other = _helper().submit(self._measure, query, out, middle, self.size)
+        other = helper().submit(self._measure, query, out, middle, self.size)
         self._measure(query, out, 0, middle)
         other.result()
         return out
@@ -115,12 +115,12 @@ _HELPER: ThreadPoolExecutor | None = None
 _HELPER_LOCK = threading.Lock()
 
 
-def _helper() -> ThreadPoolExecutor:
-    """The one thread that measures the second half of large graphs (made on first use)."""
+def helper() -> ThreadPoolExecutor:
+    """The one thread that takes the second half of a large scan (made on first use)."""
     global _HELPER
     with _HELPER_LOCK:
         if _HELPER is None:
-            _HELPER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="zepkit-coarse")
+            _HELPER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="zepkit-scan")
         return _HELPER
 
 
