@@ -232,9 +232,8 @@ class Engine:
             if pending is not None and episodes:
                 vectors = pending.result()
             self._store(conn, episodes, vectors)
-            if block is not None and block.terms and self._dense is not None:
-                vector = self._dense.stored_mean(conn, block.messages)
-                block = replace(block, vector=vector)
+            if block is not None:
+                block = self._with_vector(conn, block)
         self._stored(episodes, vectors)
         if not return_context:
             return None
@@ -293,8 +292,8 @@ class Engine:
     def _block_query(
         self, conn: sqlite3.Connection, thread: provision.ThreadRef, *, ahead: bool
     ) -> BlockQuery:
-        """The thread's block query as `conn` sees it now; with `ahead`, its lexical half too.
-        Without dense retrieval, or with no terms, `vector` stays None."""
+        """The thread's block query as `conn` sees it now (its vector is `_with_vector`'s); with
+        `ahead`, its lexical half too."""
         recent = _recent(conn, thread.id)
         messages = [message for message, _ in recent]
         terms = _recent_terms([content for _, content in recent])
@@ -309,16 +308,20 @@ class Engine:
             ahead=match_block_turns(conn, thread.graph, terms) if ahead else None,
         )
 
+    def _with_vector(self, conn: sqlite3.Connection, block: BlockQuery) -> BlockQuery:
+        """`block` with the mean of its messages' stored vectors (no embedding), when dense
+        retrieval is on and it has terms."""
+        if self._dense is None or not block.terms:
+            return block
+        return replace(block, vector=self._dense.stored_mean(conn, block.messages))
+
     def _context(self, thread_id: str, block: BlockQuery | None) -> str | None:
         """The thread's block: from `block` when its query was read inside the write, else all
         of it read now."""
         with read_transaction(self._conn) as conn:
             if block is None:
                 thread = provision.find_thread(conn, thread_id)
-                block = self._block_query(conn, thread, ahead=False)
-                if block.terms and self._dense is not None:  # stored vectors: no embedding
-                    vector = self._dense.stored_mean(conn, block.messages)
-                    block = replace(block, vector=vector)
+                block = self._with_vector(conn, self._block_query(conn, thread, ahead=False))
             if not block.terms:
                 return None
             retrieval = self._retrieval(block.query)

@@ -237,13 +237,9 @@ class _GraphMatrix:
                     ids.append(np.take(block.ids, rows - start))
                     codes.append(np.take(block.codes, rows - start, axis=0))
                     scales.append(np.take(block.scales, rows - start))
-            if len(codes) > 1:
-                ids, codes, scales = (
-                    [np.concatenate(ids)],
-                    [np.concatenate(codes)],
-                    [np.concatenate(scales)],
-                )
-            return _joined(ids, [scan.dot(codes[0], query) * scales[0]] if codes else [])
+            if not codes:
+                return _joined([], [])
+            return _one(ids), scan.dot(_one(codes), query) * _one(scales)
 
         return _in_halves(len(near), part)
 
@@ -261,14 +257,20 @@ def _starts(live: Sequence[_Block]) -> list[int]:
     return starts
 
 
-def _joined(ids: list[Any], scores: list[Any]) -> tuple[Any, Any]:
+def _one(arrays: list[Any]) -> Any:
+    """The arrays end to end (a lone one as it is: no copy)."""
     import numpy as np  # type: ignore[import-not-found, unused-ignore]
 
-    if len(ids) == 1:
-        return ids[0], scores[0]
+    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
+
+
+def _joined(ids: list[Any], scores: list[Any]) -> tuple[Any, Any]:
+    """Ids and their scores end to end (empty arrays for none)."""
+    import numpy as np  # type: ignore[import-not-found, unused-ignore]
+
     if not ids:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
-    return np.concatenate(ids), np.concatenate(scores)
+    return _one(ids), _one(scores)
 
 
 def _in_halves(rows: int, part: Callable[[int, int], tuple[Any, Any]]) -> tuple[Any, Any]:
