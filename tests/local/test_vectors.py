@@ -55,6 +55,68 @@ def test_the_scan_adds_the_largest_products_exactly(dim: int) -> None:
     assert np.abs(scan.dot(codes, query) - exact).max() < 1e-3 * np.abs(exact).max()
 
 
+@pytest.mark.parametrize("dim", [48, 384])
+def test_the_tile_scan_adds_the_largest_products_exactly_and_as_numpy_does(
+    dim: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("onnxruntime")
+    tiles = np.random.default_rng(dim).integers(0, 256, (3, dim, 5), dtype=np.uint8)
+    tiles[0] = 255  # code 127 everywhere: pairs of products beyond 16 bits
+    tiles[1, :, 0] = 0  # code -128
+    query = vectors.normalised(np.random.default_rng(1).standard_normal((1, dim)))[0]
+    query[:] = np.abs(query).max() * np.sign(query)  # every component at the int8 extreme
+    exact = ((tiles.astype(np.float32) - scan.ZERO).transpose(0, 2, 1) @ query).reshape(-1)
+    fast = scan.dot_tiles(tiles, query)
+    assert np.abs(fast - exact).max() < 1e-3 * np.abs(exact).max()
+    monkeypatch.setitem(scan._tile_sessions, dim, None)  # as without onnxruntime
+    assert np.abs(scan.dot_tiles(tiles, query) - exact).max() < 1e-3 * np.abs(exact).max()
+
+
+@pytest.mark.parametrize(("tile", "split"), [(64, 1), (64, 1001), (100, 1_501), (7, 1), (2048, 1)])
+def test_rows_kept_in_tiles_score_as_rows_kept_side_by_side(
+    tile: int, split: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vectors, "TILE_ROWS", tile)
+    monkeypatch.setattr(vectors, "SPLIT_SCAN_ROWS", split)  # halves cut inside tiles too
+    rows = clustered_rows(3_003, seed=5)
+    codes, scales = vectors.encoded(rows[:3_000])
+    tiled = vectors._GraphMatrix(last=0, count=0, rewrites=0)
+    side_by_side = vectors._GraphMatrix(last=0, count=0, rewrites=0, by_row=True)
+    for start, end in ((0, 650), (650, 651), (651, 2_100), (2_100, 3_000)):
+        for matrix in (tiled, side_by_side):
+            matrix.append(np.arange(start, end) + 10, codes[start:end], scales[start:end])
+    assert not any(block.by_row for block in tiled.blocks)
+    assert np.concatenate([block.rows() for block in tiled.blocks]).tolist() == codes.tolist()
+    for query in rows[3_000:]:
+        ids, cosines = tiled.scores(query)
+        assert ids.tolist() == list(range(10, 3_010))
+        assert np.allclose(cosines, side_by_side.scores(query)[1], rtol=0, atol=1e-6)
+        assert np.abs(cosines - (codes.astype(np.float32) @ query) * scales).max() < 0.01
+    tiled.by_rows()  # as when top-ups take a graph to the coarse scan's size
+    assert tiled.by_row and [block.by_row for block in tiled.blocks] == [True]
+    assert tiled.blocks[0].rows().tolist() == codes.tolist()
+    assert np.allclose(tiled.scores(rows[-1])[1], side_by_side.scores(rows[-1])[1], atol=1e-6)
+
+
+def test_a_graph_grown_past_the_coarse_size_is_kept_by_row_and_scanned_coarse(
+    tmp_path: Path,
+) -> None:
+    conn = _graph_file(tmp_path / "v.sqlite", graphs=1, rows=100)
+    index = vectors.VectorIndex("m", coarse_rows=150)
+    exact = vectors.VectorIndex("m", coarse_rows=10**9)
+    index.nearest(conn, 1, unit_rows(1)[0], pool=1)
+    assert not index._graphs[1].by_row  # 100 rows: scanned exactly, kept in tiles
+    low, _ = graph_range(1)
+    extra = unit_rows(80, seed=6)
+    ids = [low + 101 + n for n in range(80)]
+    vectors.store_vectors(conn, "m", ids, extra)
+    index.added(ids, extra)
+    found = index.nearest(conn, 1, extra[40], pool=5)
+    assert index._graphs[1].by_row and index._graphs[1].size == 180
+    assert found == exact.nearest(conn, 1, extra[40], pool=5)
+    assert found[0][0] == ids[40]
+
+
 def _graph_file(path: Path, graphs: int, rows: int) -> sqlite3.Connection:
     conn = sqlite3.connect(path, isolation_level=None)  # no episodes rows: foreign keys off
     schema.migrate(conn)
