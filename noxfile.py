@@ -38,6 +38,8 @@ EXAMPLE_NEEDS = {"autogen": ["autogen-ext"]}
 LINT_TOOLS = ["ruff==0.17.6"]
 TYPECHECK_TOOLS = ["mypy==2.4.1"]
 TEST_TOOLS = ["pytest>=8", "pytest-asyncio>=0.24"]
+# The oldest releases the extra `embeddings` allows (core/pyproject.toml), tested as pinned here.
+EMBEDDINGS_OLDEST = ["numpy==1.26.0", "onnxruntime==1.18.0", "tokenizers==0.15.0"]
 
 
 @nox.session
@@ -84,6 +86,14 @@ def tests_lexical(session: nox.Session) -> None:
     session.install(*TEST_TOOLS, "-e", "./core")
     session.run("python", "-c", NOT_INSTALLED, *MODEL_MODULES, silent=True)
     session.run("pytest", "tests/local", "tests/e2e", *session.posargs)
+
+
+@nox.session(name="tests-embeddings-oldest")
+def tests_embeddings_oldest(session: nox.Session) -> None:
+    """The local engine with the oldest numpy, onnxruntime and tokenizers the extra `embeddings`
+    allows (numpy 1.x has no bit count: large graphs are scanned exactly, never coarse)."""
+    session.install(*TEST_TOOLS, *EMBEDDINGS_OLDEST, "-e", "./core[embeddings]")
+    session.run("pytest", "tests/local", *session.posargs)
 
 
 @nox.session(name="tests-server")

@@ -48,8 +48,8 @@ BLOCK_ROWS = 16384
 """The most rows a block added by a top-up holds (a load's block holds the whole graph)."""
 TILE_ROWS = 2048
 """Rows a tile of an exactly scanned block holds: its codes (768 KB at 384 dimensions) stay in
-the core's cache while they are multiplied; on 2 cores 61,440 rows in 2,048-row tiles took 4.4
-ms, in 4,096-row ones 7.1, in one tile 6.5 (kept side by side: 16.5)."""
+the core's cache while they are multiplied. On one thread, 61,440 rows took 4.4 ms in 2,048-row
+tiles, 7.1 in 4,096-row ones and 6.5 as one tile (60,000 rows side by side: 16.5)."""
 
 
 def normalised(vectors: Sequence[Sequence[float]] | Any) -> Any:
