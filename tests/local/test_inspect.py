@@ -4,6 +4,7 @@ inspector page shows, and the block a message would get, computed without storin
 from __future__ import annotations
 
 import hashlib
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -84,7 +85,8 @@ async def test_an_unknown_user_is_not_found(backend: LocalBackend) -> None:
 async def test_the_preview_is_what_the_write_returns_and_stores_nothing(
     db_path: Path, thread_id: str
 ) -> None:
-    message = Message("user", "Any beach snacks for Biscuit without peanuts?", name="Maya")
+    said = "Any beach snacks for Biscuit without peanuts?"
+    message = Message("user", said, name="Maya", created_at=datetime.now(UTC))  # one time for all
     async with LocalBackend(db_path) as backend:
         await _maya(backend)
     before = _digest(db_path)
@@ -105,7 +107,9 @@ async def test_the_preview_is_what_the_write_returns_and_stores_nothing(
 
 async def test_the_preview_sees_what_the_message_ends(backend: LocalBackend) -> None:
     await _maya(backend)
-    message = Message("user", "I moved to Porto last week.", name="Maya")
+    # One time for both: each would stamp its own, and the block shows them to the second.
+    moment = datetime.now(UTC)
+    message = Message("user", "I moved to Porto last week.", name="Maya", created_at=moment)
     preview = await backend.preview_context(MAYA, "t2", [message])
     assert preview is not None and "Biscuit" in preview
     [lisbon] = [line for line in preview.splitlines() if "Lisbon" in line]
