@@ -83,6 +83,7 @@ PUBLIC: dict[str, list[str]] = {
         "missing_framework",
         "search_tool_option",
         "strip_rendered_block",
+        "well_formed",
     ],
     "zepkit.local": [
         "Embedder",

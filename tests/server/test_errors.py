@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -189,3 +190,35 @@ async def test_a_shared_graph_is_not_listed_and_a_deleted_user_is_gone(
     _error(await http.get(f"threads/{thread_uuid}"), 404)
     assert (await http.get("threads")).json()["items"] == []
     _error(await http.delete(f"users/{user_uuid}"), 404)
+
+
+async def test_half_an_emoji_in_text_is_kept_and_in_an_id_is_a_400(
+    http: httpx.AsyncClient, thread_uuid: str
+) -> None:
+    # A client that cut a string inside an emoji (JavaScript's strings are UTF-16) sends a lone
+    # surrogate escape, "\ud83d", which JSON allows and no UTF-8 store can hold.
+    half = "\ud83d"
+
+    async def post(path: str, body: dict[str, Any]) -> httpx.Response:
+        raw = json.dumps(body).encode()  # escaped: httpx would refuse to encode it
+        return await http.post(path, content=raw, headers={"content-type": "application/json"})
+
+    message = {"role": "user", "content": f"My dog is Rex {half}", "name": half}
+    added = await post(f"threads/{thread_uuid}/messages", {"messages": [message]})
+    assert added.status_code == 202, added.text
+    stored = (await http.get(f"threads/{thread_uuid}/messages")).json()["items"]
+    assert [(m["content"], m["name"]) for m in stored] == [("My dog is Rex \ufffd", "\ufffd")]
+    user = (await post("users", {"user_id": "dan", "first_name": half})).json()
+    assert user["first_name"] == "\ufffd"
+    graph = user["graph_uuid"]
+    assert (await post(f"graphs/{graph}/episodes", {"data": f"Rex {half}"})).status_code == 202
+    found = await post(f"graphs/{graph}/search/episodes", {"query": f"Rex {half}"})
+    assert [e["content"] for e in found.json()["items"]] == ["Rex \ufffd"]
+    _error(await post("users", {"user_id": f"eve{half}"}), 400, "user_id")
+
+
+async def test_an_id_with_half_an_emoji_is_a_400_on_the_older_wire_too(server: Any) -> None:
+    raw = json.dumps({"query": "hi", "user_id": "eve\ud83d"}).encode()  # escaped
+    headers = {"Authorization": f"Api-Key {server.alpha_key}", "content-type": "application/json"}
+    async with httpx.AsyncClient(base_url=f"{server.root}/api/v2/", headers=headers) as http:
+        _error(await http.post("graph/search", content=raw), 400)

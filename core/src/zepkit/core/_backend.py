@@ -27,6 +27,7 @@ from zepkit.core._models import (
     ThreadInfo,
     UserInfo,
 )
+from zepkit.core._unicode import well_formed
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,12 @@ class UserProfile:
     email: str | None = None
     metadata: dict[str, Any] | None = None
 
+    def __post_init__(self) -> None:
+        for name in ("first_name", "last_name", "email"):  # half an emoji would fail the write
+            value = getattr(self, name)
+            if isinstance(value, str):
+                object.__setattr__(self, name, well_formed(value))
+
 
 @dataclass(frozen=True)
 class SearchRequest:
@@ -70,6 +77,11 @@ class SearchRequest:
     mmr_lambda: float | None = None
     center_node_uuid: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # A lone surrogate (half an emoji) has no UTF-8 form: no index or embedder takes it.
+        if isinstance(self.query, str):
+            object.__setattr__(self, "query", well_formed(self.query))
 
 
 @runtime_checkable

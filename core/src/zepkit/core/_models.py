@@ -13,6 +13,7 @@ from typing import Any, Generic, Literal, TypeVar, get_args
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
 
 from zepkit.core._limits import MAX_ID_CHARS, MAX_METADATA_KEYS
+from zepkit.core._unicode import is_well_formed, well_formed
 
 Role = Literal["user", "assistant", "system", "tool", "function"]
 ROLES: frozenset[str] = frozenset(get_args(Role))
@@ -31,6 +32,10 @@ def _check_metadata(value: dict[str, Any] | None) -> dict[str, Any] | None:
     if value is not None and len(value) > MAX_METADATA_KEYS:
         raise ValueError(f"metadata has {len(value)} keys; at most {MAX_METADATA_KEYS} are allowed")
     return value
+
+
+def _well_formed(value: str | None) -> str | None:
+    return None if value is None else well_formed(value)
 
 
 class Message(BaseModel):
@@ -57,6 +62,8 @@ class Message(BaseModel):
         )
 
     _metadata_keys = field_validator("metadata")(_check_metadata)
+    # A lone surrogate (half an emoji) would keep the message from being stored at all.
+    _text = field_validator("content", "name")(_well_formed)
 
 
 class Fact(BaseModel):
@@ -175,7 +182,11 @@ class Identity(BaseModel):
             raise ValueError("must be a non-empty string")
         if len(value) > MAX_ID_CHARS:
             raise ValueError(f"is {len(value)} characters; at most {MAX_ID_CHARS} are allowed")
+        if not is_well_formed(value):
+            raise ValueError("holds a lone surrogate (half a character)")
         return value
+
+    _names = field_validator("first_name", "last_name", "email")(_well_formed)
 
     @property
     def display_name(self) -> str | None:

@@ -14,6 +14,7 @@ from zepkit.core._limits import (
 )
 from zepkit.core._models import Message
 from zepkit.core._splitting import split_text
+from zepkit.core._unicode import is_well_formed, well_formed
 
 logger = logging.getLogger("zepkit.core")
 
@@ -37,6 +38,8 @@ def check_id(value: object, field: str) -> str:
         raise ValueError(f"{field} must be a non-empty string")
     if len(value) > MAX_ID_CHARS:
         raise ValueError(f"{field} is {len(value)} characters; at most {MAX_ID_CHARS} are allowed")
+    if not is_well_formed(value):
+        raise ValueError(f"{field} holds a lone surrogate (half a character)")
     return value
 
 
@@ -96,7 +99,9 @@ def batches(items: Sequence[Message], size: int) -> Iterator[Sequence[Message]]:
 
 
 def chunk_data(data: str, data_type: str, max_chars: int) -> list[str]:
-    """Chunk graph data to the per-item limit; JSON is split into smaller valid JSON documents."""
+    """Chunk graph data to the per-item limit; JSON is split into smaller valid JSON documents.
+    A lone surrogate becomes U+FFFD (see `zepkit.core._unicode`)."""
+    data = well_formed(data)
     if len(data) <= max_chars:
         return [data]
     if data_type == "json":

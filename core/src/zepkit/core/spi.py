@@ -21,6 +21,7 @@ from zepkit.core._rendering import compose_context, is_rendered_block, strip_ren
 from zepkit.core._search_params import check_search_options
 from zepkit.core._search_tool import NO_RESULTS, format_results
 from zepkit.core._search_tool import PARAMETERS as SEARCH_PARAMETERS
+from zepkit.core._unicode import well_formed
 from zepkit.core._validation import check_id
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "missing_framework",
     "search_tool_option",
     "strip_rendered_block",
+    "well_formed",
 ]
 
 for _name in __all__:

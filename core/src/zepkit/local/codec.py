@@ -6,6 +6,8 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+from zepkit.core._unicode import well_formed
+
 
 def now() -> datetime:
     """The current time, timezone-aware in UTC, the default for every created_at."""
@@ -31,11 +33,12 @@ def timestamp(value: str) -> float:
 
 
 def encode_metadata(value: dict[str, Any] | None) -> str | None:
-    """JSON text for metadata; ValueError when it holds something JSON cannot represent."""
+    """JSON text for metadata; ValueError when it holds something JSON cannot represent. A lone
+    surrogate in it becomes U+FFFD (`zepkit.core._unicode`): SQLite takes only UTF-8."""
     if value is None:
         return None
     try:
-        return json.dumps(value, ensure_ascii=False)
+        return well_formed(json.dumps(value, ensure_ascii=False))
     except (TypeError, ValueError) as exc:
         raise ValueError(f"metadata must be JSON-serialisable: {exc}") from exc
 

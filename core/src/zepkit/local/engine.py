@@ -25,6 +25,7 @@ from zepkit.core._models import (
     ThreadInfo,
     UserInfo,
 )
+from zepkit.core._unicode import well_formed
 from zepkit.local import backfill, deletion, jobs, listing, provision, writekeys
 from zepkit.local.answers import Lead, lead_of
 from zepkit.local.codec import decode_metadata, decode_time, encode_time, now
@@ -394,6 +395,7 @@ class Engine:
             raise ValueError("add_data needs exactly one of user_id and graph_id")
         if type not in DATA_TYPES:
             raise ValueError(f"data type must be one of {', '.join(DATA_TYPES)}, not {type!r}")
+        data = well_formed(data)  # half an emoji would fail the write (SQLite takes UTF-8 only)
         moment = created_at or now()
         draft = draft_data(
             self._extractor, data, type=type, created_at=encode_time(moment), metadata=metadata

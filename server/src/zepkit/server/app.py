@@ -50,6 +50,9 @@ def _endpoint(handler: Handler, projects: Projects, keys: KeyRing | None) -> End
                 log.exception("%s %s failed", request.method, request.url.path)
                 return error_response(ApiError(500, "internal", "internal error"))
             return error_response(mapped)
+        except UnicodeEncodeError:  # text fields are made well formed: this is an id
+            message = "an id holds a lone surrogate (half a character), which no store can hold"
+            return error_response(ApiError(400, "invalid_request", message))
         except Exception:
             log.exception("%s %s failed", request.method, request.url.path)
             return error_response(ApiError(500, "internal", "internal error"))

@@ -29,7 +29,9 @@ from zepkit.server.wire import (
     MAX_USER_ID_CHARS,
     MAX_WIRE_MESSAGE_CHARS,
     Body,
+    Free,
     Metadata,
+    Said,
     iso,
     parse,
 )
@@ -40,9 +42,9 @@ Id = Annotated[str, Field(min_length=1, max_length=MAX_USER_ID_CHARS)]
 
 class AddUser(Body):
     user_id: Id
-    first_name: str | None = None
-    last_name: str | None = None
-    email: str | None = None
+    first_name: Free | None = None
+    last_name: Free | None = None
+    email: Free | None = None
     metadata: Metadata = None
 
 
@@ -52,7 +54,7 @@ class CreateThread(Body):
 
 
 class MessageV3(AddMessageV4):
-    content: Annotated[str, Field(min_length=1, max_length=MAX_WIRE_MESSAGE_CHARS)]
+    content: Annotated[str, Said, Field(min_length=1, max_length=MAX_WIRE_MESSAGE_CHARS)]
     created_at: Any = None
     uuid: Any = None  # the SDK may echo a stored message's uuid back: ignored
 
@@ -65,22 +67,22 @@ class AddMessages(Body):
 
 class CreateGraph(Body):
     graph_id: Id
-    name: str | None = None
-    description: str | None = None
+    name: Free | None = None
+    description: Free | None = None
 
 
 class AddData(Body):
-    data: Annotated[str, Field(min_length=1, max_length=MAX_DATA_CHARS)]
+    data: Annotated[str, Said, Field(min_length=1, max_length=MAX_DATA_CHARS)]
     type: Literal["text", "json", "message"]
     user_id: str | None = None
     graph_id: str | None = None
     created_at: str | None = None
     metadata: Metadata = None
-    source_description: str | None = None
+    source_description: Free | None = None
 
 
 class Search(Body):
-    query: Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS)]
+    query: Annotated[str, Said, Field(min_length=1, max_length=MAX_QUERY_CHARS)]
     user_id: str | None = None
     graph_id: str | None = None
     scope: Literal["edges", "nodes", "episodes", "observations", "thread_summaries", "auto"] = (

@@ -10,7 +10,7 @@ import json
 from datetime import datetime
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 from starlette.requests import Request
 
 from zepkit.core import (
@@ -23,6 +23,7 @@ from zepkit.core import (
     Fact,
     Message,
 )
+from zepkit.core.spi import well_formed
 from zepkit.server.errors import bad_request
 
 MAX_WIRE_MESSAGE_CHARS = 14_000
@@ -43,6 +44,15 @@ def _scalar_metadata(value: dict[str, Any] | None) -> dict[str, Any] | None:
     return value
 
 
+def _well_formed(value: Any) -> Any:
+    return well_formed(value) if isinstance(value, str) else value
+
+
+Said = BeforeValidator(_well_formed)
+"""On what a user said, wrote or asked: a lone surrogate escape (`"\\ud83d"`, half an emoji, as a
+client that cut a UTF-16 string sends it) becomes U+FFFD instead of failing the whole body (an
+id holding one is still a 400: replacing could make two ids one)."""
+Free = Annotated[str, Said]
 Metadata = Annotated[dict[str, Any] | None, AfterValidator(_scalar_metadata)]
 Text = Annotated[str, Field(min_length=1)]
 
@@ -53,9 +63,9 @@ class Body(BaseModel):
 
 class CreateUser(Body):
     user_id: Annotated[str, Field(min_length=1, max_length=MAX_USER_ID_CHARS)] | None = None
-    first_name: str | None = None
-    last_name: str | None = None
-    email: str | None = None
+    first_name: Free | None = None
+    last_name: Free | None = None
+    email: Free | None = None
     metadata: Metadata = None
 
 
@@ -68,9 +78,9 @@ class CreateThread(Body):
 
 
 class AddMessage(Body):
-    content: Annotated[str, Field(min_length=1, max_length=MAX_WIRE_MESSAGE_CHARS)]
+    content: Annotated[str, Said, Field(min_length=1, max_length=MAX_WIRE_MESSAGE_CHARS)]
     role: Literal["system", "assistant", "user", "function", "tool"]
-    name: str | None = None
+    name: Free | None = None
     metadata: Metadata = None
     reference_time: datetime | None = None
     uuid: None = None  # reserved by Zep: must stay unset
@@ -93,20 +103,20 @@ class AddMessages(Body):
 
 
 class CreateGraph(Body):
-    name: str | None = None
-    description: str | None = None
+    name: Free | None = None
+    description: Free | None = None
 
 
 class AddEpisode(Body):
-    data: Annotated[str, Field(min_length=1, max_length=MAX_DATA_CHARS)]
+    data: Annotated[str, Said, Field(min_length=1, max_length=MAX_DATA_CHARS)]
     type: Literal["text", "json", "message"] | None = None
     metadata: Metadata = None
     reference_time: datetime | None = None
-    source_description: str | None = None
+    source_description: Free | None = None
 
 
 class ListUsers(Body):
-    search: str | None = None
+    search: Free | None = None
 
 
 class ListFiltered(Body):
@@ -114,13 +124,13 @@ class ListFiltered(Body):
 
 
 class GraphContext(Body):
-    query: Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS)]
+    query: Annotated[str, Said, Field(min_length=1, max_length=MAX_QUERY_CHARS)]
     filters: dict[str, Any] | None = None
     max_characters: Annotated[int, Field(ge=1, le=MAX_CONTEXT_CHARS)] | None = None
 
 
 class GraphSearch(Body):
-    query: Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS)]
+    query: Annotated[str, Said, Field(min_length=1, max_length=MAX_QUERY_CHARS)]
     reranker: Literal["rrf", "mmr", "node_distance", "episode_mentions", "cross_encoder"] | None = (
         None
     )
