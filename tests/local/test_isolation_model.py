@@ -6,6 +6,7 @@ another's mark, and a lexical search for a message's own word finds it while it 
 
 from __future__ import annotations
 
+import importlib.util
 import random
 import re
 from pathlib import Path
@@ -132,7 +133,15 @@ class _Model:
         self.log.append(f"searched {scope} of user {user}")
 
 
-@pytest.mark.parametrize("retriever", ["lexical", "hybrid"])
+HYBRID = pytest.param(
+    "hybrid",
+    marks=pytest.mark.skipif(
+        importlib.util.find_spec("numpy") is None, reason="dense retrieval needs numpy"
+    ),
+)
+
+
+@pytest.mark.parametrize("retriever", ["lexical", HYBRID])
 @pytest.mark.parametrize("seed", range(3))
 async def test_no_user_sees_another_and_nothing_stored_is_missed(
     db_path: Path, words: Any, retriever: str, seed: int
