@@ -38,6 +38,9 @@ from zepkit.local.chatter import is_chatter
         ("Is a vegan diet healthy?", "user"),  # diet, but not the user's
         ("Please fix my code, it crashes.", "user"),  # "it": no one of the user's
         ("Summarise this article, they say it is good.", "user"),
+        ("As a beginner, what should I learn first?", "user"),  # nothing of the user's kinds
+        ("As a parent, what would you do?", "user"),  # then asks about the listener
+        ("As a nurse on night shifts, how do I sleep?", "assistant"),  # echoed, not said
     ],
 )
 def test_chatter(sentence: str, role: str) -> None:
@@ -76,6 +79,9 @@ def test_chatter(sentence: str, role: str) -> None:
         ("Turning 30 next week!", "user"),  # a number is news, not a cheer
         ("Coffee lover here!", "user"),  # what the speaker is, not a cheer
         ("Hate cooking!", "user"),
+        ("As a nurse on night shifts, how do I sleep during the day?", "user"),  # asked as one
+        ("As someone who works nights, how should I plan my meals?", "user"),
+        ("What's a good stretch for my bad knee?", "user"),  # gives the user's health away
     ],
 )
 def test_facts(sentence: str, role: str | None) -> None:

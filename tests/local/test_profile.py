@@ -109,6 +109,24 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "Third trimester now.",
         "Back from chemo, feeling tired.",
         "Gluten-free household here.",
+        "Bad back, so no heavy lifting please.",
+        # what the household owns
+        "Our car is an old Prius.",
+        "We have a boat moored in Sausalito.",
+        "We drive a Volvo.",
+        "We own a cabin near Tahoe.",
+        "Just bought a motorbike.",
+        "Got a new car last week.",
+        # where the speaker lives, comes from, goes
+        "Just moved into a studio in Brooklyn.",
+        "Originally from Ghana.",
+        "Born and raised in Glasgow.",
+        "Planning a trip to Japan in October.",
+        "Going to Lisbon next week.",
+        "Visiting Rome in May.",
+        # the household's people, with "the" for "my"
+        "The kids are 5 and 8.",
+        "We have a toddler and a newborn.",
     ],
 )
 def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) -> None:
@@ -159,6 +177,12 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Sorry about the dog.",
         "Great job on the marathon!",
         "That dog is huge.",  # a subject of its own
+        "We have a meeting at 3.",  # a group's, and nothing the household owns
+        "Can we take your car?",  # the speaker and the listener
+        "Going to bed now.",  # no place named
+        "Bought tickets for the show.",  # nothing of the speaker's kinds
+        "The dog is a good breed for families.",  # dogs in general
+        "The kids in the video are hilarious.",  # someone else's
     ],
 )
 def test_what_is_not_the_speaker_stays_out(sentence: str) -> None:
@@ -246,6 +270,7 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("We moved the standup to ten.", ()),
         ("We just moved!", ("home",)),
         ("Just moved to Leeds!", ("home",)),  # chat's dropped "I"
+        ("Just moved into a studio in Brooklyn.", ("home",)),
         ("Relocated to Madrid for work last month.", ("home",)),
         ("Changed careers, I'm a software developer now.", ("work",)),
         ("Husband is vegetarian.", ()),  # his diet, not the speaker's
@@ -678,6 +703,24 @@ async def test_a_move_told_without_i_ends_the_older_home(ana: LocalBackend) -> N
     [leeds] = [line for line in block.splitlines() if "Leeds" in line]
     assert leeds.endswith("present)")
     assert not any("London" in line and line.endswith("present)") for line in block.splitlines())
+
+
+async def test_what_the_household_owns_and_a_question_asked_as_a_nurse_reach_a_new_conversation(
+    ana: LocalBackend,
+) -> None:
+    for said in (
+        "Our car is an old Prius.",
+        "As a nurse on night shifts, how do I sleep during the day?",
+        "We have a meeting at 3.",
+    ):
+        await ana.add_messages("t1", [Message("user", said, name="Ana")])
+    block = await ana.add_messages(
+        "now", [Message("user", "Where should I go this summer?", name="Ana")], return_context=True
+    )
+    lines = profile_of(block)
+    assert any("Ana: Our car is an old Prius." in line for line in lines)
+    assert any("As a nurse on night shifts" in line for line in lines)
+    assert not any("meeting" in line for line in lines)
 
 
 async def test_news_without_i_reaches_a_new_conversation(ana: LocalBackend) -> None:

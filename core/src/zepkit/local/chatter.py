@@ -87,7 +87,12 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
     if text.rstrip("\"'”’)]*_ ").endswith("?"):
         return not (
             role == "user"
-            and (_says_before_asking(text) or _tells_while_asking(text) or _reveals(text))
+            and (
+                _says_before_asking(text)
+                or _speaks_as(text)
+                or _tells_while_asking(text)
+                or _reveals(text)
+            )
         )
     content = [
         w for w in words(_GREETING.sub(" ", text.lower())) if len(w) > 1 and w not in STOP_WORDS
@@ -134,6 +139,24 @@ def _says_before_asking(text: str) -> bool:
     content = [w for w in words(clause) if len(w) > 1 and w not in STOP_WORDS]
     has_content = any(w not in PHATIC_WORDS and w not in _ASKING_WORDS for w in content)
     return has_content and _FIRST_PERSON.search(clause) is not None
+
+
+_SPEAKING_AS = re.compile(
+    r"^\W*(?:as|being) (?:an?|someone|somebody|one)\b[^,;:—–?]*(?:[,;:—–]|\s-\s)", re.IGNORECASE
+)
+"""A question's opening clause naming what the speaker is ("As a nurse on night shifts, ...")."""
+
+
+def _speaks_as(text: str) -> bool:
+    """A question asked as what the speaker is ("As a nurse on night shifts, how do I sleep in
+    the day?", "Being a single dad, how can I..."): its opening clause tells of their work,
+    health, people..., and the rest is about themselves."""
+    lead = _SPEAKING_AS.match(text)
+    return (
+        lead is not None
+        and bool(kinds_in(lead[0]) & _TOLD_KINDS)
+        and _FIRST_PERSON.search(text, lead.end()) is not None
+    )
 
 
 _REMEMBER = re.compile(

@@ -73,7 +73,9 @@ _IMPLIED_I = re.compile(
     r"(?:been|(?:got|gotten|getting)(?! (?:home|back|there|here|it|that|this|to)\b)|"
     r"starting|started|diagnosed|expecting|engaged|married|pregnant|relocat(?:ed|ing)|"
     r"being (?:a|an)|"
-    r"mov(?:ing|ed) (?:to|in|out|house|abroad|away|back)|work(?:ing)? (?:as|at|for|in|from|nights)|"
+    r"mov(?:ing|ed) (?:to|in|into|out|house|abroad|away|back)|"
+    r"work(?:ing)? (?:as|at|for|in|from|nights)|bought|sold|"
+    r"(?:originally from|born (?:and raised )?in|raised in|grew up in) (?-i:[A-Z])\w*|"
     r"living|studying|allergic|intolerant|retired|love|loving|enjoying|hate|hating|into|"
     r"adopted|have|had|lost|quit|gave up|given up|giving up|stopped|trying to|on an?|"
     r"not (?:a|much of a) (?:big |huge )?fan|(?:a )?(?:big |huge )?fan of|"
@@ -87,17 +89,20 @@ _IMPLIED_I = re.compile(
     r"passed)\b))|"
     r"(?:kids|twins|boys|girls|parents|in-laws)(?= (?:(?:are|were) (?:\d|both|all|now|still|"
     r"grown|teens|at|in|away|home|back|off|visiting|coming|staying|going|starting|leaving|"
-    r"moving|driving|growing)|turn|turned|start|started|live|just)\b))\b",
+    r"moving|driving|growing)|turn|turned|start|started|live|just)\b)|"
+    r"the (?:kids|twins|wife|hubby|husband)(?= (?:is|are|was|were|has|have|just|both|turns?|"
+    r"turned|starts?|started|lives?)\b))\b",
     re.IGNORECASE,
 )
 """Chat's dropped "I" or "my" ("Been vegan for 5 years now.", "Recently diagnosed with celiac.",
-"Just got engaged!", "Husband is vegetarian.", "Wife's a surgeon.", "Kids are 4 and 7."): a
-user's sentence opening with a verb or state only the speaker can be the subject of, or with one
-of their people, pets or their job."""
+"Just got engaged!", "Husband is vegetarian.", "Wife's a surgeon.", "Kids are 4 and 7.", "The
+kids are 5 and 8.", "Originally from Ghana."): a user's sentence opening with a verb or state
+only the speaker can be the subject of, or with one of their people, pets or their job."""
 
 _ANY_KIND = re.compile(
     r"^\W*(?:(?:just|finally|also|now|soon)\s+)?(?:(?:heading|headed|off|flying|driving|"
-    r"travell?ing|moving)(?: back| over| out)? to|(?:gonna|going to|will) be (?:in|at)) "
+    r"travell?ing|moving|going)(?: back| over| out)? to|(?:gonna|going to|will) be (?:in|at)|"
+    r"visiting|planning (?:a |an |our |my )?(?:\w+ )?(?:trip|visit|holiday|vacation) to) "
     r"(?-i:[A-Z])|"
     r"^\W*(?:(?:honestly|definitely|totally)\s+)?not (?:really |exactly )?(?:a|an|much of an?) "
     r"(?:[\w-]+ )?(?:person|cook|baker|drinker|eater|reader|sleeper|planner|travell?er|runner|"
@@ -106,9 +111,12 @@ _ANY_KIND = re.compile(
 )
 """Sentences without "I" that are the speaker's whatever their kind: a trip to a named place
 ("Heading to Barcelona on Friday.", "Off to Iceland next month!", "Gonna be in Tokyo all of next
-week.") and what kind of person they are not ("Not a morning person.", "Not much of a cook")."""
+week.", "Planning a trip to Japan in October.") and what kind of person they are not ("Not a
+morning person.", "Not much of a cook")."""
 
-_TASTE_OPENER = re.compile(r"(?:love|loving|enjoying|hate|hating|into)\W*$", re.IGNORECASE)
+_TASTE_OPENER = re.compile(
+    r"(?:love|loving|enjoying|hate|hating|(?<!moved )(?<!moving )into)\W*$", re.IGNORECASE
+)
 _NAMES_A_TASTE = re.compile(
     r"\s+(?!(?:the|a|an|this|that|these|those|them|his|her|their|our|its|how|when|what|where|"
     r"all|every|some|seeing|hearing|watching|reading|looking|getting|having|being|and|or|is|"
@@ -133,7 +141,9 @@ _FAN = re.compile(r"\bfan\b|can'?t (?:eat|have|drink|stand)|don'?t (?:eat|drink)
 """Openers that make any taste the speaker's own; after "love", "hate" or "into" it must be named
 bare (`_NAMES_A_TASTE`), and after the other openers it does not count."""
 
-_IMPLIED_KINDS = frozenset({*_PERSONAL_KINDS, "pets", "fitness", "tastes", "constraints"})
+_IMPLIED_KINDS = frozenset(
+    {*_PERSONAL_KINDS, "pets", "belongings", "fitness", "tastes", "constraints"}
+)
 MAX_IMPLIED_WORDS = 16
 
 
@@ -210,10 +220,11 @@ def telegraphic(sentence: str, kinds: Iterable[str]) -> bool:
 
 
 _HOUSEHOLD = re.compile(r"(?<![\w'’])(?:we|We|our|Our|us)\b")
-"""We/our: the speaker's household when the sentence is about people, pets, home, health or
-diet ("We have two cats"), else too often a group or the conversation itself."""
+"""We/our: the speaker's household when the sentence is about people, pets, home, health, diet
+or what the household owns ("We have two cats", "Our car is an old Prius"), else too often a
+group or the conversation itself."""
 
-_HOUSEHOLD_KINDS = frozenset({"health", "diet", "people", "pets", "home"})
+_HOUSEHOLD_KINDS = frozenset({"health", "diet", "people", "pets", "home", "belongings"})
 _OUR = re.compile(r"(?<![\w'’])(?:our|Our)\b")
 _YOU = re.compile(r"\b(?:you|your|you're|you’re|u)\b", re.IGNORECASE)
 """A "we" with "you" in the sentence is the speaker and the listener ("we can get coffee if
@@ -293,7 +304,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"dyslex\w*|adhd|autis\w*|therapy|diagnos\w*|recover\w*|colou?rblind|"
             r"(?:short|near|far|long)[- ]?sighted|glasses|contact lenses|hearing aids?|chemo\w*|"
             r"cancer|trimester|ocd|ptsd|arthritis|insomnia|ibs|smok\w*|vap(?:e|es|ing)|"
-            r"cigarettes?|nicotine)\b",
+            r"cigarettes?|nicotine|bad (?:back|knees?|hips?|shoulders?|ankles?|heart))\b",
         ),
         (
             "diet",
@@ -306,6 +317,8 @@ _KINDS: tuple[_Kind, ...] = tuple(
             "people",
             2.5,
             r"\b(?:wife|husband|partner|spouse|son|daughter|kids?|child|children|twins|baby|"
+            r"babies|toddlers?|newborns?|infants?|teenagers?|"
+            r"step(?:son|daughter|kid|child|children|mom|mum|dad|mother|father)s?|"
             r"brother|sister|sibling\w*|mother|mom|mum|father|dad|parents?|grand\w+|cousin|aunt|"
             r"uncle|niece|nephew|fianc[ée]e?|girlfriend|boyfriend|married|family|friend|"
             r"roommate|flatmate|colleague|boss|wedding|anniversary|engaged|honeymoon|divorc\w*|"
@@ -320,6 +333,16 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"bulldog|rottweiler|labradoodle|goldendoodle|cockapoo|schnauzer|shih tzu|pomeranian|"
             r"doberman|dalmatian|whippet|ragdoll|tabby|budgie|cockatiel|parakeet|gecko|"
             r"chinchilla|goldfish|axolotl|hedgehog|gerbil|pony|ponie)s?\b",
+        ),
+        (
+            "belongings",
+            1.5,
+            r"\b(?:cars?|vans?|trucks?|pickups?|suvs?|minivans?|motorbikes?|motorcycles?|"
+            r"scooters?|mopeds?|bikes?|bicycles?|e-?bikes?|boats?|sailboats?|yachts?|canoes?|"
+            r"kayaks?|rvs?|campers?|campervans?|caravans?|motorhomes?|cabins?|cottages?|"
+            r"gardens?|backyards?|garages?|allotments?)\b",
+            r"\b(?:drive|drives|driving|own|owns|bought|ride|rides) (?:an? |the )?"
+            r"(?:old |new |used |little )?(?-i:[A-Z])",
         ),
         (
             "work",
@@ -395,6 +418,7 @@ _ASKED: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"relationships?|people)\b",
         ),
         ("pets", r"\b(?:pets?|animals?)\b"),
+        ("belongings", r"\b(?:cars?|vehicles?|belongings|possessions|property|properties)\b"),
         (
             "work",
             r"\b(?:jobs?|occupation|profession|career|work|works|employer|company|for a living)\b",
