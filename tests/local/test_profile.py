@@ -127,6 +127,7 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         # the household's people, with "the" for "my"
         "The kids are 5 and 8.",
         "We have a toddler and a newborn.",
+        "We homeschool our two girls.",
     ],
 )
 def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) -> None:

@@ -317,7 +317,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             "people",
             2.5,
             r"\b(?:wife|husband|partner|spouse|son|daughter|kids?|child|children|twins|baby|"
-            r"babies|toddlers?|newborns?|infants?|teenagers?|"
+            r"babies|toddlers?|newborns?|infants?|teenagers?|boys|girls|"
             r"step(?:son|daughter|kid|child|children|mom|mum|dad|mother|father)s?|"
             r"brother|sister|sibling\w*|mother|mom|mum|father|dad|parents?|grand\w+|cousin|aunt|"
             r"uncle|niece|nephew|fianc[ée]e?|girlfriend|boyfriend|married|family|friend|"
