@@ -128,6 +128,9 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "The kids are 5 and 8.",
         "We have a toddler and a newborn.",
         "We homeschool our two girls.",
+        # after an aside
+        "Honestly, being a teacher is exhausting.",
+        "Ugh, just got diagnosed with asthma.",
     ],
 )
 def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) -> None:
@@ -184,6 +187,8 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Bought tickets for the show.",  # nothing of the speaker's kinds
         "The dog is a good breed for families.",  # dogs in general
         "The kids in the video are hilarious.",  # someone else's
+        "Seriously, getting late.",
+        "Honestly, love the colours!",
     ],
 )
 def test_what_is_not_the_speaker_stays_out(sentence: str) -> None:

@@ -68,7 +68,8 @@ def _says_so(sentence: str, kinds: Iterable[str]) -> bool:
 
 
 _IMPLIED_I = re.compile(
-    r"^\W*(?:(?:just|recently|currently|finally|still|also|now|newly|officially|actually|"
+    r"^\W*(?:(?:honestly|frankly|seriously|tbh|ngl|ugh),?\s+)?"
+    r"(?:(?:just|recently|currently|finally|still|also|now|newly|officially|actually|"
     r"really|totally|kinda|sort of)\s+)*"
     r"(?:been|(?:got|gotten|getting)(?! (?:home|back|there|here|it|that|this|to)\b)|"
     r"starting|started|diagnosed|expecting|engaged|married|pregnant|relocat(?:ed|ing)|"
