@@ -41,6 +41,10 @@ from zepkit.local.chatter import is_chatter
         ("As a beginner, what should I learn first?", "user"),  # nothing of the user's kinds
         ("As a parent, what would you do?", "user"),  # then asks about the listener
         ("As a nurse on night shifts, how do I sleep?", "assistant"),  # echoed, not said
+        ("how do i clean a cast iron pan", "user"),  # a question without its mark
+        ("whats the capital of peru", "user"),
+        ("should i bring an umbrella", "user"),
+        ("any tips for a first date", "user"),
     ],
 )
 def test_chatter(sentence: str, role: str) -> None:
@@ -82,6 +86,10 @@ def test_chatter(sentence: str, role: str) -> None:
         ("As a nurse on night shifts, how do I sleep during the day?", "user"),  # asked as one
         ("As someone who works nights, how should I plan my meals?", "user"),
         ("What's a good stretch for my bad knee?", "user"),  # gives the user's health away
+        ("any ideas for a gift for my wife", "user"),  # unmarked, and gives the user away
+        ("What is important to me is family.", "user"),  # a full stop: not a question
+        ("when i was a kid i lived in spain", "user"),  # "when", but no question's verb
+        ("how do i clean a pan", None),  # data is not chat: read as written
     ],
 )
 def test_facts(sentence: str, role: str | None) -> None:

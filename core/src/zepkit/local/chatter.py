@@ -84,7 +84,7 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
     data)."""
     said = sentence.strip()
     text = SPEAKER_LABEL.sub("", said, count=1)
-    if text.rstrip("\"'”’)]*_ ").endswith("?"):
+    if text.rstrip("\"'”’)]*_ ").endswith("?") or (role == "user" and _asks_unmarked(text)):
         return not (
             role == "user"
             and (
@@ -112,6 +112,27 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
         opener = _ACK_OPENERS.match(said) or _ACK_OPENERS.match(text)
         return opener is not None and not _SELF_CLAUSE.search(opener.string, opener.end())
     return False
+
+
+_UNMARKED_QUESTION = re.compile(
+    r"^\W*(?:(?:how|what|why|when|where|which|who)(?:['’]?s)?\s+(?:do|does|did|should|shall|can|"
+    r"could|would|will|is|are|was|were|have|has|may|might|must)\b|(?:what|how|where|who)['’]?s\b|"
+    r"any (?:ideas?|tips?|suggestions?|recommendations?|advice)\b|"
+    r"(?:do|does|did|can|could|would|will|should|is|are|am|have|has)\s+"
+    r"(?:you|i|we|it|there|this|that)\b)",
+    re.IGNORECASE,
+)
+"""How a question opens: a wh-word with its verb ("how do i", "whats"), "any tips" or a verb
+before its subject ("should i", "is there")."""
+
+_END_MARK = re.compile(r"[.!?…]\W*$")
+
+
+def _asks_unmarked(text: str) -> bool:
+    """A user's question typed without any end mark, as chat often is ("how do i clean a cast
+    iron pan", "whats the capital of peru"): read like one that ends with "?". With a full stop
+    or an exclamation mark the sentence is a statement ("What is important to me is family.")."""
+    return _END_MARK.search(text) is None and _UNMARKED_QUESTION.match(text) is not None
 
 
 _LEAD_CLAUSE = re.compile(r"^(?P<lead>[^,;:—–?]+?)\s*(?:[,;:—–]|\s-\s)\s*\S")
