@@ -256,7 +256,11 @@ _OCCUPATIONS = (
     r"chef|dentist|pharmacist|architect|scientist|researcher|consultant|founder|ceo|cto|cfo|"
     r"electrician|plumber|carpenter|mechanic|pilot|firefighter|paramedic|police officer|"
     r"professor|lecturer|tutor|librarian|journalist|editor|barista|waiter|waitress|cashier|"
-    r"farmer|vet|therapist|surgeon|midwife|social worker"
+    r"farmer|vet|therapist|surgeon|midwife|social worker|auditor|banker|broker|realtor|"
+    r"hairdresser|barber|butcher|courier|receptionist|secretary|technician|dietitian|"
+    r"nutritionist|physiotherapist|physio|optician|optometrist|paralegal|actuary|economist|"
+    r"translator|interpreter|psychologist|psychiatrist|counsell?or|caregiver|carer|nanny|"
+    r"janitor|welder|roofer|soldier|hygienist|radiographer|sonographer"
 )
 """Occupations: a kind of work, and with "I'm a" the user's job."""
 
