@@ -128,6 +128,8 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "The kids are 5 and 8.",
         "We have a toddler and a newborn.",
         "We homeschool our two girls.",
+        "Been a physio for ten years.",
+        "started at kpmg last month as an auditor",  # no capitals: the occupation tells
         # after an aside
         "Honestly, being a teacher is exhausting.",
         "Ugh, just got diagnosed with asthma.",
@@ -277,6 +279,7 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("We just moved!", ("home",)),
         ("Just moved to Leeds!", ("home",)),  # chat's dropped "I"
         ("Just moved into a studio in Brooklyn.", ("home",)),
+        ("I'm a translator.", ("work",)),  # an occupation: the job, which a newer one ends
         ("Relocated to Madrid for work last month.", ("home",)),
         ("Changed careers, I'm a software developer now.", ("work",)),
         ("Husband is vegetarian.", ()),  # his diet, not the speaker's
