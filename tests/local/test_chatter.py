@@ -43,6 +43,8 @@ from zepkit.local.chatter import is_chatter
         ("As a nurse on night shifts, how do I sleep?", "assistant"),  # echoed, not said
         ("how do i clean a cast iron pan", "user"),  # a question without its mark
         ("whats the capital of peru", "user"),
+        ("how long do i boil an egg", "user"),
+        ("which laptop should i buy for college", "user"),
         ("should i bring an umbrella", "user"),
         ("any tips for a first date", "user"),
     ],
@@ -89,6 +91,8 @@ def test_chatter(sentence: str, role: str) -> None:
         ("any ideas for a gift for my wife", "user"),  # unmarked, and gives the user away
         ("What is important to me is family.", "user"),  # a full stop: not a question
         ("when i was a kid i lived in spain", "user"),  # "when", but no question's verb
+        ("when my son was little he loved trains", "user"),
+        ("what a great day it was at the lake with my kids", "user"),
         ("how do i clean a pan", None),  # data is not chat: read as written
     ],
 )

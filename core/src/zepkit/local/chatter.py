@@ -115,15 +115,18 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
 
 
 _UNMARKED_QUESTION = re.compile(
-    r"^\W*(?:(?:how|what|why|when|where|which|who)(?:['’]?s)?\s+(?:do|does|did|should|shall|can|"
-    r"could|would|will|is|are|was|were|have|has|may|might|must)\b|(?:what|how|where|who)['’]?s\b|"
+    r"^\W*(?:(?:how|what|why|when|where|which|who|whose)(?:['’]?s)?"
+    r"(?:\s+(?!(?:i|you|he|she|we|they|it|my|your|his|her|our|their|the|this|that|these|those|"
+    r"a|an)\b)[\w'’-]+){0,3}?\s+(?:do|does|did|should|shall|can|could|would|will|is|are|was|were|"
+    r"have|has|may|might|must)\b|(?:what|how|where|who)['’]?s\b|"
     r"any (?:ideas?|tips?|suggestions?|recommendations?|advice)\b|"
     r"(?:do|does|did|can|could|would|will|should|is|are|am|have|has)\s+"
     r"(?:you|i|we|it|there|this|that)\b)",
     re.IGNORECASE,
 )
-"""How a question opens: a wh-word with its verb ("how do i", "whats"), "any tips" or a verb
-before its subject ("should i", "is there")."""
+"""How a question opens: a wh-word with its verb ("how do i", "how long do i", "which laptop
+should i", "whats"; not "when i was"), "any tips" or a verb before its subject ("should i",
+"is there")."""
 
 _END_MARK = re.compile(r"[.!?…]\W*$")
 
