@@ -130,6 +130,7 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "We homeschool our two girls.",
         "Been a physio for ten years.",
         "started at kpmg last month as an auditor",  # no capitals: the occupation tells
+        "i'm 72 years old",  # a lowercase "i'm" before a number
         # after an aside
         "Honestly, being a teacher is exhausting.",
         "Ugh, just got diagnosed with asthma.",
@@ -144,6 +145,7 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
     [
         "Use a VPN, i.e. a private network, when travelling.",  # a lowercase "i" that is no one
         "Wir wohnen im Zentrum.",  # German's "im" before a noun
+        "Wir sind im 3. Stock.",  # or a number
         "We are going to the cinema tomorrow.",  # a group's plan, not the household's
         "FYI the restaurant has vegan options.",  # news, but of something else
         "Heads up: the gym closes early on Sundays.",
