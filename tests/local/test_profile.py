@@ -734,6 +734,19 @@ async def test_what_the_household_owns_and_a_question_asked_as_a_nurse_reach_a_n
     assert not any("meeting" in line for line in lines)
 
 
+async def test_chat_typed_without_capitals_or_marks_keeps_facts_and_leaves_questions(
+    ana: LocalBackend,
+) -> None:
+    for said in ("how do i clean a cast iron pan", "i'm 72 years old", "how long do i boil an egg"):
+        await ana.add_messages("t1", [Message("user", said, name="Ana")])
+    block = await ana.add_messages(
+        "now", [Message("user", "what exercise is good for me", name="Ana")], return_context=True
+    )
+    lines = profile_of(block)
+    assert any("i'm 72 years old" in line for line in lines)
+    assert not any("cast iron" in line or "boil" in line for line in lines)
+
+
 async def test_news_without_i_reaches_a_new_conversation(ana: LocalBackend) -> None:
     for said in ("Just got engaged!!", "Recently diagnosed with celiac.", "Love that!"):
         await ana.add_messages("t1", [Message("user", said, name="Ana")])
