@@ -124,6 +124,8 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "Planning a trip to Japan in October.",
         "Going to Lisbon next week.",
         "Visiting Rome in May.",
+        "Just got back from Japan.",
+        "New to Chicago, just moved from Atlanta.",
         # the household's people, with "the" for "my"
         "The kids are 5 and 8.",
         "We have a toddler and a newborn.",
@@ -192,6 +194,8 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "The dog is a good breed for families.",  # dogs in general
         "The kids in the video are hilarious.",  # someone else's
         "Seriously, getting late.",
+        "Got back from the shops.",  # no place named
+        "New to this, sorry.",
         "Honestly, love the colours!",
     ],
 )

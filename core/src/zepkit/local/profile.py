@@ -103,7 +103,8 @@ only the speaker can be the subject of, or with one of their people, pets or the
 _ANY_KIND = re.compile(
     r"^\W*(?:(?:just|finally|also|now|soon)\s+)?(?:(?:heading|headed|off|flying|driving|"
     r"travell?ing|moving|going)(?: back| over| out)? to|(?:gonna|going to|will) be (?:in|at)|"
-    r"visiting|planning (?:a |an |our |my )?(?:\w+ )?(?:trip|visit|holiday|vacation) to) "
+    r"visiting|planning (?:a |an |our |my )?(?:\w+ )?(?:trip|visit|holiday|vacation) to|"
+    r"(?:(?:got|came|flew|getting|coming) )?back from|new (?:to|in)) "
     r"(?-i:[A-Z])|"
     r"^\W*(?:(?:honestly|definitely|totally)\s+)?not (?:really |exactly )?(?:a|an|much of an?) "
     r"(?:[\w-]+ )?(?:person|cook|baker|drinker|eater|reader|sleeper|planner|travell?er|runner|"
@@ -112,8 +113,8 @@ _ANY_KIND = re.compile(
 )
 """Sentences without "I" that are the speaker's whatever their kind: a trip to a named place
 ("Heading to Barcelona on Friday.", "Off to Iceland next month!", "Gonna be in Tokyo all of next
-week.", "Planning a trip to Japan in October.") and what kind of person they are not ("Not a
-morning person.", "Not much of a cook")."""
+week.", "Planning a trip to Japan in October.", "Just got back from Japan.", "New to Chicago.")
+and what kind of person they are not ("Not a morning person.", "Not much of a cook")."""
 
 _TASTE_OPENER = re.compile(
     r"(?:love|loving|enjoying|hate|hating|(?<!moved )(?<!moving )into)\W*$", re.IGNORECASE
