@@ -34,6 +34,7 @@ from zepkit.local.chatter import is_chatter
         ("Please summarise my notes.", "user"),  # "my", but only what to do
         ("Please write it again, I didn't like it.", "user"),  # a taste in passing
         ("Please note the meeting is at 3.", "user"),  # nothing of the user's to remember
+        ("Please don't recommend it to anyone.", "user"),  # a request about one thing
         ("How do I fix my bike's chain?", "user"),  # "my", but nothing of health, diet, people
         ("Is a vegan diet healthy?", "user"),  # diet, but not the user's
         ("Please fix my code, it crashes.", "user"),  # "it": no one of the user's
@@ -79,6 +80,7 @@ def test_chatter(sentence: str, role: str) -> None:
         ("How do I stop my new puppy from chewing shoes?", "user"),
         ("Please always reply in Spanish.", "user"),  # a request that stands for every turn
         ("From now on, keep your answers short.", "user"),
+        ("Please don't suggest anything with mushrooms.", "user"),  # what never to offer
         ("help me plan a party for my son, he is turning 6 and loves dinosaurs", "user"),
         ("Write a poem for my wife, she loves roses.", "user"),  # going on about someone
         ("Just got engaged!!", "user"),  # news without "I", not a cheer

@@ -59,6 +59,8 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "Please always reply in Spanish.",  # how the user wants to be spoken to
         "From now on, keep your answers short, bullet points only.",
         "Never use emojis when you write to me.",
+        "Please don't suggest anything with mushrooms.",
+        "Do not include recipes with nuts.",
         # chat's dropped "I"
         "Been vegan for 5 years now.",
         "Recently diagnosed with celiac.",
@@ -195,6 +197,7 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "The kids in the video are hilarious.",  # someone else's
         "Seriously, getting late.",
         "Got back from the shops.",  # no place named
+        "Don't suggest that again.",  # this once, not from now on
         "New to this, sorry.",
         "Honestly, love the colours!",
     ],

@@ -244,11 +244,13 @@ _STANDING = (
     r"\b(?:always|never|from now on|going forward|in (?:the )?future|every time|each time|"
     r"by default)\b(?=.*\b(?:you|your|reply|replies|respond|answer|answers|write|use|keep|"
     r"format|explain|call|address|give|include|avoid|skip|stop|remember|remind|speak|talk)\b)|"
-    r"\b(?:call|address|refer to) me (?:as |by )?(?-i:[A-Z])"
+    r"\b(?:call|address|refer to) me (?:as |by )?(?-i:[A-Z])|"
+    r"^\W*(?:please )?(?:don'?t|do not) (?:ever )?(?:suggest|recommend|include|offer)"
+    r"(?: me)? (?:anything|any|things?|food|dishes|recipes|meals|places|\w+s)\b"
 )
 """A standing instruction to the assistant ("Please always reply in Spanish.", "From now on,
-keep your answers short.", "Please call me Alex."): how the user wants to be spoken to, worth
-every later block."""
+keep your answers short.", "Please call me Alex.", "Please don't suggest anything with
+mushrooms."): how the user wants to be spoken to, worth every later block."""
 
 STANDING = re.compile(_STANDING, re.IGNORECASE)
 
