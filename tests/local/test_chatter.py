@@ -35,6 +35,7 @@ from zepkit.local.chatter import is_chatter
         ("Please write it again, I didn't like it.", "user"),  # a taste in passing
         ("Please note the meeting is at 3.", "user"),  # nothing of the user's to remember
         ("Please don't recommend it to anyone.", "user"),  # a request about one thing
+        ("Your pup is so cute, remind me what's their name?", "user"),  # the listener's pet
         ("How do I fix my bike's chain?", "user"),  # "my", but nothing of health, diet, people
         ("Is a vegan diet healthy?", "user"),  # diet, but not the user's
         ("Please fix my code, it crashes.", "user"),  # "it": no one of the user's

@@ -127,6 +127,10 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "Going to Lisbon next week.",
         "Visiting Rome in May.",
         "Just got back from Japan.",
+        "Graduated in May.",
+        "Turned 40 on Sunday.",
+        "This is Bruno, our rescue pup.",
+        "Say hi to Milo, he's our bearded dragon.",
         "New to Chicago, just moved from Atlanta.",
         # the household's people, with "the" for "my"
         "The kids are 5 and 8.",
@@ -198,6 +202,8 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Seriously, getting late.",
         "Got back from the shops.",  # no place named
         "Don't suggest that again.",  # this once, not from now on
+        "The page turned 3 times.",  # a number after "turned", but no age
+        "Turned it off and on again.",
         "New to this, sorry.",
         "Honestly, love the colours!",
     ],

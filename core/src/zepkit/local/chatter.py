@@ -217,12 +217,17 @@ def _tells_while_asking(text: str) -> bool:
 _REVEALING_KINDS = frozenset({"health", "diet", "people", "pets"})
 
 
+_YOURS = re.compile(r"\byour\b", re.IGNORECASE)
+
+
 def _reveals(question: str) -> bool:
     """A question that gives away something of the user's health, diet, people or pets ("Is it
-    safe for me to eat sushi while pregnant?", "How do I train my new puppy?")."""
-    return _FIRST_PERSON.search(question) is not None and bool(
-        kinds_in(question) & _REVEALING_KINDS
-    )
+    safe for me to eat sushi while pregnant?", "How do I train my new puppy?"); not one about the
+    listener's, where the user is only "me" ("Your pup is so cute, remind me of its name?")."""
+    mine = {found[0] for found in _FIRST_PERSON.finditer(question)}
+    if not mine or (mine == {"me"} and _YOURS.search(question)):
+        return False
+    return bool(kinds_in(question) & _REVEALING_KINDS)
 
 
 def _only_names(text: str, rest: list[str]) -> bool:

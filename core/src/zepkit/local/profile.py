@@ -73,6 +73,7 @@ _IMPLIED_I = re.compile(
     r"really|totally|kinda|sort of)\s+)*"
     r"(?:been|(?:got|gotten|getting)(?! (?:home|back|there|here|it|that|this|to)\b)|"
     r"starting|started|diagnosed|expecting|engaged|married|pregnant|relocat(?:ed|ing)|"
+    r"graduat(?:ed|ing)|turn(?:ed|ing) \d+|"
     r"being (?:a|an)|"
     r"mov(?:ing|ed) (?:to|in|into|out|house|abroad|away|back)|"
     r"work(?:ing)? (?:as|at|for|in|from|nights)|bought|sold|"
@@ -335,12 +336,13 @@ _KINDS: tuple[_Kind, ...] = tuple(
         (
             "pets",
             2.5,
-            r"\b(?:dog|cat|hamster|pet|puppy|kitten|rabbit|bunny|parrot|bird|fish|horse|"
+            r"\b(?:dog|cat|hamster|pet|puppy|pup|kitten|rabbit|bunny|parrot|bird|fish|horse|"
             r"tortoise|turtle|guinea pig|lizard|snake|ferret|collie|retriever|terrier|spaniel|"
             r"labrador|poodle|greyhound|beagle|husky|huskie|corgi|pug|dachshund|chihuahua|"
             r"bulldog|rottweiler|labradoodle|goldendoodle|cockapoo|schnauzer|shih tzu|pomeranian|"
             r"doberman|dalmatian|whippet|ragdoll|tabby|budgie|cockatiel|parakeet|gecko|"
-            r"chinchilla|goldfish|axolotl|hedgehog|gerbil|pony|ponie)s?\b",
+            r"chinchilla|goldfish|axolotl|hedgehog|gerbil|pony|ponie|bearded dragon|iguana|"
+            r"tarantula|cockatoo|macaw|canary|canarie|hen)s?\b",
         ),
         (
             "belongings",
@@ -360,7 +362,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"compan(?:y|ies)|office|"
             r"retir\w*|business|employer|intern\w*|shift\w*|hired|promot\w*|salary|for a living|"
             r"startup|firm|freelanc\w*|self-employed|unemployed|colleagues?|coworkers?|"
-            rf"{_OCCUPATIONS})\b",
+            rf"graduat\w*|{_OCCUPATIONS})\b",
             r"\b(?:start(?:ed|ing)|join(?:ed|ing)) (?:at |with )?(?-i:[A-Z])",
         ),
         (
@@ -374,7 +376,9 @@ _KINDS: tuple[_Kind, ...] = tuple(
             2.0,
             r"\b(?:my name|i'?m called|call me|calls me|go(?:es)? by|known as|nickname|years old|"
             r"speak\w*|language|native|nationality|"
-            r"citizen|religio\w*|pronouns?)\b",
+            r"citizen|religio\w*|pronouns?|"
+            r"turn(?:ed|ing|s)? \d+(?= (?:today|tomorrow|yesterday|next|last|this|on|in|soon)\b|"
+            r"\W*$))\b",
         ),
         (
             "plans",
