@@ -128,6 +128,8 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "Visiting Rome in May.",
         "Just got back from Japan.",
         "Graduated in May.",
+        "As someone with anxiety, crowds are tough.",
+        "Not being able to eat gluten is annoying.",
         "Turned 40 on Sunday.",
         "This is Bruno, our rescue pup.",
         "Say hi to Milo, he's our bearded dragon.",
@@ -204,6 +206,7 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Don't suggest that again.",  # this once, not from now on
         "The page turned 3 times.",  # a number after "turned", but no age
         "Turned it off and on again.",
+        "Not being able to find the remote is annoying.",  # nothing of the speaker's kinds
         "New to this, sorry.",
         "Honestly, love the colours!",
     ],
