@@ -207,6 +207,9 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "The page turned 3 times.",  # a number after "turned", but no age
         "Turned it off and on again.",
         "Not being able to find the remote is annoying.",  # nothing of the speaker's kinds
+        "Graduated cylinders are used in chemistry.",
+        "Girls just want to have fun.",  # girls in general
+        "Do not include spaces in the password.",  # this task's, not a standing preference
         "New to this, sorry.",
         "Honestly, love the colours!",
     ],

@@ -73,11 +73,12 @@ _IMPLIED_I = re.compile(
     r"really|totally|kinda|sort of)\s+)*"
     r"(?:been|(?:got|gotten|getting)(?! (?:home|back|there|here|it|that|this|to)\b)|"
     r"starting|started|diagnosed|expecting|engaged|married|pregnant|relocat(?:ed|ing)|"
-    r"graduat(?:ed|ing)|turn(?:ed|ing) \d+|as (?:someone|somebody) (?:with|who)|"
-    r"not being able to|being unable to|"
+    r"graduat(?:ed|ing)(?= (?:in|from|last|this|with|today|yesterday|soon|next)\b|\W*$)|"
+    r"turn(?:ed|ing) \d+|as (?:someone|somebody) (?:with|who)|not being able to|"
     r"being (?:a|an)|"
     r"mov(?:ing|ed) (?:to|in|into|out|house|abroad|away|back)|"
-    r"work(?:ing)? (?:as|at|for|in|from|nights)|bought|sold|"
+    r"work(?:ing)? (?:as|at|for|in|from|nights)|"
+    r"(?:bought|sold)(?= (?:a|an|my|our|the|some|two|three|four|\d+)\b)|"
     r"(?:originally from|born (?:and raised )?in|raised in|grew up in) (?-i:[A-Z])\w*|"
     r"living|studying|allergic|intolerant|retired|love|loving|enjoying|hate|hating|into|"
     r"adopted|have|had|lost|quit|gave up|given up|giving up|stopped|trying to|on an?|"
@@ -248,7 +249,8 @@ _STANDING = (
     r"format|explain|call|address|give|include|avoid|skip|stop|remember|remind|speak|talk)\b)|"
     r"\b(?:call|address|refer to) me (?:as |by )?(?-i:[A-Z])|"
     r"^\W*(?:please )?(?:don'?t|do not) (?:ever )?(?:suggest|recommend|include|offer)"
-    r"(?: me)? (?:anything|any|things?|food|dishes|recipes|meals|places|\w+s)\b"
+    r"(?: me)? (?:anything|any|things?|foods?|dishes|recipes|meals|places|restaurants|"
+    r"products|brands|books|films|movies|shows|songs|music)\b"
 )
 """A standing instruction to the assistant ("Please always reply in Spanish.", "From now on,
 keep your answers short.", "Please call me Alex.", "Please don't suggest anything with
@@ -327,7 +329,8 @@ _KINDS: tuple[_Kind, ...] = tuple(
             "people",
             2.5,
             r"\b(?:wife|husband|partner|spouse|son|daughter|kids?|child|children|twins|baby|"
-            r"babies|toddlers?|newborns?|infants?|teenagers?|boys|girls|"
+            r"babies|toddlers?|newborns?|infants?|teenagers?|"
+            r"(?:two|three|four|five|\d+|the|our|my) (?:boys|girls)|"
             r"step(?:son|daughter|kid|child|children|mom|mum|dad|mother|father)s?|"
             r"brother|sister|sibling\w*|mother|mom|mum|father|dad|parents?|grand\w+|cousin|aunt|"
             r"uncle|niece|nephew|fianc[ée]e?|girlfriend|boyfriend|married|family|friend|"
