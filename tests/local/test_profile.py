@@ -210,6 +210,9 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Graduated cylinders are used in chemistry.",
         "Girls just want to have fun.",  # girls in general
         "Do not include spaces in the password.",  # this task's, not a standing preference
+        "We took a boat tour in Venice.",  # an outing, not a belonging
+        "We should buy a boat someday, haha.",
+        "Our company just bought a new truck.",
         "New to this, sorry.",
         "Honestly, love the colours!",
     ],

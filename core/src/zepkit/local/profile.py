@@ -227,9 +227,32 @@ def telegraphic(sentence: str, kinds: Iterable[str]) -> bool:
 _HOUSEHOLD = re.compile(r"(?<![\w'’])(?:we|We|our|Our|us)\b")
 """We/our: the speaker's household when the sentence is about people, pets, home, health, diet
 or what the household owns ("We have two cats", "Our car is an old Prius"), else too often a
-group or the conversation itself."""
+group or the conversation itself (`_of_the_household`)."""
 
-_HOUSEHOLD_KINDS = frozenset({"health", "diet", "people", "pets", "home", "belongings"})
+_HOUSEHOLD_KINDS = frozenset({"health", "diet", "people", "pets", "home"})
+_OWNED = (
+    r"cars?|vans?|trucks?|suvs?|minivans?|motorbikes?|motorcycles?|scooters?|bikes?|boats?|"
+    r"yachts?|rvs?|campers?|campervans?|caravans?|motorhomes?|cabins?|cottages?|gardens?|"
+    r"backyards?|garages?|allotments?"
+)
+_HOUSEHOLD_OWNS = re.compile(
+    rf"(?<![\w'’])(?:our (?:[\w-]+ )?(?:{_OWNED})\b|we(?:['’]ve| have)?(?: just| recently| "
+    r"finally| still)? (?:have|has|own|got|bought|drive|keep|ride|sold)\b)",
+    re.IGNORECASE,
+)
+"""What a household owns ("Our car is an old Prius.", "We have a boat"): "we" with a boat tour
+or a rented car is an outing, not a belonging."""
+
+
+def _of_the_household(sentence: str, kinds: Iterable[str]) -> bool:
+    """Whether a sentence with "we" or "our" is about the household's people, pets, home, health
+    or diet, or about what it owns (`_HOUSEHOLD_OWNS`)."""
+    found = set(kinds)
+    if _HOUSEHOLD_KINDS & found:
+        return True
+    return "belongings" in found and _HOUSEHOLD_OWNS.search(sentence) is not None
+
+
 _OUR = re.compile(r"(?<![\w'’])(?:our|Our)\b")
 _YOU = re.compile(r"\b(?:you|your|you're|you’re|u)\b", re.IGNORECASE)
 """A "we" with "you" in the sentence is the speaker and the listener ("we can get coffee if
@@ -685,7 +708,7 @@ def self_statement(sentence: str) -> SelfStatement | None:
         own
         or (
             _HOUSEHOLD.search(sentence)
-            and _HOUSEHOLD_KINDS & kinds.keys()
+            and _of_the_household(sentence, kinds.keys())
             and (_OUR.search(sentence) or _YOU.search(sentence) is None)
         )
         or _says_so(sentence, kinds)
