@@ -97,6 +97,13 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "Enjoying retirement so far.",
         "Hate cooking, honestly.",
         "Into woodworking these days.",
+        "Obsessed with sourdough baking lately.",
+        "Can't get enough of true crime podcasts.",
+        "Absolutely love gardening.",
+        "Really enjoy cooking Thai food.",
+        "Avid reader, mostly sci-fi.",
+        "Keen cyclist.",
+        "Lifelong Yankees fan.",
         "Newly single after 8 years.",
         "Big Arsenal fan here.",
         "Our corgi Waffles hates the rain.",  # a breed is a pet
@@ -213,6 +220,11 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "We took a boat tour in Venice.",  # an outing, not a belonging
         "We should buy a boat someday, haha.",
         "Our company just bought a new truck.",
+        "Crazy about the weather today.",  # a taste is named bare
+        "Enjoy the show.",
+        "Enjoy your meal!",
+        "Amateur hour over there.",
+        "Keen observation, thanks.",
         "New to this, sorry.",
         "Honestly, love the colours!",
     ],

@@ -70,7 +70,7 @@ def _says_so(sentence: str, kinds: Iterable[str]) -> bool:
 _IMPLIED_I = re.compile(
     r"^\W*(?:(?:honestly|frankly|seriously|tbh|ngl|ugh),?\s+)?"
     r"(?:(?:just|recently|currently|finally|still|also|now|newly|officially|actually|"
-    r"really|totally|kinda|sort of)\s+)*"
+    r"really|totally|kinda|sort of|mostly|absolutely|genuinely|truly)\s+)*"
     r"(?:been|(?:got|gotten|getting)(?! (?:home|back|there|here|it|that|this|to)\b)|"
     r"starting|started|diagnosed|expecting|engaged|married|pregnant|relocat(?:ed|ing)|"
     r"graduat(?:ed|ing)(?= (?:in|from|last|this|with|today|yesterday|soon|next)\b|\W*$)|"
@@ -80,7 +80,9 @@ _IMPLIED_I = re.compile(
     r"work(?:ing)? (?:as|at|for|in|from|nights)|"
     r"(?:bought|sold)(?= (?:a|an|my|our|the|some|two|three|four|\d+)\b)|"
     r"(?:originally from|born (?:and raised )?in|raised in|grew up in) (?-i:[A-Z])\w*|"
-    r"living|studying|allergic|intolerant|retired|love|loving|enjoying|hate|hating|into|"
+    r"living|studying|allergic|intolerant|retired|love|loving|enjoy|enjoying|hate|hating|into|"
+    r"obsessed with|addicted to|crazy about|big on|passionate about|keen on|"
+    r"can'?t get enough of|"
     r"adopted|have|had|lost|quit|gave up|given up|giving up|stopped|trying to|on an?|"
     r"not (?:a|much of a) (?:big |huge )?fan|(?:a )?(?:big |huge )?fan of|"
     r"can'?t (?:eat|have|do|drink|stand)|don'?t (?:eat|drink|do)|"
@@ -111,16 +113,21 @@ _ANY_KIND = re.compile(
     r"(?-i:[A-Z])|"
     r"^\W*(?:(?:honestly|definitely|totally)\s+)?not (?:really |exactly )?(?:a|an|much of an?) "
     r"(?:[\w-]+ )?(?:person|cook|baker|drinker|eater|reader|sleeper|planner|travell?er|runner|"
-    r"swimmer|dancer|driver|talker)\b",
+    r"swimmer|dancer|driver|talker)\b|"
+    r"^\W*(?:an? )?(?:avid|keen|passionate|enthusiastic|amateur|lifelong|die-?hard) "
+    r"(?:(?-i:[A-Z])[\w-]* )?[\w-]*(?:er|ist|or|ian|fan|buff|junkie)s?\b",
     re.IGNORECASE,
 )
 """Sentences without "I" that are the speaker's whatever their kind: a trip to a named place
 ("Heading to Barcelona on Friday.", "Off to Iceland next month!", "Gonna be in Tokyo all of next
-week.", "Planning a trip to Japan in October.", "Just got back from Japan.", "New to Chicago.")
-and what kind of person they are not ("Not a morning person.", "Not much of a cook")."""
+week.", "Planning a trip to Japan in October.", "Just got back from Japan.", "New to Chicago."),
+what kind of person they are not ("Not a morning person.", "Not much of a cook") and what they
+keenly are ("Avid reader, mostly sci-fi.", "Keen cyclist.")."""
 
 _TASTE_OPENER = re.compile(
-    r"(?:love|loving|enjoying|hate|hating|(?<!moved )(?<!moving )into)\W*$", re.IGNORECASE
+    r"(?:love|loving|enjoy|enjoying|hate|hating|(?<!moved )(?<!moving )into|obsessed with|"
+    r"addicted to|crazy about|big on|passionate about|keen on|can'?t get enough of)\W*$",
+    re.IGNORECASE,
 )
 _NAMES_A_TASTE = re.compile(
     r"\s+(?!(?:the|a|an|this|that|these|those|them|his|her|their|our|its|how|when|what|where|"
@@ -436,7 +443,8 @@ _KINDS: tuple[_Kind, ...] = tuple(
             "tastes",
             1.0,
             r"\b(?:love|like|enjoy|hate|dislike|prefer|favou?rite|fan|into|can'?t stand|"
-            r"hobby|hobbies|play|plays|playing|learning|collect\w*)\b",
+            r"hobby|hobbies|play|plays|playing|learning|collect\w*|obsessed|addicted|"
+            r"crazy about|big on|passionate|keen|avid|can'?t get enough)\b",
         ),
         ("manner", 2.0, None, _STANDING),
     )
