@@ -88,6 +88,7 @@ def test_chatter(sentence: str, role: str) -> None:
         ("Turning 30 next week!", "user"),  # a number is news, not a cheer
         ("Coffee lover here!", "user"),  # what the speaker is, not a cheer
         ("Hate cooking!", "user"),
+        ("Teaching English in Seoul.", "user"),  # capitalised words, but not only names
         ("As a nurse on night shifts, how do I sleep during the day?", "user"),  # asked as one
         ("As someone who works nights, how should I plan my meals?", "user"),
         ("What's a good stretch for my bad knee?", "user"),  # gives the user's health away

@@ -104,6 +104,12 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "Avid reader, mostly sci-fi.",
         "Keen cyclist.",
         "Lifelong Yankees fan.",
+        # work, told without "I"
+        "WFH mostly.",
+        "Between jobs at the moment.",
+        "Currently on parental leave.",
+        "Teaching English in Seoul.",
+        "Looking for a new job in Leeds.",
         "Newly single after 8 years.",
         "Big Arsenal fan here.",
         "Our corgi Waffles hates the rain.",  # a breed is a pet

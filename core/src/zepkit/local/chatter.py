@@ -236,9 +236,15 @@ def _only_names(text: str, rest: list[str]) -> bool:
     capitals = {word.lower() for word in _CAPITAL_WORD.findall(text)}
     if not all(word in capitals for word in rest):
         return False
+    opening = _OPENING_VERB.match(text)
+    if opening is not None and opening[1].lower() in rest:
+        return False  # "Teaching English in Seoul.": capitalised as the sentence opens
     names = {word for name in name_mentions(text)[0] for word in words(name)}
     return all(word in names for word in rest)
 
+
+_OPENING_VERB = re.compile(r"^\W*([A-Z][a-z]+(?:ing|ed))\b")
+"""A sentence's first word when it reads as a verb: its capital is the sentence's, not a name's."""
 
 _DIGIT = re.compile(r"\d")
 

@@ -80,6 +80,7 @@ _IMPLIED_I = re.compile(
     r"work(?:ing)? (?:as|at|for|in|from|nights)|"
     r"(?:bought|sold)(?= (?:a|an|my|our|the|some|two|three|four|\d+)\b)|"
     r"(?:originally from|born (?:and raised )?in|raised in|grew up in) (?-i:[A-Z])\w*|"
+    r"job[- ]hunting|looking for (?:a )?(?:new )?(?:work|job)|"
     r"living|studying|allergic|intolerant|retired|love|loving|enjoy|enjoying|hate|hating|into|"
     r"obsessed with|addicted to|crazy about|big on|passionate about|keen on|"
     r"can'?t get enough of|"
@@ -391,7 +392,8 @@ _KINDS: tuple[_Kind, ...] = tuple(
         (
             "work",
             2.0,
-            r"\b(?:work\w*|job|career|profession|teach\w*|student|stud(?:y|ying|ied)|exam|"
+            r"\b(?:work\w*|jobs?|career|profession|teach\w*|student|stud(?:y|ying|ied)|exam|"
+            r"wfh|commut\w*|(?:parental|maternity|paternity) leave|"
             r"degree|phd|master'?s|bachelor'?s|universit\w*|college|school|dissertation|thesis|"
             r"compan(?:y|ies)|office|"
             r"retir\w*|business|employer|intern\w*|shift\w*|hired|promot\w*|salary|for a living|"
