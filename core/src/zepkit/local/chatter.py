@@ -11,9 +11,9 @@ import itertools
 import re
 
 from zepkit.local.profile import (
-    STANDING,
     about_someone,
     goes_on,
+    is_standing,
     kinds_in,
     shorthand_of_self,
 )
@@ -105,7 +105,7 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
     if role == "user":  # a request is chatter, unless it stands for every later turn
         return (
             bool(_REQUEST_OPENERS.match(text))
-            and STANDING.search(text) is None
+            and not is_standing(text)
             and not _tells_while_asking(text)
         )
     if role == "assistant":

@@ -74,7 +74,7 @@ _IMPLIED_I = re.compile(
     r"(?:been|(?:got|gotten|getting)(?! (?:home|back|there|here|it|that|this|to)\b)|"
     r"starting|started|diagnosed|expecting|engaged|married|pregnant|relocat(?:ed|ing)|"
     r"graduat(?:ed|ing)(?= (?:in|from|last|this|with|today|yesterday|soon|next)\b|\W*$)|"
-    r"turn(?:ed|ing) \d+|as (?:someone|somebody) (?:with|who)|not being able to|"
+    r"turned \d+|as (?:someone|somebody) (?:with|who)|not being able to|"
     r"being (?:a|an)|"
     r"mov(?:ing|ed) (?:to|in|into|out|house|abroad|away|back)|"
     r"work(?:ing)? (?:as|at|for|in|from|nights)|"
@@ -252,13 +252,28 @@ _HOUSEHOLD_OWNS = re.compile(
 or a rented car is an outing, not a belonging."""
 
 
+_OUR_CHILDREN = re.compile(r"\bour (?:\w+ )?(?:boys|girls)\b", re.IGNORECASE)
+"""The household's children by another name ("We homeschool our two girls."): read only here,
+not as a kind, so that every other sentence is spared the pattern."""
+
+
+_A_NAME_OWNED = re.compile(
+    r"\b(?:drive|drives|own|owns|bought|ride|rides) (?:an? |the )?(?:old |new |used |little )?"
+    r"(?-i:[A-Z])",
+    re.IGNORECASE,
+)
+"""A thing owned by its maker's name ("We drive a Volvo."): read only for "we", not as a kind."""
+
+
 def _of_the_household(sentence: str, kinds: Iterable[str]) -> bool:
     """Whether a sentence with "we" or "our" is about the household's people, pets, home, health
     or diet, or about what it owns (`_HOUSEHOLD_OWNS`)."""
     found = set(kinds)
-    if _HOUSEHOLD_KINDS & found:
+    if _HOUSEHOLD_KINDS & found or _OUR_CHILDREN.search(sentence):
         return True
-    return "belongings" in found and _HOUSEHOLD_OWNS.search(sentence) is not None
+    return _HOUSEHOLD_OWNS.search(sentence) is not None and (
+        "belongings" in found or _A_NAME_OWNED.search(sentence) is not None
+    )
 
 
 _OUR = re.compile(r"(?<![\w'’])(?:our|Our)\b")
@@ -278,16 +293,30 @@ _STANDING = (
     r"\b(?:always|never|from now on|going forward|in (?:the )?future|every time|each time|"
     r"by default)\b(?=.*\b(?:you|your|reply|replies|respond|answer|answers|write|use|keep|"
     r"format|explain|call|address|give|include|avoid|skip|stop|remember|remind|speak|talk)\b)|"
-    r"\b(?:call|address|refer to) me (?:as |by )?(?-i:[A-Z])|"
+    r"\b(?:call|address|refer to) me (?:as |by )?(?-i:[A-Z])"
+)
+"""A standing instruction to the assistant ("Please always reply in Spanish.", "From now on,
+keep your answers short.", "Please call me Alex."): how the user wants to be spoken to, worth
+every later block."""
+
+_NEVER_OFFER = (
     r"^\W*(?:please )?(?:don'?t|do not) (?:ever )?(?:suggest|recommend|include|offer)"
     r"(?: me)? (?:anything|any|things?|foods?|dishes|recipes|meals|places|restaurants|"
     r"products|brands|books|films|movies|shows|songs|music)\b"
 )
-"""A standing instruction to the assistant ("Please always reply in Spanish.", "From now on,
-keep your answers short.", "Please call me Alex.", "Please don't suggest anything with
-mushrooms."): how the user wants to be spoken to, worth every later block."""
+"""A standing instruction in a request's form, written in lower case: what never to offer
+("Please don't suggest anything with mushrooms."). Anchored and apart from `_STANDING`, so a
+search of either reads only what it must (every sentence is read against both)."""
 
 STANDING = re.compile(_STANDING, re.IGNORECASE)
+NEVER_OFFER = re.compile(_NEVER_OFFER, re.IGNORECASE)
+
+
+def is_standing(sentence: str) -> bool:
+    """Whether a sentence is a standing instruction to the assistant (`_STANDING`,
+    `_NEVER_OFFER`)."""
+    return STANDING.search(sentence) is not None or NEVER_OFFER.match(sentence) is not None
+
 
 _OCCUPATIONS = (
     r"nurse|engineer|developer|programmer|designer|lawyer|attorney|accountant|analyst|manager|"
@@ -361,7 +390,6 @@ _KINDS: tuple[_Kind, ...] = tuple(
             2.5,
             r"\b(?:wife|husband|partner|spouse|son|daughter|kids?|child|children|twins|baby|"
             r"babies|toddlers?|newborns?|infants?|teenagers?|"
-            r"(?:two|three|four|five|\d+|the|our|my) (?:boys|girls)|"
             r"step(?:son|daughter|kid|child|children|mom|mum|dad|mother|father)s?|"
             r"brother|sister|sibling\w*|mother|mom|mum|father|dad|parents?|grand\w+|cousin|aunt|"
             r"uncle|niece|nephew|fianc[ée]e?|girlfriend|boyfriend|married|family|friend|"
@@ -386,8 +414,6 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"scooters?|mopeds?|bikes?|bicycles?|e-?bikes?|boats?|sailboats?|yachts?|canoes?|"
             r"kayaks?|rvs?|campers?|campervans?|caravans?|motorhomes?|cabins?|cottages?|"
             r"gardens?|backyards?|garages?|allotments?)\b",
-            r"\b(?:drive|drives|driving|own|owns|bought|ride|rides) (?:an? |the )?"
-            r"(?:old |new |used |little )?(?-i:[A-Z])",
         ),
         (
             "work",
@@ -448,7 +474,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"hobby|hobbies|play|plays|playing|learning|collect\w*|obsessed|addicted|"
             r"crazy about|big on|passionate|keen|avid|can'?t get enough)\b",
         ),
-        ("manner", 2.0, None, _STANDING),
+        ("manner", 2.0, _NEVER_OFFER, _STANDING),
     )
 )
 
@@ -708,7 +734,7 @@ def self_statement(sentence: str) -> SelfStatement | None:
         or _SAYS_SO.search(sentence)
         or _IMPLIED_I.match(sentence)
         or _ANY_KIND.match(sentence)
-        or STANDING.search(sentence)
+        or is_standing(sentence)
         or (len(sentence.split()) <= MAX_TELEGRAPHIC_WORDS and without_subject(sentence))
     ):
         return None  # no way to be about the speaker: the kinds need not be read
