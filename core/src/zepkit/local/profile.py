@@ -239,10 +239,12 @@ group or the conversation itself (`_of_the_household`)."""
 
 _HOUSEHOLD_KINDS = frozenset({"health", "diet", "people", "pets", "home"})
 _OWNED = (
-    r"cars?|vans?|trucks?|suvs?|minivans?|motorbikes?|motorcycles?|scooters?|bikes?|boats?|"
-    r"yachts?|rvs?|campers?|campervans?|caravans?|motorhomes?|cabins?|cottages?|gardens?|"
-    r"backyards?|garages?|allotments?"
+    r"cars?|vans?|trucks?|pickups?|suvs?|minivans?|motorbikes?|motorcycles?|scooters?|mopeds?|"
+    r"bikes?|bicycles?|e-?bikes?|boats?|sailboats?|yachts?|canoes?|kayaks?|rvs?|campers?|"
+    r"campervans?|caravans?|motorhomes?|cabins?|cottages?|gardens?|backyards?|garages?|"
+    r"allotments?"
 )
+"""What a household may own (the kind `belongings`), in lower case."""
 _HOUSEHOLD_OWNS = re.compile(
     rf"(?<![\w'’])(?:our (?:[\w-]+ )?(?:{_OWNED})\b|we(?:['’]ve| have)?(?: just| recently| "
     r"finally| still)? (?:have|has|own|got|bought|drive|keep|ride|sold)\b)",
@@ -308,14 +310,16 @@ _NEVER_OFFER = (
 ("Please don't suggest anything with mushrooms."). Anchored and apart from `_STANDING`, so a
 search of either reads only what it must (every sentence is read against both)."""
 
-STANDING = re.compile(_STANDING, re.IGNORECASE)
-NEVER_OFFER = re.compile(_NEVER_OFFER, re.IGNORECASE)
+_STANDING_RULE = re.compile(_STANDING, re.IGNORECASE)
+_NEVER_OFFER_RULE = re.compile(_NEVER_OFFER, re.IGNORECASE)
 
 
 def is_standing(sentence: str) -> bool:
     """Whether a sentence is a standing instruction to the assistant (`_STANDING`,
     `_NEVER_OFFER`)."""
-    return STANDING.search(sentence) is not None or NEVER_OFFER.match(sentence) is not None
+    return (
+        _STANDING_RULE.search(sentence) is not None or _NEVER_OFFER_RULE.match(sentence) is not None
+    )
 
 
 _OCCUPATIONS = (
@@ -410,10 +414,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
         (
             "belongings",
             1.5,
-            r"\b(?:cars?|vans?|trucks?|pickups?|suvs?|minivans?|motorbikes?|motorcycles?|"
-            r"scooters?|mopeds?|bikes?|bicycles?|e-?bikes?|boats?|sailboats?|yachts?|canoes?|"
-            r"kayaks?|rvs?|campers?|campervans?|caravans?|motorhomes?|cabins?|cottages?|"
-            r"gardens?|backyards?|garages?|allotments?)\b",
+            rf"\b(?:{_OWNED})\b",
         ),
         (
             "work",
