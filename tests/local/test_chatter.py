@@ -49,6 +49,15 @@ from zepkit.local.chatter import is_chatter
         ("which laptop should i buy for college", "user"),
         ("should i bring an umbrella", "user"),
         ("any tips for a first date", "user"),
+        # asking to be reminded of what the user said tells nothing new
+        ("What's my dog's name?", "user"),
+        ("What are my allergies?", "user"),
+        ("Remind me what I said about my allergies?", "user"),
+        ("Do you remember my wife's name?", "user"),
+        ("What do you know about my family?", "user"),
+        ("Did I mention my diet to you?", "user"),
+        ("How old is my son?", "user"),
+        ("what's my husband's name again", "user"),
     ],
 )
 def test_chatter(sentence: str, role: str) -> None:
@@ -98,6 +107,8 @@ def test_chatter(sentence: str, role: str) -> None:
         ("when my son was little he loved trains", "user"),
         ("what a great day it was at the lake with my kids", "user"),
         ("how do i clean a pan", None),  # data is not chat: read as written
+        ("Do you know any good vets for my cat?", "user"),  # asks, but gives the cat away
+        ("What should I feed my diabetic cat?", "user"),
     ],
 )
 def test_facts(sentence: str, role: str | None) -> None:

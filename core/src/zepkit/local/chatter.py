@@ -219,13 +219,27 @@ _REVEALING_KINDS = frozenset({"health", "diet", "people", "pets"})
 
 _YOURS = re.compile(r"\byour\b", re.IGNORECASE)
 
+_RECALL = re.compile(
+    r"^\W*(?:(?:hey|hi|so|ok|okay|btw|sorry|also|and)\W+)*(?:(?:can|could|would) you )?"
+    r"(?:what(?:['’]s| is| are| was| were)? (?:my|our)|"
+    r"what did (?:i|we) (?:say|tell|mention|share)|"
+    r"(?:what )?(?:do|did|can|could) you (?:still )?(?:remember|recall)|remind me|"
+    r"(?:what )?do you know (?:about )?(?:my|our|what|where|when|who|how)|"
+    r"did (?:i|we) (?:ever )?(?:mention|tell|say|share)|"
+    r"(?:who|where|when|how old) (?:is|are|was|were) (?:my|our))\b",
+    re.IGNORECASE,
+)
+"""A question asking the assistant to recall what the user has told ("What's my dog's name?",
+"Remind me what I said about my allergies?"): it tells nothing new."""
+
 
 def _reveals(question: str) -> bool:
     """A question that gives away something of the user's health, diet, people or pets ("Is it
     safe for me to eat sushi while pregnant?", "How do I train my new puppy?"); not one about the
-    listener's, where the user is only "me" ("Your pup is so cute, remind me of its name?")."""
+    listener's, where the user is only "me" ("Your pup is so cute, remind me of its name?"), nor
+    one asking to be reminded of their own (`_RECALL`)."""
     mine = {found[0] for found in _FIRST_PERSON.finditer(question)}
-    if not mine or (mine == {"me"} and _YOURS.search(question)):
+    if not mine or (mine == {"me"} and _YOURS.search(question)) or _RECALL.match(question):
         return False
     return bool(kinds_in(question) & _REVEALING_KINDS)
 
