@@ -125,10 +125,16 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "Back from chemo, feeling tired.",
         "Gluten-free household here.",
         "Bad back, so no heavy lifting please.",
+        "Shellfish allergy, so be careful with recipes.",  # a caution to the listener after it
+        "Job hunting, it's brutal.",  # a comment on the note
+        "Fluent in Spanish and French, a bit of German.",
+        "Learning to play the piano.",
+        "Started learning Japanese.",
         # what the household owns
         "Our car is an old Prius.",
         "We have a boat moored in Sausalito.",
         "We drive a Volvo.",
+        "Our old Volvo finally died.",  # a car by its maker's name
         "We own a cabin near Tahoe.",
         "Just bought a motorbike.",
         "Got a new car last week.",
@@ -136,6 +142,9 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "Just moved into a studio in Brooklyn.",
         "Originally from Ghana.",
         "Born and raised in Glasgow.",
+        "Raised in Ohio.",
+        "grew up in lagos, been in london ten years",  # typed without capitals
+        "Grew up on a farm.",
         "Planning a trip to Japan in October.",
         "Going to Lisbon next week.",
         "Visiting Rome in May.",
@@ -151,6 +160,15 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "The kids are 5 and 8.",
         "We have a toddler and a newborn.",
         "We homeschool our two girls.",
+        "We have a 3-year-old and another on the way.",  # a child by their age
+        "Went keto in January, down 8 kilos so far.",
+        "Not great with spicy food.",
+        "Scared of needles.",
+        "Can't swim.",
+        "Veggie btw.",
+        "Work's been insane.",
+        "Currently in Bali for a few weeks.",
+        "Moved here from Manila.",
         "Been a physio for ten years.",
         "started at kpmg last month as an auditor",  # no capitals: the occupation tells
         "i'm 72 years old",  # a lowercase "i'm" before a number
@@ -233,6 +251,17 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Keen observation, thanks.",
         "New to this, sorry.",
         "Honestly, love the colours!",
+        "Sad news, it was the president's wife.",  # the comment names someone else
+        "Learning to code is hard.",  # learning as a subject: a view, not a pastime
+        "Learning a lot today.",
+        "Learning the hard way.",
+        "Toyota recalled a million cars.",  # a maker's name, no owner
+        "Raised in the meeting, the budget.",
+        "Went to the shops.",
+        "Currently in a meeting.",  # no place named
+        "Moved on from that.",
+        "Not good with names, sorry!",
+        "The house is a 100-year-old cottage.",
     ],
 )
 def test_what_is_not_the_speaker_stays_out(sentence: str) -> None:
@@ -785,6 +814,20 @@ async def test_chat_typed_without_capitals_or_marks_keeps_facts_and_leaves_quest
     lines = profile_of(block)
     assert any("i'm 72 years old" in line for line in lines)
     assert not any("cast iron" in line or "boil" in line for line in lines)
+
+
+async def test_asking_what_was_said_keeps_the_answer_first(ana: LocalBackend) -> None:
+    # A user checking the memory asks about what they told; the questions tell nothing new
+    # and must not stand in the profile beside (or before) what they did tell.
+    await ana.add_messages("t1", [Message("user", "Shellfish allergy, so be careful.", name="Ana")])
+    for said in ("What are my allergies?", "Do you remember my dog's name?", "How old is my son?"):
+        await ana.add_messages("t2", [Message("user", said, name="Ana")])
+    block = await ana.add_messages(
+        "now", [Message("user", "Plan a dinner for Friday.", name="Ana")], return_context=True
+    )
+    lines = profile_of(block)
+    assert any("Ana: Shellfish allergy, so be careful." in line for line in lines)
+    assert not any("?" in line for line in lines)
 
 
 async def test_news_without_i_reaches_a_new_conversation(ana: LocalBackend) -> None:

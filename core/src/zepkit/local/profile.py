@@ -71,28 +71,35 @@ _IMPLIED_I = re.compile(
     r"^\W*(?:(?:honestly|frankly|seriously|tbh|ngl|ugh),?\s+)?"
     r"(?:(?:just|recently|currently|finally|still|also|now|newly|officially|actually|"
     r"really|totally|kinda|sort of|mostly|absolutely|genuinely|truly)\s+)*"
-    r"(?:been|(?:got|gotten|getting)(?! (?:home|back|there|here|it|that|this|to)\b)|"
+    r"(?:(?:(?:started|starting|been) )?(?:learning(?: (?:how )?to)?|taking up|took up)"
+    r"(?![^,.;!?]*\b(?:is|are|was|were|has|have|can|will|makes?|helps?|takes?)\b)|"
+    r"been|(?:got|gotten|getting)(?! (?:home|back|there|here|it|that|this|to)\b)|"
     r"starting|started|diagnosed|expecting|engaged|married|pregnant|relocat(?:ed|ing)|"
+    r"(?:went|gone|going)(?= (?:vegan|vegetarian|pescatarian|keto|paleo|plant-based|"
+    r"gluten-free|dairy-free|sober|teetotal)\b)|"
     r"graduat(?:ed|ing)(?= (?:in|from|last|this|with|today|yesterday|soon|next)\b|\W*$)|"
+    r"fluent in|bilingual|"
     r"turned \d+|as (?:someone|somebody) (?:with|who)|not being able to|"
     r"being (?:a|an)|"
-    r"mov(?:ing|ed) (?:to|in|into|out|house|abroad|away|back)|"
+    r"mov(?:ing|ed) (?:to|in|into|out|house|abroad|away|back|here|over|from)|"
     r"work(?:ing)? (?:as|at|for|in|from|nights)|"
     r"(?:bought|sold)(?= (?:a|an|my|our|the|some|two|three|four|\d+)\b)|"
-    r"(?:originally from|born (?:and raised )?in|raised in|grew up in) (?-i:[A-Z])\w*|"
+    r"raised in (?-i:[A-Z])\w*|(?:originally from|born (?:and raised )?(?:in|on)|"
+    r"grew up (?:in|on|near|around|outside)) \w+|"
     r"job[- ]hunting|looking for (?:a )?(?:new )?(?:work|job)|"
     r"living|studying|allergic|intolerant|retired|love|loving|enjoy|enjoying|hate|hating|into|"
     r"obsessed with|addicted to|crazy about|big on|passionate about|keen on|"
     r"can'?t get enough of|"
     r"adopted|have|had|lost|quit|gave up|given up|giving up|stopped|trying to|on an?|"
     r"not (?:a|much of a) (?:big |huge )?fan|(?:a )?(?:big |huge )?fan of|"
-    r"can'?t (?:eat|have|do|drink|stand)|don'?t (?:eat|drink|do)|"
+    r"can'?t (?:eat|have|do|drink|stand|swim|drive|cook|walk)|don'?t (?:eat|drink|do)|"
+    r"not (?:great|good|big) (?:with|on)|(?:scared|terrified|afraid|frightened) of|"
     r"join(?:ed|ing)|divorced|separated|widowed|"
     r"single(?= (?:again|now|mom|mum|dad|parent|after|since|for)\b)|"
     r"(?:husband|hubby|wife|wifey|partner|boyfriend|girlfriend|fianc[eé]e?|son|daughter|"
-    r"mum|mom|dad|toddler|baby|brother|sister|grandma|grandpa|granny|boss|dog|cat|puppy|kitten|"
-    r"(?:new )?job|budget|money|cash)(?:(?:'s|’s)(?= )|(?= (?:is|was|has|had|just|turns|turned|"
-    r"loves|hates|can'?t|doesn'?t|works|lives|birthday|name|starts|started|got|gets|left|moved|"
+    r"mum|mom|dad|toddler|baby|brother|sister|grandma|grandpa|granny|boss|dog|cat|puppy|"
+    r"kitten|(?:new )?job|work|budget|money|cash)(?:(?:'s|’s)(?= )|(?= (?:is|was|has|had|just|"
+    r"turns|turned|loves|hates|can'?t|doesn'?t|works|lives|birthday|name|starts|started|got|gets|left|moved|"
     r"passed)\b))|"
     r"(?:kids|twins|boys|girls|parents|in-laws)(?= (?:(?:are|were) (?:\d|both|all|now|still|"
     r"grown|teens|at|in|away|home|back|off|visiting|coming|staying|going|starting|leaving|"
@@ -110,7 +117,8 @@ _ANY_KIND = re.compile(
     r"^\W*(?:(?:just|finally|also|now|soon)\s+)?(?:(?:heading|headed|off|flying|driving|"
     r"travell?ing|moving|going)(?: back| over| out)? to|(?:gonna|going to|will) be (?:in|at)|"
     r"visiting|planning (?:a |an |our |my )?(?:\w+ )?(?:trip|visit|holiday|vacation) to|"
-    r"(?:(?:got|came|flew|getting|coming) )?back from|new (?:to|in)) "
+    r"(?:(?:got|came|flew|getting|coming) )?back from|new (?:to|in)|"
+    r"(?:currently|still|now) (?:in|at)) "
     r"(?-i:[A-Z])|"
     r"^\W*(?:(?:honestly|definitely|totally)\s+)?not (?:really |exactly )?(?:a|an|much of an?) "
     r"(?:[\w-]+ )?(?:person|cook|baker|drinker|eater|reader|sleeper|planner|travell?er|runner|"
@@ -127,13 +135,15 @@ keenly are ("Avid reader, mostly sci-fi.", "Keen cyclist.")."""
 
 _TASTE_OPENER = re.compile(
     r"(?:love|loving|enjoy|enjoying|hate|hating|(?<!moved )(?<!moving )into|obsessed with|"
-    r"addicted to|crazy about|big on|passionate about|keen on|can'?t get enough of)\W*$",
+    r"addicted to|crazy about|big on|passionate about|keen on|can'?t get enough of|"
+    r"learning(?: (?:how )?to)?|taking up|took up)\W*$",
     re.IGNORECASE,
 )
 _NAMES_A_TASTE = re.compile(
     r"\s+(?!(?:the|a|an|this|that|these|those|them|his|her|their|our|its|how|when|what|where|"
     r"all|every|some|seeing|hearing|watching|reading|looking|getting|having|being|and|or|is|"
-    r"was|can|could|will|would|has|had|makes|made)\b)[a-z]",
+    r"was|can|could|will|would|has|had|makes|made|so|more|something|stuff|things|lots|loads|"
+    r"tons)\b)[a-z]",
     re.IGNORECASE,
 )
 """After "love", "hate" or "into", a pastime or thing named bare ("Hate cooking.", "Into
@@ -219,6 +229,16 @@ _NOT_A_NOTE = re.compile(
 listener ("Yeah, work can be tough.", "Keep up the good work!"), not a note on the speaker."""
 
 
+_ASIDE = re.compile(
+    r"(?:(?:so|and|but)\s+)?(?:please\s+)?(?:be (?:careful|mindful|aware)|"
+    r"(?:keep|bear) (?:that|this|it) in mind|(?:it|that)(?:['’]s| is| was| has been| can be)"
+    r"(?!.*\b(?:the|a|an|my|his|her|their|our)\b)(?: [\w'’-]+){1,2}\W*$)",
+    re.IGNORECASE,
+)
+"""A clause after a note that still belongs to it: a caution to the listener or a comment on it
+("Shellfish allergy, so be careful with recipes.", "Job hunting, it's brutal.")."""
+
+
 def telegraphic(sentence: str, kinds: Iterable[str]) -> bool:
     """Whether a short sentence without a subject notes the speaker's health, diet, people, pets,
     work or identity ("Diabetic, type 2.", "Nut allergy, severe.", "Two kids, one dog, zero free
@@ -228,7 +248,7 @@ def telegraphic(sentence: str, kinds: Iterable[str]) -> bool:
         and bool(_TELEGRAPHIC_KINDS.intersection(kinds))
         and _NOT_A_NOTE.search(sentence) is None
         and _REACTION.search(sentence) is None
-        and without_subject(sentence)
+        and without_subject(sentence, aside=_ASIDE)
     )
 
 
@@ -242,9 +262,12 @@ _OWNED = (
     r"cars?|vans?|trucks?|pickups?|suvs?|minivans?|motorbikes?|motorcycles?|scooters?|mopeds?|"
     r"bikes?|bicycles?|e-?bikes?|boats?|sailboats?|yachts?|canoes?|kayaks?|rvs?|campers?|"
     r"campervans?|caravans?|motorhomes?|cabins?|cottages?|gardens?|backyards?|garages?|"
-    r"allotments?"
+    r"allotments?|toyota|honda|volvo|tesla|bmw|audi|subaru|mazda|nissan|hyundai|kia|"
+    r"volkswagen|vw|mercedes|chevy|chevrolet|jeep|fiat|peugeot|renault|skoda|prius|lexus|"
+    r"porsche|corolla|camry|harley"
 )
-"""What a household may own (the kind `belongings`), in lower case."""
+"""What a household may own (the kind `belongings`), cars also by their makers' names, in lower
+case."""
 _HOUSEHOLD_OWNS = re.compile(
     rf"(?<![\w'’])(?:our (?:[\w-]+ )?(?:{_OWNED})\b|we(?:['’]ve| have)?(?: just| recently| "
     r"finally| still)? (?:have|has|own|got|bought|drive|keep|ride|sold)\b)",
@@ -376,7 +399,8 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"\b(?:allerg\w*|intoleran\w*|asthma\w*|diabet\w*|pregnan\w*|coeliac|celiac|disease|"
             r"disorder|syndrome|chronic|pain|injur\w*|surgery|medication|medicine|doctor|"
             r"blood pressure|epipen|condition|migraine\w*|anxiety|depress\w*|sick\w*|"
-            r"disab\w*|deaf|blind|wheelchair|phobia|fear|afraid|can'?t swim|cannot swim|"
+            r"disab\w*|deaf|blind|wheelchair|phobia|fear|afraid|scared of|terrified of|"
+            r"frightened of|can'?t swim|cannot swim|"
             r"dyslex\w*|adhd|autis\w*|therapy|diagnos\w*|recover\w*|colou?rblind|"
             r"(?:short|near|far|long)[- ]?sighted|glasses|contact lenses|hearing aids?|chemo\w*|"
             r"cancer|trimester|ocd|ptsd|arthritis|insomnia|ibs|smok\w*|vap(?:e|es|ing)|"
@@ -387,18 +411,20 @@ _KINDS: tuple[_Kind, ...] = tuple(
             3.0,
             r"\b(?:vegan|vegetarian|pescatarian|gluten|dairy|lactose|halal|kosher|alcohol|sober|"
             r"diet\w*|don'?t eat|do not eat|can'?t eat|don'?t drink|spicy|sugar|meat|nuts?|"
-            r"caffeine|coffees?)\b",
+            r"caffeine|coffees?|veggie|keto|paleo|whole30|low[- ]carb|fodmap|plant[- ]based|"
+            r"(?:intermittent )?fasting)\b",
         ),
         (
             "people",
             2.5,
             r"\b(?:wife|husband|partner|spouse|son|daughter|kids?|child|children|twins|baby|"
-            r"babies|toddlers?|newborns?|infants?|teenagers?|"
+            r"babies|toddlers?|newborns?|infants?|teenagers?|(?:\d+|one|two|three|four|five|six|"
+            r"seven|eight|nine|ten)[- ](?:year|month)[- ]olds?|"
             r"step(?:son|daughter|kid|child|children|mom|mum|dad|mother|father)s?|"
             r"brother|sister|sibling\w*|mother|mom|mum|father|dad|parents?|grand\w+|cousin|aunt|"
             r"uncle|niece|nephew|fianc[ée]e?|girlfriend|boyfriend|married|family|friend|"
             r"roommate|flatmate|colleague|boss|wedding|anniversary|engaged|honeymoon|divorc\w*|"
-            r"widow\w*|single (?:again|now|mom|mum|dad|parent|after|since|for))\b",
+            r"widow\w*|empty nesters?|single (?:again|now|mom|mum|dad|parent|after|since|for))\b",
         ),
         (
             "pets",
@@ -432,13 +458,15 @@ _KINDS: tuple[_Kind, ...] = tuple(
             "home",
             2.0,
             r"\b(?:live|lived|living|moved|moving|relocat\w*|flat|apartment|house|home|"
-            r"neighbou?rhood|rent\w*|grew up|born|from|based in)\b|\bwhere (?:\w+ ){0,3}based\b",
+            r"neighbou?rhood|rent\w*|grew up|born|raised (?:in|on)|from|based in)\b|"
+            r"\bwhere (?:\w+ ){0,3}based\b",
         ),
         (
             "identity",
             2.0,
             r"\b(?:my name|i'?m called|call me|calls me|go(?:es)? by|known as|nickname|years old|"
-            r"speak\w*|language|native|nationality|"
+            r"speak\w*|language|native|nationality|fluent|bilingual|trilingual|multilingual|"
+            r"mother tongue|"
             r"citizen|religio\w*|pronouns?|"
             r"turn(?:ed|ing|s)? \d+(?= (?:today|tomorrow|yesterday|next|last|this|on|in|soon)\b|"
             r"\W*$))\b",
@@ -743,7 +771,10 @@ def self_statement(sentence: str) -> SelfStatement | None:
         or _IMPLIED_I.match(sentence)
         or _ANY_KIND.match(sentence)
         or is_standing(sentence)
-        or (len(sentence.split()) <= MAX_TELEGRAPHIC_WORDS and without_subject(sentence))
+        or (
+            len(sentence.split()) <= MAX_TELEGRAPHIC_WORDS
+            and without_subject(sentence, aside=_ASIDE)
+        )
     ):
         return None  # no way to be about the speaker: the kinds need not be read
     kinds = kind_weights(sentence)

@@ -288,10 +288,15 @@ def opens_without_subject(text: str) -> bool:
     return _without_subject(words(_CLAUSE_END.split(text.strip(" ,"), maxsplit=1)[0]))
 
 
-def without_subject(text: str) -> bool:
+def without_subject(text: str, *, aside: re.Pattern[str] | None = None) -> bool:
     """Whether no clause of `text` has a subject or an auxiliary verb: a telegraphic note ("Nut
-    allergy, severe.", "Two kids, one dog, zero free time.")."""
-    return all(_without_subject(words(clause)) for clause in _CLAUSE_END.split(text.strip(" ,")))
+    allergy, severe.", "Two kids, one dog, zero free time."). A clause after the first that
+    `aside` matches may have one ("Nut allergy, so be careful.", "Job hunting, it's brutal.")."""
+    first, *rest = _CLAUSE_END.split(text.strip(" ,"))
+    return _without_subject(words(first)) and all(
+        _without_subject(words(clause)) or (aside is not None and aside.match(clause.strip()))
+        for clause in rest
+    )
 
 
 def _without_subject(clause: list[str]) -> bool:
