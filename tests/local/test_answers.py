@@ -96,6 +96,12 @@ def test_a_sentence_about_the_speaker_reads_as_usual_and_bare_yes_or_no_counts()
     [no] = extractor.extract_reply("No.", speaker="Kim", question="Do you have any allergies?")
     assert no.text == 'Kim, asked "Do you have any allergies?": No.'
     assert extractor.extract_reply("Thanks!", speaker="Kim", question="Where do you live?") == []
+    thanks = extractor.extract_reply(
+        "Thanks, Melanie!", speaker="Kim", question="Where do you live?"
+    )
+    assert thanks == []  # a name, but with thanks: politeness
+    [google] = extractor.extract_reply("At Google.", speaker="Kim", question="Where do you work?")
+    assert google.topics == ("work",)  # names alone are the whole reply: a newer job ends it
     assert extractor.extract_reply("Yes.", speaker="Kim", question="Is that all?") == []
 
 
@@ -111,6 +117,8 @@ def test_a_sentence_about_the_speaker_reads_as_usual_and_bare_yes_or_no_counts()
         ("How old are you?", "Turning 30 next week!"),  # an exclamation with a number
         ("Are you allergic to anything?", "Only penicillin as far as I know."),  # a hedge
         ("Any allergies?", "Peanuts, I think."),
+        ("What kind of food do you like?", "Mostly Ethiopian and Korean."),  # only names
+        ("Where do you work?", "At Google."),
     ],
 )
 def test_a_reply_standing_for_what_was_asked_is_read_with_the_question(

@@ -94,9 +94,7 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
                 or _reveals(text)
             )
         )
-    content = [
-        w for w in words(_GREETING.sub(" ", text.lower())) if len(w) > 1 and w not in STOP_WORDS
-    ]
+    content = _content_words(text)
     rest = [w for w in content if w not in PHATIC_WORDS]
     if not rest or (_FIRST_PERSON.search(text) is None and _only_names(text, rest)):
         return True  # politeness, or names said in passing ("Thanks, Melanie!")
@@ -242,6 +240,24 @@ def _reveals(question: str) -> bool:
     if not mine or (mine == {"me"} and _YOURS.search(question)) or _RECALL.match(question):
         return False
     return bool(kinds_in(question) & _REVEALING_KINDS)
+
+
+def _content_words(text: str) -> list[str]:
+    """The words of `text` past its greetings and function words."""
+    return [
+        w for w in words(_GREETING.sub(" ", text.lower())) if len(w) > 1 and w not in STOP_WORDS
+    ]
+
+
+def names_only(sentence: str) -> bool:
+    """Whether a sentence is nothing but names, without a word of politeness ("Mostly Ethiopian
+    and Korean.", "At Google."): chatter said in passing, but the answer when it replies to a
+    question about the user ("What food do you like?", "Where do you work?")."""
+    text = SPEAKER_LABEL.sub("", sentence.strip(), count=1)
+    content = _content_words(text)
+    return (
+        bool(content) and not any(w in PHATIC_WORDS for w in content) and _only_names(text, content)
+    )
 
 
 def _only_names(text: str, rest: list[str]) -> bool:

@@ -23,7 +23,7 @@ from zepkit.local.answers import (
     refers_back,
     unhedged,
 )
-from zepkit.local.chatter import is_chatter
+from zepkit.local.chatter import is_chatter, names_only
 from zepkit.local.profile import (
     MAX_JOINED_CHARS,
     answer_salience,
@@ -140,6 +140,8 @@ class RuleExtractor:
         if not names_the_user(question):  # "Is that all?" "Yes." says nothing of the user
             return []
         said = sentences(text)
+        if len(said) == 1 and names_only(said[0]):  # "Mostly Ethiopian and Korean."
+            return [self._answer(asked + said[0], said[0], question, alone=True)]
         bare = [sentence for sentence in said if is_bare_reply(sentence)]
         if not bare and len(said) == 1 and _answers(said[0], question):
             bare = said  # "That would be Jordan." reads as politeness alone
