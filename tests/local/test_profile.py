@@ -108,6 +108,8 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "WFH mostly.",
         "Between jobs at the moment.",
         "Currently on parental leave.",
+        "Working two jobs right now, a café in the mornings and a bar at night.",
+        "Working remotely these days.",
         "Teaching English in Seoul.",
         "Looking for a new job in Leeds.",
         "Newly single after 8 years.",
