@@ -91,6 +91,7 @@ def test_chatter(sentence: str, role: str) -> None:
         ("Please always reply in Spanish.", "user"),  # a request that stands for every turn
         ("From now on, keep your answers short.", "user"),
         ("Please don't suggest anything with mushrooms.", "user"),  # what never to offer
+        ("Please use metric units.", "user"),  # units for every answer
         ("help me plan a party for my son, he is turning 6 and loves dinosaurs", "user"),
         ("Write a poem for my wife, she loves roses.", "user"),  # going on about someone
         ("Just got engaged!!", "user"),  # news without "I", not a cheer

@@ -61,6 +61,8 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "Never use emojis when you write to me.",
         "Please don't suggest anything with mushrooms.",
         "Do not include recipes with nuts.",
+        "Please use metric units, I'm in Australia.",  # units and spelling stand for every turn
+        "Please answer in British English.",
         # chat's dropped "I"
         "Been vegan for 5 years now.",
         "Recently diagnosed with celiac.",
@@ -110,6 +112,7 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "Currently on parental leave.",
         "Working two jobs right now, a café in the mornings and a bar at night.",
         "Working remotely these days.",
+        "Been playing guitar in a covers band for years.",  # a pastime kept for years
         "Teaching English in Seoul.",
         "Looking for a new job in Leeds.",
         "Newly single after 8 years.",
@@ -261,6 +264,8 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Raised in the meeting, the budget.",
         "Went to the shops.",
         "Currently in a meeting.",  # no place named
+        "Use the US address.",  # this task's
+        "Been loving this weather for weeks.",
         "Moved on from that.",
         "Not good with names, sorry!",
         "The house is a 100-year-old cottage.",

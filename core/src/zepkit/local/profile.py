@@ -165,6 +165,14 @@ _FAN = re.compile(r"\bfan\b|can'?t (?:eat|have|drink|stand)|don'?t (?:eat|drink)
 """Openers that make any taste the speaker's own; after "love", "hate" or "into" it must be named
 bare (`_NAMES_A_TASTE`), and after the other openers it does not count."""
 
+_LASTING = re.compile(
+    r"\bfor (?:years|ages|decades|(?:a|two|three|four|five|\d+|many|several|a few|a couple of) "
+    r"(?:years|decades))\b|\bsince (?:i was|\d{4}|childhood|school|college|uni)\b",
+    re.IGNORECASE,
+)
+"""A pastime kept for years ("Been playing guitar in a covers band for years."): the speaker's
+taste whatever the opener, unlike a passing "Been loving this weather"."""
+
 _IMPLIED_KINDS = frozenset(
     {*_PERSONAL_KINDS, "pets", "belongings", "fitness", "tastes", "constraints"}
 )
@@ -186,7 +194,7 @@ def says_of_self_without_i(sentence: str, kinds: Iterable[str] | None = None) ->
         return _NAMES_A_TASTE.match(sentence, opener.end()) is not None and bool(
             _IMPLIED_KINDS.intersection(found)
         )
-    if _FAN.search(opener[0]) is None:
+    if _FAN.search(opener[0]) is None and _LASTING.search(sentence) is None:
         found.discard("tastes")  # "Not a fan of mushrooms"; not "Been loving this weather"
     return bool(_IMPLIED_KINDS.intersection(found))
 
@@ -326,13 +334,17 @@ keep your answers short.", "Please call me Alex."): how the user wants to be spo
 every later block."""
 
 _NEVER_OFFER = (
-    r"^\W*(?:please )?(?:don'?t|do not) (?:ever )?(?:suggest|recommend|include|offer)"
+    r"^\W*(?:please )?(?:(?:don'?t|do not) (?:ever )?(?:suggest|recommend|include|offer)"
     r"(?: me)? (?:anything|any|things?|foods?|dishes|recipes|meals|places|restaurants|"
-    r"products|brands|books|films|movies|shows|songs|music)\b"
+    r"products|brands|books|films|movies|shows|songs|music)|"
+    r"(?:use|give (?:me )?|answer in|reply in|respond in|write in|stick to|switch to) (?:the )?"
+    r"(?:metric|imperial|celsius|fahrenheit|(?:british|american|uk|us|australian|canadian) "
+    r"(?:english|spelling|units|measurements)))\b"
 )
 """A standing instruction in a request's form, written in lower case: what never to offer
-("Please don't suggest anything with mushrooms."). Anchored and apart from `_STANDING`, so a
-search of either reads only what it must (every sentence is read against both)."""
+("Please don't suggest anything with mushrooms.") and which units or spelling to use ("Please
+use metric units."). Anchored and apart from `_STANDING`, so a search of either reads only what
+it must (every sentence is read against both)."""
 
 _STANDING_RULE = re.compile(_STANDING, re.IGNORECASE)
 _NEVER_OFFER_RULE = re.compile(_NEVER_OFFER, re.IGNORECASE)
