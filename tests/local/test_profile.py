@@ -113,6 +113,8 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "Working two jobs right now, a café in the mornings and a bar at night.",
         "Working remotely these days.",
         "Been playing guitar in a covers band for years.",  # a pastime kept for years
+        "Having a baby in May!!",
+        "Lost 15 kilos this year by walking every day.",
         "Teaching English in Seoul.",
         "Looking for a new job in Leeds.",
         "Newly single after 8 years.",
@@ -266,6 +268,7 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Currently in a meeting.",  # no place named
         "Use the US address.",  # this task's
         "Been loving this weather for weeks.",
+        "Having a supportive team is awesome.",  # having as a subject: a view
         "Moved on from that.",
         "Not good with names, sorry!",
         "The house is a 100-year-old cottage.",

@@ -73,6 +73,8 @@ _IMPLIED_I = re.compile(
     r"really|totally|kinda|sort of|mostly|absolutely|genuinely|truly)\s+)*"
     r"(?:(?:(?:started|starting|been) )?(?:learning(?: (?:how )?to)?|taking up|took up)"
     r"(?![^,.;!?]*\b(?:is|are|was|were|has|have|can|will|makes?|helps?|takes?)\b)|"
+    r"having(?![^,.;!?]*\b(?:is|are|was|were|has|have|can|could|might|will|would|makes?|"
+    r"helps?|takes?)\b)|"
     r"been|(?:got|gotten|getting)(?! (?:home|back|there|here|it|that|this|to)\b)|"
     r"starting|started|diagnosed|expecting|engaged|married|pregnant|relocat(?:ed|ing)|"
     r"(?:went|gone|going)(?= (?:vegan|vegetarian|pescatarian|keto|paleo|plant-based|"
@@ -506,7 +508,8 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"\b(?:gym|workouts?|work out|exercis\w*|fitness|running|jog\w*|cycling|cycle|biking|"
             r"swim\w*|yoga|pilates|hik(?:e|es|ed|ing)|climbing|boulder\w*|sports?|football|"
             r"soccer|tennis|"
-            r"basketball|weight|lose (?:\w+ ){0,2}(?:kg|kilos?|lbs?|pounds)|"
+            r"basketball|weight|(?:lose|lost|losing|gain|gained|put on) (?:\w+ ){0,2}"
+            r"(?:kg|kilos?|lbs?|pounds|stone)|"
             r"i run (?=\d|(?:about|around|every|daily|most|marathons?|half|regularly|a lot)\b))\b",
         ),
         (
