@@ -134,6 +134,7 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "Bad back, so no heavy lifting please.",
         "Shellfish allergy, so be careful with recipes.",  # a caution to the listener after it
         "Job hunting, it's brutal.",  # a comment on the note
+        "Job hunting, it's been a nightmare.",
         "Fluent in Spanish and French, a bit of German.",
         "Learning to play the piano.",
         "Started learning Japanese.",

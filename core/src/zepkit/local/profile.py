@@ -102,8 +102,8 @@ _IMPLIED_I = re.compile(
     r"(?:husband|hubby|wife|wifey|partner|boyfriend|girlfriend|fianc[eé]e?|son|daughter|"
     r"mum|mom|dad|toddler|baby|brother|sister|grandma|grandpa|granny|boss|dog|cat|puppy|"
     r"kitten|(?:new )?job|work|budget|money|cash)(?:(?:'s|’s)(?= )|(?= (?:is|was|has|had|just|"
-    r"turns|turned|loves|hates|can'?t|doesn'?t|works|lives|birthday|name|starts|started|got|gets|left|moved|"
-    r"passed)\b))|"
+    r"turns|turned|loves|hates|can'?t|doesn'?t|works|lives|birthday|name|starts|started|got|"
+    r"gets|left|moved|passed)\b))|"
     r"(?:kids|twins|boys|girls|parents|in-laws)(?= (?:(?:are|were) (?:\d|both|all|now|still|"
     r"grown|teens|at|in|away|home|back|off|visiting|coming|staying|going|starting|leaving|"
     r"moving|driving|growing)|turn|turned|start|started|live|just)\b)|"
@@ -243,7 +243,7 @@ listener ("Yeah, work can be tough.", "Keep up the good work!"), not a note on t
 _ASIDE = re.compile(
     r"(?:(?:so|and|but)\s+)?(?:please\s+)?(?:be (?:careful|mindful|aware)|"
     r"(?:keep|bear) (?:that|this|it) in mind|(?:it|that)(?:['’]s| is| was| has been| can be)"
-    r"(?!.*\b(?:the|a|an|my|his|her|their|our)\b)(?: [\w'’-]+){1,2}\W*$)",
+    r"(?!.*\b(?:the|my|his|her|their|our)\b)(?: [\w'’-]+){1,3}\W*$)",
     re.IGNORECASE,
 )
 """A clause after a note that still belongs to it: a caution to the listener or a comment on it
