@@ -82,6 +82,15 @@ async def test_user_fields_are_checked(http: httpx.AsyncClient) -> None:
     _error(await http.post("threads", json={"user_uuid": "no-such-user"}), 404)
 
 
+async def test_a_user_update_is_checked(http: httpx.AsyncClient) -> None:
+    user = (await http.post("users", json={"user_id": "erin"})).json()
+    nested = {"metadata": {"nested": {"a": 1}}}
+    _error(await http.patch(f"users/{user['uuid']}", json=nested), 400, "metadata")
+    _error(await http.patch("users/no-such-user", json={"first_name": "X"}), 404)
+    renamed = await http.patch(f"users/{user['uuid']}", json={"first_name": "Erin"})
+    assert renamed.status_code == 200 and renamed.json()["first_name"] == "Erin"
+
+
 async def test_graph_limits(http: httpx.AsyncClient) -> None:
     user = (await http.post("users", json={"user_id": "bob"})).json()
     graph = user["graph_uuid"]

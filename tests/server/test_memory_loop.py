@@ -86,3 +86,17 @@ async def test_memory_survives_a_restart(
             assert any("ZEBRA-7781" in e.content for e in found.episodes)
         finally:
             await loop.aclose()
+
+
+async def test_a_users_new_name_reaches_the_server_from_another_process(server: Any) -> None:
+    first, second = await _loop(server), await _loop(server)
+    try:
+        await first.ensure_user("alice", first_name="Alice", email="alice@example.com")
+        # a second process knows nothing of alice: its create meets a conflict, and the
+        # name it was given differs from the stored one, so it is sent
+        assert await second.ensure_user("alice", first_name="Ali") is False
+        stored = await first.get_user("alice")
+        assert (stored.first_name, stored.email) == ("Ali", "alice@example.com")
+    finally:
+        await first.aclose()
+        await second.aclose()

@@ -64,6 +64,32 @@ async def test_ensure_existing_user_looks_it_up(fake: FakeZep, zep: ZepBackend) 
     ]
 
 
+async def test_ensure_user_sends_only_changed_fields_and_nothing_when_unchanged(
+    fake: FakeZep, zep: ZepBackend
+) -> None:
+    await zep.ensure_user(UserProfile("alice", first_name="Alice", email="a@example.com"))
+    user_uuid = next(iter(fake.users))
+    fake.requests.clear()
+    assert await zep.ensure_user(UserProfile("alice", first_name="Alice")) is False
+    assert fake.requests == []  # what Zep holds already: no call
+    await zep.ensure_user(UserProfile("alice", first_name="Ali", email="a@example.com"))
+    assert [wire(r) for r in fake.requests] == [
+        ("PATCH", f"/users/{user_uuid}", {}, {"first_name": "Ali"})
+    ]
+    fake.requests.clear()
+    # another process, which has not seen the user: its create meets a conflict, the lookup
+    # tells it what Zep holds, and only the difference is sent
+    other = ZepBackend(fake.client(), max_retries=0)
+    assert await other.ensure_user(UserProfile("alice", first_name="Ali", last_name="L")) is False
+    assert [wire(r)[:2] for r in fake.requests] == [
+        ("POST", "/users"),
+        ("POST", "/users/lookup"),
+        ("PATCH", f"/users/{user_uuid}"),
+    ]
+    assert wire(fake.requests[-1])[3] == {"last_name": "L"}
+    assert fake.users[user_uuid]["first_name"] == "Ali"
+
+
 async def test_ensure_thread(fake: FakeZep, zep: ZepBackend) -> None:
     await zep.ensure_user(UserProfile("alice"))
     user_uuid = next(iter(fake.users))

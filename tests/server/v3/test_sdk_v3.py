@@ -106,6 +106,20 @@ async def test_delete_user_takes_their_memory_and_leaves_others(zep: AsyncZep) -
     assert [m.content for m in history.messages or []] == ["I row."]
 
 
+async def test_user_update_sets_the_fields_given_and_keeps_the_others(zep: AsyncZep) -> None:
+    await zep.user.add(user_id="alice", first_name="Alice", email="alice@example.com")
+    updated = await zep.user.update("alice", first_name="Ali", metadata={"plan": "pro"})
+    assert (updated.first_name, updated.email, updated.metadata) == (
+        "Ali",
+        "alice@example.com",
+        {"plan": "pro"},
+    )
+    again = await zep.user.get("alice")
+    assert (again.first_name, again.email) == ("Ali", "alice@example.com")
+    with pytest.raises(NotFoundError):
+        await zep.user.update("nobody", first_name="X")
+
+
 async def test_bad_input_is_a_400_naming_the_field(zep: AsyncZep) -> None:
     await _alice(zep)
     with pytest.raises(ApiError) as too_many:

@@ -92,7 +92,8 @@ class Backend(Protocol):
     def capabilities(self) -> Capabilities: ...
 
     async def ensure_user(self, user: UserProfile) -> bool:
-        """Create the user unless it exists; True when created. Idempotent and race-safe."""
+        """Create the user unless it exists; True when created. Idempotent and race-safe. On an
+        existing user, the profile fields given (not None) replace the stored ones."""
         ...
 
     async def ensure_thread(self, thread_id: str, user_id: str) -> bool:

@@ -179,7 +179,8 @@ class MemoryLoop(TurnMachinery, Management):
         email: str | None = None,
         metadata: dict[str, Any] | None = None,
     ) -> bool:
-        """Create the user unless it exists; True when this call created it."""
+        """Create the user unless it exists; True when this call created it. On an existing
+        user, the profile fields given replace the stored ones (the others stay)."""
         check_id(user_id, "user_id")
         profile = UserProfile(user_id, first_name, last_name, email, metadata)
         return await within(self.deadline, self.backend.ensure_user(profile), "ensure_user")

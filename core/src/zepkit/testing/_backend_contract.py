@@ -81,6 +81,18 @@ class BackendContract:
         assert await backend.ensure_user(UserProfile("alice", first_name="Alice")) is True
         assert await backend.ensure_user(UserProfile("alice", first_name="Alice")) is False
 
+    async def test_ensure_user_updates_the_fields_given(self, backend: Backend) -> None:
+        await backend.ensure_user(UserProfile("ada", first_name="Ada", email="ada@example.com"))
+        again = UserProfile("ada", first_name="Augusta", last_name="King", metadata={"plan": "pro"})
+        assert await backend.ensure_user(again) is False
+        user = await backend.get_user("ada")
+        assert (user.first_name, user.last_name, user.email, user.metadata) == (
+            "Augusta",
+            "King",
+            "ada@example.com",  # not given: kept
+            {"plan": "pro"},
+        )
+
     async def test_ensure_thread_is_idempotent(self, backend: Backend) -> None:
         await backend.ensure_user(UserProfile("alice"))
         assert await backend.ensure_thread("t1", "alice") is True

@@ -87,6 +87,27 @@ def _remember(cache: dict[str, T], key: str, value: T) -> None:
         del cache[next(iter(cache))]
 
 
+def _profile_fields(user: UserProfile) -> dict[str, Any]:
+    """The profile fields a caller gave (None: not given)."""
+    given = {
+        "first_name": user.first_name,
+        "last_name": user.last_name,
+        "email": user.email,
+        "metadata": user.metadata,
+    }
+    return {field: value for field, value in given.items() if value is not None}
+
+
+def _stored_fields(user: User) -> dict[str, Any]:
+    """The profile fields of a user as Zep returned it."""
+    return {
+        "first_name": user.first_name,
+        "last_name": user.last_name,
+        "email": user.email,
+        "metadata": user.metadata,
+    }
+
+
 def _user_info(user: User, user_id: str) -> UserInfo:
     return UserInfo(
         user_id=user_id,
@@ -138,6 +159,7 @@ class ZepBackend:
         )
         self._create_retries = 2 if max_retries is None else max_retries
         self._users: dict[str, ZepUser] = {}
+        self._user_fields: dict[str, dict[str, Any]] = {}  # the profile Zep last returned
         self._thread_ids: dict[str, str] = {}  # thread UUID -> app thread id, for results
         self._locks = KeyedLocks()
         self._closed = False
@@ -233,9 +255,11 @@ class ZepBackend:
     # -- provisioning -------------------------------------------------------------------------
 
     async def ensure_user(self, user: UserProfile) -> bool:
-        """Create the Zep user whose `user_id` is the app's id; on a conflict, look it up."""
+        """Create the Zep user whose `user_id` is the app's id; on a conflict, look it up. An
+        existing user's profile fields given here and different in Zep are updated."""
         async with self._locks.hold(("user", user.user_id)):
             if user.user_id in self._users:
+                await self._update_fields(user)
                 return False
             # One key per call, reused across retries: a replayed create must not say "created".
             key = str(uuid_module.uuid4())
@@ -255,9 +279,28 @@ class ZepBackend:
                 )
             except ConflictError:
                 await self._user(user.user_id)
+                await self._update_fields(user)
                 return False
             self._remember_user(user.user_id, created, "user.create")
             return True
+
+    async def _update_fields(self, user: UserProfile) -> None:
+        """Send Zep the profile fields given that differ from what it last told (one PATCH of
+        those fields only; none when nothing changed, so a known user costs no call)."""
+        known = self._user_fields.get(user.user_id)
+        changed = {
+            field: value
+            for field, value in _profile_fields(user).items()
+            if known is None or known.get(field) != value
+        }
+        if not changed:
+            return
+        zep_user = await self._user(user.user_id)
+        with zep_errors("user.update", user_id=user.user_id):
+            updated = await self._user_api.update(
+                zep_user.uuid, **changed, request_options=self._options
+            )
+        self._remember_user(user.user_id, updated, "user.update")
 
     async def ensure_thread(self, thread_id: str, user_id: str) -> bool:
         """Create a Zep thread for the user and map the app's thread id to it."""
@@ -327,6 +370,7 @@ class ZepBackend:
             raise BackendError(f"Zep {operation} (user_id={user_id!r}): no uuid returned")
         zep_user = ZepUser(uuid=user.uuid_, graph_uuid=user.graph_uuid or user.uuid_)
         _remember(self._users, user_id, zep_user)
+        _remember(self._user_fields, user_id, _stored_fields(user))
         return zep_user
 
     async def _thread_uuid(self, thread_id: str) -> str:
@@ -535,6 +579,7 @@ class ZepBackend:
                     )
             finally:
                 self._users.pop(user_id, None)  # gone, or unknown to Zep already
+                self._user_fields.pop(user_id, None)
             for thread in threads:
                 thread_uuid = thread.uuid_ or ""
                 thread_id = self._thread_ids.pop(thread_uuid, None)

@@ -11,12 +11,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from zepkit.core import MemoryLoop
-from zepkit.core.spi import Backend
+from zepkit.core.spi import Backend, UserProfile
+from zepkit.server.errors import not_found
 from zepkit.server.namespace import ProjectNamespace
-from zepkit.server.registry import Registry
+from zepkit.server.registry import Registry, UserRow
 
 PROJECT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 BackendFactory = Callable[[Path], Backend]
@@ -46,6 +47,17 @@ class Project:
     registry: Registry
     memory: MemoryLoop | None = None
     """The loop that owns `backend`'s store, closed with the project (None: `backend` is)."""
+
+    async def update_user(self, user: UserRow, fields: dict[str, Any]) -> UserRow:
+        """Set the user's profile fields given (None: not given), in the backend's store first,
+        then in the registry that answers for the wire."""
+        given = {name: value for name, value in fields.items() if value is not None}
+        if given:
+            await self.backend.ensure_user(UserProfile(user.user_id, **given))
+        updated = self.registry.update_user(user.uuid, given)
+        if updated is None:  # deleted meanwhile
+            raise not_found("user")
+        return updated
 
     async def aclose(self) -> None:
         if self.memory is not None:

@@ -134,6 +134,22 @@ class Registry:
             return None
         return self.user(user_uuid)
 
+    def update_user(self, user_uuid: str, fields: dict[str, Any]) -> UserRow | None:
+        """Set the profile fields given (first_name, last_name, email, metadata); the others
+        stay. None when there is no such user."""
+        columns = [
+            name for name in ("first_name", "last_name", "email", "metadata") if name in fields
+        ]
+        if columns:
+            values = [
+                json.dumps(fields[name]) if name == "metadata" else fields[name] for name in columns
+            ]
+            self._db.execute(
+                f"UPDATE users SET {', '.join(f'{name} = ?' for name in columns)} WHERE uuid = ?",
+                (*values, user_uuid),
+            )
+        return self.user(user_uuid)
+
     def _user_where(self, column: str, value: str) -> UserRow | None:
         row = self._db.execute(
             f"SELECT {_USER_FIELDS} FROM users WHERE {column} = ?", (value,)

@@ -32,6 +32,7 @@ from zepkit.server.wire import (
     Free,
     Metadata,
     Said,
+    UpdateUser,
     iso,
     parse,
 )
@@ -175,6 +176,12 @@ async def add_user(project: Project, request: Request) -> Answer:
 
 async def get_user(project: Project, request: Request) -> Answer:
     return 200, _user_json(_user(project, request.path_params["id"]))
+
+
+async def update_user(project: Project, request: Request) -> Answer:
+    body = await parse(request, UpdateUser)
+    user = _user(project, request.path_params["id"])
+    return 200, _user_json(await project.update_user(user, body.model_dump()))
 
 
 async def delete_user(project: Project, request: Request) -> Answer:
@@ -423,6 +430,7 @@ async def search(project: Project, request: Request) -> Answer:
 ROUTES: list[Endpoint] = [
     Endpoint("/users", "POST", add_user, "Add a user", AddUser, status=201),
     Endpoint("/users/{id}", "GET", get_user, "Get a user by user_id"),
+    Endpoint("/users/{id}", "PATCH", update_user, "Update a user's profile", UpdateUser),
     Endpoint("/users/{id}", "DELETE", delete_user, "Delete a user and their memory"),
     Endpoint("/threads", "POST", create_thread, "Create a thread", CreateThread, status=201),
     Endpoint("/threads/{id}", "DELETE", delete_thread, "Delete a thread"),

@@ -26,6 +26,7 @@ from zepkit.server.wire import (
     ListFiltered,
     ListUsers,
     LookupUser,
+    UpdateUser,
     edge_json,
     episode_json,
     iso,
@@ -193,6 +194,12 @@ async def lookup_user(project: Project, request: Request) -> Answer:
 
 async def get_user(project: Project, request: Request) -> Answer:
     return 200, user_json(_user(project, request.path_params["uuid"]))
+
+
+async def update_user(project: Project, request: Request) -> Answer:
+    body = await parse(request, UpdateUser)
+    user = _user(project, request.path_params["uuid"])
+    return 200, user_json(await project.update_user(user, body.model_dump()))
 
 
 async def list_users(project: Project, request: Request) -> Answer:
@@ -480,6 +487,7 @@ ROUTES: list[Endpoint] = [
     Endpoint("/users/lookup", "POST", lookup_user, "Find a user by user_id", LookupUser),
     Endpoint("/users/list", "POST", list_users, "List users", ListUsers, query=LISTING),
     Endpoint("/users/{uuid}", "GET", get_user, "Get a user"),
+    Endpoint("/users/{uuid}", "PATCH", update_user, "Update a user's profile", UpdateUser),
     Endpoint("/users/{uuid}", "DELETE", delete_user, "Delete a user and their memory", status=202),
     Endpoint("/threads", "POST", create_thread, "Create a thread", CreateThread, status=201),
     Endpoint("/threads", "GET", list_threads, "List threads", query=(*LISTING, "user_uuid")),

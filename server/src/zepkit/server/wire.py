@@ -69,6 +69,13 @@ class CreateUser(Body):
     metadata: Metadata = None
 
 
+class UpdateUser(Body):
+    first_name: Free | None = None
+    last_name: Free | None = None
+    email: Free | None = None
+    metadata: Metadata = None
+
+
 class LookupUser(Body):
     user_id: Annotated[str, Field(min_length=1, max_length=MAX_USER_ID_CHARS)]
 

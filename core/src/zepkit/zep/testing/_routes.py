@@ -52,6 +52,7 @@ class FakeZep(RecordingTransport):
             ("POST", re.compile(r"/users/lookup"), self._lookup_user),
             ("POST", re.compile(r"/users/list"), self._list_users),
             ("GET", re.compile(r"/users/(?P<uid>[^/]+)"), self._get_user),
+            ("PATCH", re.compile(r"/users/(?P<uid>[^/]+)"), self._update_user),
             ("DELETE", re.compile(r"/users/(?P<uid>[^/]+)"), self._delete_user),
             ("POST", re.compile(r"/threads"), self._create_thread),
             ("GET", re.compile(r"/threads"), self._list_threads),
@@ -143,6 +144,14 @@ class FakeZep(RecordingTransport):
 
     def _get_user(self, request: RecordedRequest, uid: str) -> tuple[int, Any]:
         return 200, self._user(uid)
+
+    def _update_user(self, request: RecordedRequest, uid: str) -> tuple[int, Any]:
+        """Zep sets the profile fields the body holds and leaves the others."""
+        user, body = self._user(uid), self._body(request)
+        for field in ("email", "first_name", "last_name", "metadata"):
+            if field in body:
+                user[field] = body[field]
+        return 200, user
 
     def _list_users(self, request: RecordedRequest) -> tuple[int, Any]:
         users = list(self.users.values())
