@@ -183,6 +183,11 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         # after an aside
         "Honestly, being a teacher is exhausting.",
         "Ugh, just got diagnosed with asthma.",
+        # after a short opening clause or two
+        "Sorry for the late reply, just got back from Japan.",
+        "Sorry, typing one-handed, just had carpal tunnel surgery.",
+        "Update: got the job at Deloitte!",
+        "Ok so, moving to Berlin next month.",
     ],
 )
 def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) -> None:
@@ -270,6 +275,9 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Use the US address.",  # this task's
         "Been loving this weather for weeks.",
         "Having a supportive team is awesome.",  # having as a subject: a view
+        "Yeah, had a great time.",  # nothing of the speaker's kinds after the opening
+        "He said, just got engaged.",  # the opening has a subject: someone else's news
+        "Sorry about your dog, had a cat like that.",
         "Moved on from that.",
         "Not good with names, sorry!",
         "The house is a 100-year-old cottage.",

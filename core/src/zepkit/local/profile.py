@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
-from zepkit.local.text import SPEAKER_I, STOP_WORDS, without_subject
+from zepkit.local.text import SPEAKER_I, STOP_WORDS, opens_without_subject, without_subject
 
 _SELF = re.compile(rf"(?<![\w'’])(?:{SPEAKER_I}|[Mm]y|MY|[Mm]e|mine|myself)\b")
 """The speaker talking about themselves (in chat's spellings too)."""
@@ -773,6 +773,27 @@ def about_someone(text: str) -> bool:
     return bool(kinds_in(text) & _SOMEONE)
 
 
+_LEAD_IN = re.compile(r"\s*(?:[\w'’-]+\s+){0,4}[\w'’-]+\s*[,:;—–]\s*")
+"""A short opening clause before what is said ("Sorry for the late reply, ", "Update: ")."""
+MAX_LEAD_INS = 2
+
+
+def _said_after_lead_in(sentence: str) -> str | None:
+    """What follows one or two short opening clauses without a subject, when it opens with chat's
+    dropped "I" or a trip ("Sorry for the late reply, just got back from Japan.", "Ok so,
+    moving to Berlin next month.", "Sorry, typing one-handed, just had surgery."), else None."""
+    end = 0
+    for _ in range(MAX_LEAD_INS):
+        lead = _LEAD_IN.match(sentence, end)
+        if lead is None or not opens_without_subject(sentence[end:]):
+            return None
+        end = lead.end()
+        rest = sentence[end:]  # the openers anchor at the start of what they read
+        if _IMPLIED_I.match(rest) or _ANY_KIND.match(rest):
+            return rest
+    return None
+
+
 def self_statement(sentence: str) -> SelfStatement | None:
     """The profile reading of a sentence its speaker says about themselves, else None.
 
@@ -780,6 +801,7 @@ def self_statement(sentence: str) -> SelfStatement | None:
     if _HYPOTHETICAL.search(sentence):
         return None
     own = _SELF.search(sentence) is not None
+    after_lead_in = None
     if not (
         own
         or _HOUSEHOLD.search(sentence)
@@ -792,7 +814,9 @@ def self_statement(sentence: str) -> SelfStatement | None:
             and without_subject(sentence, aside=_ASIDE)
         )
     ):
-        return None  # no way to be about the speaker: the kinds need not be read
+        after_lead_in = _said_after_lead_in(sentence)
+        if after_lead_in is None:
+            return None  # no way to be about the speaker: the kinds need not be read
     kinds = kind_weights(sentence)
     read = sentence
     if not (
@@ -810,7 +834,13 @@ def self_statement(sentence: str) -> SelfStatement | None:
             or telegraphic(sentence, kinds)
             or of_self_any_kind(sentence)
         ):
-            return None
+            if after_lead_in is None:
+                after_lead_in = _said_after_lead_in(sentence)
+            if after_lead_in is None or not (
+                says_of_self_without_i(after_lead_in) or of_self_any_kind(after_lead_in)
+            ):
+                return None
+            sentence = after_lead_in
         read = f"I {sentence.lstrip()}"  # "Just moved to Leeds!" moves the user's home
     salience = BASE_SALIENCE + sum(kinds.values())
     topics = _topics_of(read, typed_lower=not any(ch.isupper() for ch in sentence))
