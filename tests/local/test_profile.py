@@ -123,6 +123,8 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "Not a morning person at all.",  # what kind of person the speaker is not
         "Not much of a cook, honestly.",
         "Proud dog mom of three.",  # "proud", not "proud of" someone
+        "Grandma to seven, and they all come for Sunday lunch!",
+        "In a long-distance relationship with someone in Chile.",
         # telegraphic notes on the speaker's health, diet, people, pets, work
         "Diabetic, type 2.",
         "Nut allergy, severe.",
@@ -277,6 +279,7 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Having a supportive team is awesome.",  # having as a subject: a view
         "Yeah, had a great time.",  # nothing of the speaker's kinds after the opening
         "He said, just got engaged.",  # the opening has a subject: someone else's news
+        "The relationship between inflation and rates is complex.",
         "Sorry about your dog, had a cat like that.",
         "Moved on from that.",
         "Not good with names, sorry!",

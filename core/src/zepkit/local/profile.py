@@ -25,13 +25,14 @@ _SAYS_SO = re.compile(
     r"quick context|heads up|for the record|about me)\b|^\W*(?:note|context)\W*:|"
     r"\b\w+\s+here"
     r"(?:\W+(?:lol|haha|tbh|btw|too|also))?\W*$|"
-    r"^\W*(?:(?:a )?(?:mom|mum|dad|mother|father|parent) of)\b",
+    r"^\W*(?:(?:a )?(?:mom|mum|dad|mother|father|parent|grandma|grandpa|grandmother|"
+    r"grandfather|granny|nan|nana) (?:of|to))\b",
     re.IGNORECASE,
 )
 """A sentence without "I" that still tells the listener about the speaker ("vegan btw", "FYI:
-gluten intolerant.", "Peanut allergy here.", "Mom of two toddlers."): it joins the profile
-when it is short, names a kind of subject a person has (`_PERSONAL_KINDS`) and no "the" (which
-points at something else: "FYI the restaurant has vegan options")."""
+gluten intolerant.", "Peanut allergy here.", "Mom of two toddlers.", "Grandma to seven"): it
+joins the profile when it is short, names a kind of subject a person has (`_PERSONAL_KINDS`)
+and no "the" (which points at something else: "FYI the restaurant has vegan options")."""
 
 _PERSONAL_KINDS = frozenset({"health", "diet", "people", "identity", "work", "home"})
 _THE = re.compile(r"\bthe\b", re.IGNORECASE)
@@ -439,6 +440,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"brother|sister|sibling\w*|mother|mom|mum|father|dad|parents?|grand\w+|cousin|aunt|"
             r"uncle|niece|nephew|fianc[ée]e?|girlfriend|boyfriend|married|family|friend|"
             r"roommate|flatmate|colleague|boss|wedding|anniversary|engaged|honeymoon|divorc\w*|"
+            r"relationship|dating|"
             r"widow\w*|empty nesters?|single (?:again|now|mom|mum|dad|parent|after|since|for))\b",
         ),
         (
