@@ -87,25 +87,12 @@ def _remember(cache: dict[str, T], key: str, value: T) -> None:
         del cache[next(iter(cache))]
 
 
-def _profile_fields(user: UserProfile) -> dict[str, Any]:
-    """The profile fields a caller gave (None: not given)."""
-    given = {
-        "first_name": user.first_name,
-        "last_name": user.last_name,
-        "email": user.email,
-        "metadata": user.metadata,
-    }
-    return {field: value for field, value in given.items() if value is not None}
+_PROFILE_FIELDS = ("first_name", "last_name", "email", "metadata")
 
 
-def _stored_fields(user: User) -> dict[str, Any]:
-    """The profile fields of a user as Zep returned it."""
-    return {
-        "first_name": user.first_name,
-        "last_name": user.last_name,
-        "email": user.email,
-        "metadata": user.metadata,
-    }
+def _profile_fields(user: UserProfile | User) -> dict[str, Any]:
+    """A user's profile fields, as a caller gave them or as Zep returned them."""
+    return {field: getattr(user, field) for field in _PROFILE_FIELDS}
 
 
 def _user_info(user: User, user_id: str) -> UserInfo:
@@ -291,7 +278,7 @@ class ZepBackend:
         changed = {
             field: value
             for field, value in _profile_fields(user).items()
-            if known is None or known.get(field) != value
+            if value is not None and (known is None or known.get(field) != value)
         }
         if not changed:
             return
@@ -370,7 +357,7 @@ class ZepBackend:
             raise BackendError(f"Zep {operation} (user_id={user_id!r}): no uuid returned")
         zep_user = ZepUser(uuid=user.uuid_, graph_uuid=user.graph_uuid or user.uuid_)
         _remember(self._users, user_id, zep_user)
-        _remember(self._user_fields, user_id, _stored_fields(user))
+        _remember(self._user_fields, user_id, _profile_fields(user))
         return zep_user
 
     async def _thread_uuid(self, thread_id: str) -> str:
