@@ -41,12 +41,8 @@ from zepkit.server.wire import AddMessage as AddMessageV4
 Id = Annotated[str, Field(min_length=1, max_length=MAX_USER_ID_CHARS)]
 
 
-class AddUser(Body):
+class AddUser(UpdateUser):
     user_id: Id
-    first_name: Free | None = None
-    last_name: Free | None = None
-    email: Free | None = None
-    metadata: Metadata = None
 
 
 class CreateThread(Body):

@@ -61,19 +61,17 @@ class Body(BaseModel):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=False)
 
 
-class CreateUser(Body):
-    user_id: Annotated[str, Field(min_length=1, max_length=MAX_USER_ID_CHARS)] | None = None
-    first_name: Free | None = None
-    last_name: Free | None = None
-    email: Free | None = None
-    metadata: Metadata = None
-
-
 class UpdateUser(Body):
+    """A user's profile fields: what an update sets, and what a create takes besides the id."""
+
     first_name: Free | None = None
     last_name: Free | None = None
     email: Free | None = None
     metadata: Metadata = None
+
+
+class CreateUser(UpdateUser):
+    user_id: Annotated[str, Field(min_length=1, max_length=MAX_USER_ID_CHARS)] | None = None
 
 
 class LookupUser(Body):
