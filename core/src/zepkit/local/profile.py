@@ -68,14 +68,21 @@ def _says_so(sentence: str, kinds: Iterable[str]) -> bool:
     )
 
 
+_LEARNING = r"learning(?: (?:how )?to)?|taking up|took up"
+"""Openers of a pastime being taken up ("Learning to play the piano."): a taste, named bare."""
+
+_NOT_THE_SUBJECT = (
+    r"(?![^,.;!?]*\b(?:is|are|was|were|has|have|can|could|might|will|would|makes?|helps?|"
+    r"takes?)\b)"
+)
+"""After an -ing opener: no verb follows in its clause, so the opener is not a subject ("Having a
+supportive team is awesome.", "Learning to code is hard." tell a view, not news)."""
+
 _IMPLIED_I = re.compile(
     r"^\W*(?:(?:honestly|frankly|seriously|tbh|ngl|ugh),?\s+)?"
     r"(?:(?:just|recently|currently|finally|still|also|now|newly|officially|actually|"
     r"really|totally|kinda|sort of|mostly|absolutely|genuinely|truly)\s+)*"
-    r"(?:(?:(?:started|starting|been) )?(?:learning(?: (?:how )?to)?|taking up|took up)"
-    r"(?![^,.;!?]*\b(?:is|are|was|were|has|have|can|will|makes?|helps?|takes?)\b)|"
-    r"having(?![^,.;!?]*\b(?:is|are|was|were|has|have|can|could|might|will|would|makes?|"
-    r"helps?|takes?)\b)|"
+    rf"(?:(?:(?:(?:started|starting|been) )?(?:{_LEARNING})|having){_NOT_THE_SUBJECT}|"
     r"been|(?:got|gotten|getting)(?! (?:home|back|there|here|it|that|this|to)\b)|"
     r"starting|started|diagnosed|expecting|engaged|married|pregnant|relocat(?:ed|ing)|"
     r"(?:went|gone|going)(?= (?:vegan|vegetarian|pescatarian|keto|paleo|plant-based|"
@@ -139,8 +146,8 @@ keenly are ("Avid reader, mostly sci-fi.", "Keen cyclist.")."""
 
 _TASTE_OPENER = re.compile(
     r"(?:love|loving|enjoy|enjoying|hate|hating|(?<!moved )(?<!moving )into|obsessed with|"
-    r"addicted to|crazy about|big on|passionate about|keen on|can'?t get enough of|"
-    r"learning(?: (?:how )?to)?|taking up|took up)\W*$",
+    rf"addicted to|crazy about|big on|passionate about|keen on|can'?t get enough of|"
+    rf"{_LEARNING})\W*$",
     re.IGNORECASE,
 )
 _NAMES_A_TASTE = re.compile(
