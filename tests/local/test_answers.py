@@ -114,7 +114,7 @@ def test_a_sentence_about_the_speaker_reads_as_usual_and_bare_yes_or_no_counts()
         ("What's your partner's name?", "That would be Jordan."),
         ("What should I call you?", "Alex is fine."),  # the name asked for
         ("What's your name, by the way?", "Priya, nice to meet you."),
-        ("How old are you?", "Turning 30 next week!"),  # an exclamation with a number
+        ("How old are you?", "30 next week!"),  # an exclamation with a number
         ("Are you allergic to anything?", "Only penicillin as far as I know."),  # a hedge
         ("Any allergies?", "Peanuts, I think."),
         ("What kind of food do you like?", "Mostly Ethiopian and Korean."),  # only names

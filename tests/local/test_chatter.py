@@ -96,6 +96,7 @@ def test_chatter(sentence: str, role: str) -> None:
         ("Write a poem for my wife, she loves roses.", "user"),  # going on about someone
         ("Just got engaged!!", "user"),  # news without "I", not a cheer
         ("Turning 30 next week!", "user"),  # a number is news, not a cheer
+        ("New puppy!!!", "user"),  # so is a headline of the speaker's own
         ("Coffee lover here!", "user"),  # what the speaker is, not a cheer
         ("Hate cooking!", "user"),
         ("Teaching English in Seoul.", "user"),  # capitalised words, but not only names
@@ -124,6 +125,7 @@ def test_facts(sentence: str, role: str | None) -> None:
         "Hey Mel, long time no chat!",
         "That's great news about your friend!",
         "Your garden looks amazing!",
+        "New record!",  # a headline of nothing of the speaker's
     ],
 )
 def test_greetings_names_and_cheers_are_chatter(sentence: str) -> None:

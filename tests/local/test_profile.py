@@ -163,6 +163,9 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "As someone with anxiety, crowds are tough.",
         "Not being able to eat gluten is annoying.",
         "Turned 40 on Sunday.",
+        "turning 40 next month and honestly dreading it",
+        "New puppy!!!",  # an exclamation that heads with "new": the speaker's news
+        "New job!",
         "This is Bruno, our rescue pup.",
         "Say hi to Milo, he's our bearded dragon.",
         "New to Chicago, just moved from Atlanta.",
@@ -283,6 +286,9 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Sorry about your dog, had a cat like that.",
         "Moved on from that.",
         "Not good with names, sorry!",
+        "New episode tonight!",  # news, but of nothing of the speaker's kinds
+        "A new puppy!",  # an echo of someone else's news
+        "Turning the oven off now.",  # no age after "turning"
         "The house is a 100-year-old cottage.",
     ],
 )
@@ -715,6 +721,15 @@ def test_a_sentence_going_on_about_someone_joins_their_profile_statement() -> No
         "The film was long. She hated it.", speaker="Kim", source="message", role="user"
     )
     assert len(told) == 2 and all(s.profile is None for s in told)
+    # a note without a subject keeps its reading when the sentence after it is joined
+    [puppy] = extractor.extract(
+        "new puppy!!! her name's biscuit and she's chewing everything",
+        speaker="Kim",
+        source="message",
+        role="user",
+    )
+    assert puppy.text == "Kim: new puppy!!! her name's biscuit and she's chewing everything"
+    assert puppy.profile is not None
     # an assistant's sentences are never joined (they make no profile)
     said = extractor.extract(
         "My cat Tom. He purrs.", speaker="bot", source="message", role="assistant"

@@ -13,6 +13,7 @@ import re
 from zepkit.local.profile import (
     about_someone,
     goes_on,
+    headline,
     is_standing,
     kinds_in,
     shorthand_of_self,
@@ -285,4 +286,6 @@ def _is_cheer(text: str) -> bool:
         return False
     if shorthand_of_self(text) or _DIGIT.search(text):  # "Just got engaged!", "Turning 30!"
         return False
-    return bool(_SECOND_PERSON.search(text)) or len(text.split()) <= 4
+    if _SECOND_PERSON.search(text):
+        return True
+    return len(text.split()) <= 4 and not headline(text)

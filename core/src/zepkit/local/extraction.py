@@ -174,7 +174,11 @@ class RuleExtractor:
         for sentence in kept:
             if read and read[-1][1].profile is not None and continues(sentence, read[-1][0]):
                 joined = f"{read[-1][0]} {sentence}"
-                read[-1] = (joined, self._said(joined, prefix, "user"))
+                said = self._said(joined, prefix, "user")
+                if said.profile is None:  # a note without a subject led ("New kitten! Her ...")
+                    first = read[-1][1]
+                    said = replace(said, profile=first.profile, topics=first.topics)
+                read[-1] = (joined, said)
                 continue
             said = self._said(sentence, prefix, "user")
             parts = subjects_apart(sentence) if said.topics else None  # most have none

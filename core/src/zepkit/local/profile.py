@@ -89,7 +89,7 @@ _IMPLIED_I = re.compile(
     r"gluten-free|dairy-free|sober|teetotal)\b)|"
     r"graduat(?:ed|ing)(?= (?:in|from|last|this|with|today|yesterday|soon|next)\b|\W*$)|"
     r"fluent in|bilingual|"
-    r"turned \d+|as (?:someone|somebody) (?:with|who)|not being able to|"
+    r"turn(?:ed|ing) \d+|as (?:someone|somebody) (?:with|who)|not being able to|"
     r"being (?:a|an)|"
     r"mov(?:ing|ed) (?:to|in|into|out|house|abroad|away|back|here|over|from)|"
     r"work(?:ing)? (?:as|at|for|in|from|nights|days|weekends|shifts|two|three|multiple|several|"
@@ -241,11 +241,12 @@ dog."): a subjectless sentence with them is about the listener, not the speaker.
 _NOT_A_NOTE = re.compile(
     r"^\W*(?:yeah|yes|yep|yup|no|nope|definitely|totally|absolutely|wow|oh|ouch|haha|lol|aw+|ah|"
     r"hmm+|well|ok|okay|sure|true|exactly|indeed|right|bummer|keep|let'?s|enjoy|remember)\b|"
-    r"^\W*\[|!\W*$",
+    r"^\W*\[|^(?!\W*(?:brand )?new\b).*!\W*$",
     re.IGNORECASE,
 )
 """An interjection, an imperative, a shared picture's caption or an exclamation: talk to the
-listener ("Yeah, work can be tough.", "Keep up the good work!"), not a note on the speaker."""
+listener ("Yeah, work can be tough.", "Keep up the good work!"), not a note on the speaker. An
+exclamation that heads with "new" is news ("New puppy!!!", "New job!"), its kind decides."""
 
 
 _ASIDE = re.compile(
@@ -256,6 +257,12 @@ _ASIDE = re.compile(
 )
 """A clause after a note that still belongs to it: a caution to the listener or a comment on it
 ("Shellfish allergy, so be careful with recipes.", "Job hunting, it's brutal.")."""
+
+
+def headline(sentence: str) -> bool:
+    """Whether a sentence is a note on the speaker's own news ("New puppy!!!"): `telegraphic`
+    for the kinds the sentence touches."""
+    return telegraphic(sentence, kinds_in(sentence))
 
 
 def telegraphic(sentence: str, kinds: Iterable[str]) -> bool:
