@@ -17,6 +17,7 @@ from zepkit.core import (
     Message,
     NotFoundError,
 )
+from zepkit.core.spi import UserProfile
 from zepkit.local import LocalBackend
 from zepkit.testing import FailingBackend, SlowBackend
 
@@ -62,6 +63,27 @@ async def test_provisioning_is_idempotent_and_strict(memory: MemoryLoop) -> None
     await memory.ensure_user("bob")
     with pytest.raises(ConflictError):
         await memory.ensure_thread("t1", user_id="bob")
+
+
+async def test_a_turn_with_a_new_name_updates_the_user_once() -> None:
+    calls: list[str] = []
+
+    class Counted(LocalBackend):
+        async def ensure_user(self, user: UserProfile) -> bool:
+            calls.append(user.first_name or "")
+            return await super().ensure_user(user)
+
+    loop = MemoryLoop(Counted(":memory:"), on_error="raise")
+    ana = Identity(user_id="ana", thread_id="ana-1", first_name="Ana")
+    await loop.begin_turn(ana, "Hello there.")
+    await loop.begin_turn(ana, "Still me.")
+    assert calls == ["Ana"]  # provisioned once for the thread and profile
+    renamed = ana.model_copy(update={"first_name": "Anna"})
+    await loop.begin_turn(renamed, "I go by Anna now.")
+    await loop.begin_turn(renamed, "Thanks.")
+    assert calls == ["Ana", "Anna"]  # the new name is sent with the next turn, once
+    assert (await loop.get_user("ana")).first_name == "Anna"
+    await loop.aclose()
 
 
 async def test_twenty_concurrent_first_calls_create_one(memory: MemoryLoop) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from zepkit.core import Identity, MemoryLoop, Message, NotFoundError
+from zepkit.core._loop import provision_key
 from zepkit.local import LocalBackend
 from zepkit.testing import FailingBackend
 from zepkit.zep import SqliteIdMap, ZepBackend
@@ -37,8 +38,8 @@ async def test_delete_user_drops_their_kept_writes_and_cached_provisioning(
 
     status = await memory.outbox_status()
     assert status is not None and status.pending == 2  # Bo's writes wait, Ana's are gone
-    assert not memory._provisioned.done(("thread", "ana", "ana-1"))
-    assert memory._provisioned.done(("thread", "bo", "bo-1"))
+    assert not memory._provisioned.done(provision_key(ANA))
+    assert memory._provisioned.done(provision_key(BO))
     fake.clear_faults()
     await memory.drain()
     assert [u["user_id"] for u in fake.users.values()] == ["bo"]

@@ -1,6 +1,6 @@
 /** `@zepkit/core`'s `MemoryLoop` on the run's `zepkit serve`: turns, replies, limits, ownership
  * and the search tool's sentences. */
-import { checkSearchSettings, MAX_MESSAGE_CHARS, parseSearchArgs, visibleParameters } from "@zepkit/core";
+import { checkSearchSettings, MAX_MESSAGE_CHARS, type MemoryLoop, parseSearchArgs, visibleParameters } from "@zepkit/core";
 import { describe, expect, it } from "vitest";
 
 import { countRequests, serverMemory, stored, uniqueId } from "./helpers.js";
@@ -50,12 +50,35 @@ describe("MemoryLoop", () => {
     expect(logged.join("\n")).not.toMatch(/heron|PIN/u);
   });
 
+  it("sends a user's new name: from another process, and with the turn that brings it", async () => {
+    const userId = uniqueId("ana");
+    const ids = { userId, threadId: uniqueId("thread"), firstName: "Ana" };
+    await serverMemory().beginTurn(ids, "Hello there.");
+    const memory = serverMemory(); // a second process: its create meets the user
+    await memory.beginTurn({ ...ids, lastName: "Silva" }, "Still me.");
+    expect(await profile(memory, userId)).toEqual(["Ana", "Silva"]);
+    await memory.beginTurn({ ...ids, firstName: "Anna", lastName: "Silva" }, "I go by Anna now.");
+    expect(await profile(memory, userId)).toEqual(["Anna", "Silva"]);
+    const counted = countRequests();
+    try {
+      await memory.beginTurn({ ...ids, firstName: "Anna", lastName: "Silva" }, "Thanks.");
+    } finally {
+      counted.stop();
+    }
+    expect(counted.requests.filter((request) => request.includes("/users"))).toEqual([]); // sent once
+  });
+
   it("refuses blank and over-long ids as programming errors, not memory failures", async () => {
     const memory = serverMemory();
     await expect(memory.beginTurn({ userId: " ", threadId: "t" }, "hi")).rejects.toThrow(/userId must be a non-empty string/u);
     await expect(memory.beginTurn({ userId: "u", threadId: "t".repeat(501) }, "hi")).rejects.toThrow(/at most 500/u);
   });
 });
+
+async function profile(memory: MemoryLoop, userId: string): Promise<(string | undefined)[]> {
+  const user = await memory.client.user.get(userId);
+  return [user.firstName, user.lastName];
+}
 
 describe("search arguments", () => {
   it("come back as sentences the model can act on", () => {

@@ -143,21 +143,16 @@ export class MemoryLoop {
   }
 
   /** Create the user and the thread on first use (once per process; a failure is retried on the
-   * next turn). */
+   * next turn). A user who exists already takes the profile fields given (a new name is sent
+   * with the first turn that brings it). */
   async provision(identity: Identity): Promise<void> {
     const { userId, threadId } = identity;
-    await once(this.users, userId, async () => {
-      await ignoreConflict(
-        this.client.user.add(
-          {
-            userId,
-            ...(identity.firstName ? { firstName: identity.firstName } : {}),
-            ...(identity.lastName ? { lastName: identity.lastName } : {}),
-            ...(identity.email ? { email: identity.email } : {}),
-          },
-          this.requestOptions(),
-        ),
-      );
+    const profile = profileOf(identity);
+    await once(this.users, `${userId}\u0000${JSON.stringify(profile)}`, async () => {
+      const created = await ignoreConflict(this.client.user.add({ userId, ...profile }, this.requestOptions()));
+      if (!created && Object.keys(profile).length > 0) {
+        await this.client.user.update(userId, profile, this.requestOptions());
+      }
     });
     await once(this.threads, `${userId}\u0000${threadId}`, async () => {
       const created = await ignoreConflict(
@@ -260,6 +255,15 @@ export class ThreadOwnerError extends Error {
   constructor(threadId: string) {
     super(`thread ${JSON.stringify(threadId)} belongs to another user`);
   }
+}
+
+/** The profile fields an identity gives (an empty one is not given). */
+function profileOf(identity: Identity): Pick<Zep.CreateUserRequest, "firstName" | "lastName" | "email"> {
+  return {
+    ...(identity.firstName ? { firstName: identity.firstName } : {}),
+    ...(identity.lastName ? { lastName: identity.lastName } : {}),
+    ...(identity.email ? { email: identity.email } : {}),
+  };
 }
 
 function turnKey(identity: Identity, turnId: string): string {

@@ -199,7 +199,8 @@ class MemoryLoop(TurnMachinery, Management):
         return await within(self.deadline, self.backend.ensure_graph(graph_id), "ensure_graph")
 
     async def provision(self, identity: Identity) -> None:
-        """Ensure the identity's user and thread exist, once per process (cached)."""
+        """Ensure the identity's user and thread exist, once per process (cached) for each
+        profile: a turn that brings the user's new name sends it."""
 
         async def work() -> bool:
             await self.ensure_user(
@@ -210,7 +211,7 @@ class MemoryLoop(TurnMachinery, Management):
             )
             return await self.ensure_thread(identity.thread_id, user_id=identity.user_id)
 
-        await self._provisioned.run(("thread", identity.user_id, identity.thread_id), work)
+        await self._provisioned.run(provision_key(identity), work)
 
     # -- data path (fail-soft) ----------------------------------------------------------------
 
@@ -396,3 +397,9 @@ class MemoryLoop(TurnMachinery, Management):
     def search_tool(self, *, graph_id: str | None = None, **pinned: Any) -> SearchTool:
         """The model-callable search tool over this loop (see `SearchTool`)."""
         return SearchTool(self, graph_id=graph_id, **pinned)
+
+
+def provision_key(identity: Identity) -> tuple[str, ...]:
+    """What `MemoryLoop.provision` caches: the thread, its user and the profile fields given."""
+    profile = (identity.first_name, identity.last_name, identity.email)
+    return ("thread", identity.user_id, identity.thread_id, *(value or "" for value in profile))
