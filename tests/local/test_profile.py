@@ -137,6 +137,7 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "Shellfish allergy, so be careful with recipes.",  # a caution to the listener after it
         "Job hunting, it's brutal.",  # a comment on the note
         "Job hunting, it's been a nightmare.",
+        "Going through a divorce right now, so things are rough.",
         "Fluent in Spanish and French, a bit of German.",
         "Learning to play the piano.",
         "Started learning Japanese.",
@@ -173,6 +174,10 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "The kids are 5 and 8.",
         "We have a toddler and a newborn.",
         "We homeschool our two girls.",
+        "We're both nurses.",  # what each of a group is, the speaker too
+        "We're all retired teachers in our 70s.",
+        "We are all vegetarians.",
+        "We're a same-sex couple planning to adopt.",
         "We have a 3-year-old and another on the way.",  # a child by their age
         "Went keto in January, down 8 kilos so far.",
         "Not great with spicy food.",
@@ -260,6 +265,10 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Girls just want to have fun.",  # girls in general
         "Do not include spaces in the password.",  # this task's, not a standing preference
         "We took a boat tour in Venice.",  # an outing, not a belonging
+        "We're all going to the cinema.",  # a group's outing
+        "We're both tired.",
+        "We're all in the same boat.",
+        "We spent a couple of days in Rome.",  # "a couple of" is no couple
         "We should buy a boat someday, haha.",
         "Our company just bought a new truck.",
         "Crazy about the weather today.",  # a taste is named bare
@@ -270,6 +279,7 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "New to this, sorry.",
         "Honestly, love the colours!",
         "Sad news, it was the president's wife.",  # the comment names someone else
+        "The market crashed, things are rough.",  # a subject before the comment
         "Learning to code is hard.",  # learning as a subject: a view, not a pastime
         "Learning a lot today.",
         "Learning the hard way.",

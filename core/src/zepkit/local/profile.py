@@ -251,12 +251,14 @@ exclamation that heads with "new" is news ("New puppy!!!", "New job!"), its kind
 
 _ASIDE = re.compile(
     r"(?:(?:so|and|but)\s+)?(?:please\s+)?(?:be (?:careful|mindful|aware)|"
-    r"(?:keep|bear) (?:that|this|it) in mind|(?:it|that)(?:['’]s| is| was| has been| can be)"
+    r"(?:keep|bear) (?:that|this|it) in mind|"
+    r"(?:it|that|things|life|everything)(?:['’]s| is| was| are| were| has been| have been| can be)"
     r"(?!.*\b(?:the|my|his|her|their|our)\b)(?: [\w'’-]+){1,3}\W*$)",
     re.IGNORECASE,
 )
 """A clause after a note that still belongs to it: a caution to the listener or a comment on it
-("Shellfish allergy, so be careful with recipes.", "Job hunting, it's brutal.")."""
+("Shellfish allergy, so be careful with recipes.", "Job hunting, it's brutal.", "Going through
+a divorce, so things are rough.")."""
 
 
 def headline(sentence: str) -> bool:
@@ -316,11 +318,41 @@ _A_NAME_OWNED = re.compile(
 """A thing owned by its maker's name ("We drive a Volvo."): read only for "we", not as a kind."""
 
 
+_OCCUPATIONS = (
+    r"nurse|engineer|developer|programmer|designer|lawyer|attorney|accountant|analyst|manager|"
+    r"chef|dentist|pharmacist|architect|scientist|researcher|consultant|founder|ceo|cto|cfo|"
+    r"electrician|plumber|carpenter|mechanic|pilot|firefighter|paramedic|police officer|"
+    r"professor|lecturer|tutor|librarian|journalist|editor|barista|waiter|waitress|cashier|"
+    r"farmer|vet|therapist|surgeon|midwife|social worker|auditor|banker|broker|realtor|"
+    r"hairdresser|barber|butcher|courier|receptionist|secretary|technician|dietitian|"
+    r"nutritionist|physiotherapist|physio|optician|optometrist|paralegal|actuary|economist|"
+    r"translator|interpreter|psychologist|psychiatrist|counsell?or|caregiver|carer|nanny|"
+    r"janitor|welder|roofer|soldier|hygienist|radiographer|sonographer"
+)
+"""Occupations: a kind of work, and with "I'm a" the user's job."""
+
+_WE_EACH = re.compile(
+    r"\bwe(?:['’]re| are) (?:all|both)\b(?! (?:going|heading|off|set|ready|here|there|so|too|"
+    r"very|really|just|still|in|at|on)\b)",
+    re.IGNORECASE,
+)
+"""What each of a group is, the speaker too ("We're all retired teachers", "We're both huge
+Arsenal fans."): any kind of theirs but a plan ("We're all going to the cinema." is an outing)."""
+
+_WE_EACH_WORK = re.compile(
+    rf"\bwe(?:['’]re| are) (?:all|both) (?:[\w-]+ ){{0,2}}(?:{_OCCUPATIONS})s\b", re.IGNORECASE
+)
+"""The same with a trade named in the plural ("We're both nurses."), which the kinds leave out:
+elsewhere a plural is too often something else ("the game mechanics")."""
+
+
 def _of_the_household(sentence: str, kinds: Iterable[str]) -> bool:
     """Whether a sentence with "we" or "our" is about the household's people, pets, home, health
-    or diet, or about what it owns (`_HOUSEHOLD_OWNS`)."""
+    or diet, what it owns (`_HOUSEHOLD_OWNS`), or what each of its group is (`_WE_EACH`)."""
     found = set(kinds)
     if _HOUSEHOLD_KINDS & found or _OUR_CHILDREN.search(sentence):
+        return True
+    if (found - {"plans"} and _WE_EACH.search(sentence)) or _WE_EACH_WORK.search(sentence):
         return True
     return _HOUSEHOLD_OWNS.search(sentence) is not None and (
         "belongings" in found or _A_NAME_OWNED.search(sentence) is not None
@@ -375,20 +407,6 @@ def is_standing(sentence: str) -> bool:
     )
 
 
-_OCCUPATIONS = (
-    r"nurse|engineer|developer|programmer|designer|lawyer|attorney|accountant|analyst|manager|"
-    r"chef|dentist|pharmacist|architect|scientist|researcher|consultant|founder|ceo|cto|cfo|"
-    r"electrician|plumber|carpenter|mechanic|pilot|firefighter|paramedic|police officer|"
-    r"professor|lecturer|tutor|librarian|journalist|editor|barista|waiter|waitress|cashier|"
-    r"farmer|vet|therapist|surgeon|midwife|social worker|auditor|banker|broker|realtor|"
-    r"hairdresser|barber|butcher|courier|receptionist|secretary|technician|dietitian|"
-    r"nutritionist|physiotherapist|physio|optician|optometrist|paralegal|actuary|economist|"
-    r"translator|interpreter|psychologist|psychiatrist|counsell?or|caregiver|carer|nanny|"
-    r"janitor|welder|roofer|soldier|hygienist|radiographer|sonographer"
-)
-"""Occupations: a kind of work, and with "I'm a" the user's job."""
-
-
 class _Kind(NamedTuple):
     """A kind of subject: its weight, and its words as patterns for the lower-cased text and,
     where a word must be capitalised, for the text as written."""
@@ -439,7 +457,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
         (
             "diet",
             3.0,
-            r"\b(?:vegan|vegetarian|pescatarian|gluten|dairy|lactose|halal|kosher|alcohol|sober|"
+            r"\b(?:(?:vegan|vegetarian|pescatarian)s?|gluten|dairy|lactose|halal|kosher|alcohol|sober|"
             r"diet\w*|don'?t eat|do not eat|can'?t eat|don'?t drink|spicy|sugar|meat|nuts?|"
             r"caffeine|coffees?|veggie|keto|paleo|whole30|low[- ]carb|fodmap|plant[- ]based|"
             r"(?:intermittent )?fasting)\b",
@@ -454,7 +472,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"brother|sister|sibling\w*|mother|mom|mum|father|dad|parents?|grand\w+|cousin|aunt|"
             r"uncle|niece|nephew|fianc[ée]e?|girlfriend|boyfriend|married|family|friend|"
             r"roommate|flatmate|colleague|boss|wedding|anniversary|engaged|honeymoon|divorc\w*|"
-            r"relationship|dating|"
+            r"relationship|dating|couple(?! of)|"
             r"widow\w*|empty nesters?|single (?:again|now|mom|mum|dad|parent|after|since|for))\b",
         ),
         (
@@ -531,7 +549,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
         (
             "tastes",
             1.0,
-            r"\b(?:love|like|enjoy|hate|dislike|prefer|favou?rite|fan|into|can'?t stand|"
+            r"\b(?:love|like|enjoy|hate|dislike|prefer|favou?rite|fans?|into|can'?t stand|"
             r"hobby|hobbies|play|plays|playing|learning|collect\w*|obsessed|addicted|"
             r"crazy about|big on|passionate|keen|avid|can'?t get enough)\b",
         ),
