@@ -119,6 +119,10 @@ def test_a_sentence_about_the_speaker_reads_as_usual_and_bare_yes_or_no_counts()
         ("Any allergies?", "Peanuts, I think."),
         ("What kind of food do you like?", "Mostly Ethiopian and Korean."),  # only names
         ("Where do you work?", "At Google."),
+        (
+            "Is the party for your son?",
+            "Yes, he's turning 8 and he loves dinosaurs.",
+        ),  # after a yes
     ],
 )
 def test_a_reply_standing_for_what_was_asked_is_read_with_the_question(
@@ -127,6 +131,23 @@ def test_a_reply_standing_for_what_was_asked_is_read_with_the_question(
     [answer] = RuleExtractor().extract_reply(reply, speaker="Kim", question=question)
     assert answer.text == f'Kim, asked "{question}": {reply}'
     assert answer.profile is not None
+
+
+def test_a_yes_before_more_is_read_with_the_question() -> None:
+    extractor = RuleExtractor()
+    yes, more = extractor.extract_reply(
+        "Yes! I only started running last year.",
+        speaker="Kim",
+        question="Is this your first marathon?",
+    )
+    assert yes.text == 'Kim, asked "Is this your first marathon?": Yes!'
+    assert yes.profile is not None
+    assert more.text == "Kim: I only started running last year."
+    # not when the question asks nothing of the user
+    [thanks] = extractor.extract_reply(
+        "Yes! I found the form online.", speaker="Kim", question="Is that all?"
+    )
+    assert thanks.text == "Kim: I found the form online."
 
 
 @pytest.mark.parametrize(

@@ -413,6 +413,9 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("I'm a volunteer at the food bank on weekends.", ()),  # no employer, no occupation
         ("I'm a junior developer at a fintech now.", ("work",)),
         ("I'm a product owner at Spotify.", ("work",)),
+        ("I'm a senior software engineer at Google.", ("work",)),  # three words before "at"
+        ("I'm a secondary school maths teacher.", ("work",)),  # three before the occupation
+        ("I'm a mother of a nurse.", ()),  # someone else's occupation
         ("I got the job at Stripe!", ("work",)),
         ("Today was my first day at Stripe.", ("work",)),
         ("I'm now working at Stripe as a data analyst.", ("work",)),

@@ -133,10 +133,18 @@ _REFERS_BACK = re.compile(
 
 
 def refers_back(sentence: str) -> bool:
-    """Whether a short sentence opens with a word that stands for what was just asked about ("It's
-    a small town near York.", "They are 8 and 11.", "That would be Jordan."): alone it names
-    nothing, with the question it answers it."""
-    return _REFERS_BACK.match(sentence) is not None and len(words(sentence)) <= MAX_FRAGMENT_WORDS
+    """Whether a short sentence opens, after any yes or no, with a word that stands for what was
+    just asked about ("It's a small town near York.", "They are 8 and 11.", "Yes, he's turning
+    8."): alone it names nothing, with the question it answers it."""
+    rest = after_yes_or_no(sentence)
+    return _REFERS_BACK.match(rest) is not None and len(words(rest)) <= MAX_FRAGMENT_WORDS
+
+
+def after_yes_or_no(sentence: str) -> str:
+    """The sentence after its opening yes or no, if any."""
+    return (
+        _BARE.sub("", sentence, count=1).lstrip(" ,;:!.-") if is_bare_reply(sentence) else sentence
+    )
 
 
 _HEDGE = re.compile(
@@ -155,6 +163,6 @@ def unhedged(sentence: str) -> str:
 def is_fragment(sentence: str) -> bool:
     """Whether the sentence is a bare answer: after any yes or no, its first clause has no
     subject and no auxiliary verb of its own, and the sentence is short."""
-    rest = _BARE.sub("", sentence, count=1) if is_bare_reply(sentence) else sentence
+    rest = after_yes_or_no(sentence)
     said = words(rest)
     return bool(said) and len(said) <= MAX_FRAGMENT_WORDS and opens_without_subject(rest)

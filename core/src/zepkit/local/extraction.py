@@ -135,11 +135,15 @@ class RuleExtractor:
             ):
                 statement = self._answer(asked + sentence, sentence, question, alone=len(read) == 1)
             found.append(statement)
-        if found:
-            return found
         if not names_the_user(question):  # "Is that all?" "Yes." says nothing of the user
-            return []
+            return found
         said = sentences(text)
+        if found:
+            if said and said[0] not in dict(read) and is_bare_reply(said[0]):
+                # "Is this your first marathon?" "Yes! I only started last year.": the yes
+                # tells what the question asks, the rest reads as usual
+                return [self._answer(asked + said[0], said[0], question, alone=False), *found]
+            return found
         if len(said) == 1 and names_only(said[0]):  # "Mostly Ethiopian and Korean."
             return [self._answer(asked + said[0], said[0], question, alone=True)]
         bare = [sentence for sentence in said if is_bare_reply(sentence)]

@@ -640,9 +640,9 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "work",
             rf"\bI (?:now |still |currently |{_NO_LONGER})?work "
             r"(?:\w+ly |full[- ]time |part[- ]time )?(?:as|at|for|in)\b|"
-            r"\bI(?:['’]?m| am) (?:now |not |no longer )?(?:a|an) \w+(?: \w+)? "
+            r"\bI(?:['’]?m| am) (?:now |not |no longer )?(?:a|an) \w+(?: (?!of\b)\w+){0,2} "
             rf"(?:(?:at|for) {_PLACE}|by profession\b)|"
-            r"\bI(?:['’]?m| am) (?:now |not |no longer )?(?:a|an) (?:\w+ )?"
+            r"\bI(?:['’]?m| am) (?:now |not |no longer )?(?:a|an) (?:(?!of\b)[\w-]+ ){0,3}"
             rf"(?:{_OCCUPATIONS}|teacher|doctor)\b|"
             r"\bmy new (?:job|employer)\b|\bmy (?:current )?job is (?:at|as|with)\b|"
             r"\bmy (?:current )?employer is\b|"
