@@ -46,6 +46,25 @@ export function countRequests(): { requests: string[]; stop: () => void } {
   return { requests, stop: () => spy.mockRestore() };
 }
 
+/** Memory unreachable from now until `stop()`: a request to the run's server whose URL holds
+ * `path` fails as a network error does, before it is sent, or (`after`) once, after the server
+ * has answered it (the answer lost on the way back). */
+export function outage(options: { path?: string; after?: boolean } = {}): { stop: () => void } {
+  const base = inject("zepkitBaseUrl");
+  const original = globalThis.fetch;
+  let lost = false;
+  const spy = vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+    const url = input instanceof Request ? input.url : String(input);
+    if (!url.startsWith(base) || !url.includes(options.path ?? "") || lost) return original(input, init);
+    if (options.after) {
+      await original(input, init);
+      lost = true;
+    }
+    throw new TypeError("fetch failed");
+  });
+  return { stop: () => spy.mockRestore() };
+}
+
 /** What the thread holds, as `role: content` lines. */
 export async function stored(memory: MemoryLoop, threadId: string): Promise<string[]> {
   const thread = await memory.client.thread.get(threadId);

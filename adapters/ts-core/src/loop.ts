@@ -4,10 +4,13 @@
  * speaks Zep's v3 API through the `@getzep/zep-cloud` SDK, so it runs against Zep Cloud and
  * against `zepkit serve` unchanged.
  */
+import { randomUUID } from "node:crypto";
+
 import { ZepClient, ZepError, type Zep } from "@getzep/zep-cloud";
 
 import { FailSoft, type Logger, type OnError } from "./failsoft.js";
 import { checkId, checkIdentity, displayName, type Identity } from "./identity.js";
+import { DEFAULT_MAX_KEPT_WRITES, isTransient, KeptWrites, type Write } from "./kept.js";
 import {
   DEFAULT_CONTEXT_CHARS,
   DEFAULT_DEADLINE_SECONDS,
@@ -21,6 +24,8 @@ import { runSearch, type SearchSettings, type SearchTarget } from "./search.js";
 import { splitText } from "./splitting.js";
 
 const CACHE_SIZE = 2048;
+/** Seconds before kept writes are tried again after a failure, doubling up to the last. */
+const RETRY_SECONDS = [1, 2, 5, 15, 30];
 
 export interface MemoryLoopOptions {
   /** A configured client; otherwise one is made from `apiKey` and `baseUrl`. Never closed here. */
@@ -40,6 +45,8 @@ export interface MemoryLoopOptions {
   logger?: Logger | undefined;
   /** Seconds one memory operation may take in total (default 10). */
   deadlineSeconds?: number | undefined;
+  /** Writes kept in this process while memory is unreachable (default 1000; 0 keeps none). */
+  maxKeptWrites?: number | undefined;
 }
 
 export interface TurnOptions {
@@ -62,6 +69,13 @@ export class MemoryLoop {
   private readonly turns = new LRU<string, Promise<string>>(CACHE_SIZE);
   private readonly replies = new LRU<string, true>(CACHE_SIZE);
   private readonly lastBlocks = new LRU<string, string>(CACHE_SIZE);
+  private readonly logger: Logger;
+  private readonly kept: KeptWrites;
+  /** Each thread's writes run one after another, so kept ones go first and order holds. */
+  private readonly chains = new Map<string, Promise<void>>();
+  private failures = 0;
+  private retryAt = 0;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: MemoryLoopOptions = {}) {
     this.client =
@@ -77,6 +91,27 @@ export class MemoryLoop {
     this.deadlineSeconds = options.deadlineSeconds ?? DEFAULT_DEADLINE_SECONDS;
     this.failsoft = new FailSoft(options.onError ?? "log", options.logger ?? console);
     this.notes = options.logger;
+    this.kept = new KeptWrites(options.maxKeptWrites ?? DEFAULT_MAX_KEPT_WRITES);
+    this.logger = options.logger ?? console;
+  }
+
+  /** Writes kept while memory was unreachable and not yet sent. */
+  get keptWrites(): number {
+    return this.kept.size;
+  }
+
+  /** Send the kept writes now, each thread's in order; the number still kept after (memory
+   * still unreachable). They are also sent before their thread's next write, and in the
+   * background, with backoff, while any wait. */
+  async flush(): Promise<number> {
+    for (const thread of this.kept.waiting()) {
+      try {
+        await this.serial(thread, () => this.sendKept(thread));
+      } catch {
+        break; // still unreachable: the rest would fail alike
+      }
+    }
+    return this.kept.size;
   }
 
   /** Persist the user's message and return the rendered block for this turn (`""` when memory
@@ -117,6 +152,7 @@ export class MemoryLoop {
     try {
       await this.write(identity, "assistant", this.assistantName, text, false);
     } catch (error) {
+      if (error instanceof KeptBehindError) return;
       this.failsoft.handle("reply capture", error, {
         userId: identity.userId,
         threadId: identity.threadId,
@@ -169,6 +205,7 @@ export class MemoryLoop {
       this.lastBlocks.set(threadKey(identity), block);
       return block;
     } catch (error) {
+      if (error instanceof KeptBehindError) return this.lastBlocks.get(threadKey(identity)) ?? "";
       this.failsoft.handle("turn", error, {
         userId: identity.userId,
         threadId: identity.threadId,
@@ -197,7 +234,8 @@ export class MemoryLoop {
   }
 
   /** Store one message (split into pieces of at most 4,096 characters, sent 30 to a call); the
-   * thread's context from the last call when `withContext`. */
+   * thread's context from the last call when `withContext`. The thread's kept writes go first; a
+   * write that fails for a transient reason is kept (and the error still thrown). */
   private async write(
     identity: Identity,
     role: Zep.RoleType,
@@ -205,7 +243,7 @@ export class MemoryLoop {
     text: string,
     withContext: boolean,
   ): Promise<string | undefined> {
-    await this.provision(identity);
+    const said = new Date().toISOString();
     const pieces = text.trim() ? splitText(text, MAX_MESSAGE_CHARS) : [];
     if (pieces.length === 0 && !withContext) return undefined;
     const messages: Zep.Message[] = pieces.map((content) => ({
@@ -213,22 +251,135 @@ export class MemoryLoop {
       content,
       ...(name ? { name } : {}),
     }));
-    if (messages.length === 0) {
-      const answer = await this.client.thread.getUserContext(identity.threadId, {}, this.requestOptions());
-      return answer.context;
-    }
-    let context: string | undefined;
+    const writes: Write[] = [];
     for (let start = 0; start < messages.length; start += MAX_MESSAGES_PER_CALL) {
-      const batch = messages.slice(start, start + MAX_MESSAGES_PER_CALL);
-      const last = start + MAX_MESSAGES_PER_CALL >= messages.length;
-      const answer = await this.client.thread.addMessages(
-        identity.threadId,
-        { messages: batch, ...(withContext && last ? { returnContext: true } : {}) },
-        this.requestOptions(),
-      );
-      context = answer.context;
+      writes.push({ messages: messages.slice(start, start + MAX_MESSAGES_PER_CALL), key: randomUUID() });
     }
-    return context;
+    const thread = threadKey(identity);
+    return this.serial(thread, async () => {
+      let sent = 0;
+      try {
+        if (this.kept.first(thread) && Date.now() < this.retryAt) {
+          throw new KeptBehindError(); // memory failed a moment ago: queue without waiting on it
+        }
+        await this.provision(identity);
+        await this.sendKept(thread);
+        if (writes.length === 0) {
+          const answer = await this.client.thread.getUserContext(identity.threadId, {}, this.requestOptions());
+          return answer.context;
+        }
+        let context: string | undefined;
+        for (const write of writes) {
+          const last = sent === writes.length - 1;
+          context = await this.send(identity.threadId, write, withContext && last);
+          sent += 1;
+        }
+        this.recovered();
+        return context;
+      } catch (error) {
+        const rest = writes.slice(sent);
+        if (rest.length > 0 && (error instanceof KeptBehindError || isTransient(error))) {
+          this.keep(thread, identity, rest, said, text.length);
+        }
+        if (isTransient(error)) this.failed();
+        throw error;
+      }
+    });
+  }
+
+  private async send(threadId: string, write: Write, withContext: boolean): Promise<string | undefined> {
+    const options = this.requestOptions();
+    const answer = await this.client.thread.addMessages(
+      threadId,
+      { messages: write.messages, ...(withContext ? { returnContext: true } : {}) },
+      { ...options, headers: { "Idempotency-Key": write.key } },
+    );
+    return answer.context;
+  }
+
+  /** Send the thread's kept writes, oldest first (run inside the thread's chain). A transient
+   * failure stops and throws, keeping the rest; a write refused for good is logged and dropped. */
+  private async sendKept(thread: string): Promise<void> {
+    for (let next = this.kept.first(thread); next; next = this.kept.first(thread)) {
+      const { identity, write } = next;
+      try {
+        await this.provision(identity);
+        await this.send(identity.threadId, write, false);
+      } catch (error) {
+        if (isTransient(error)) {
+          this.failed();
+          throw error;
+        }
+        this.kept.dropFirst(thread);
+        this.failsoft.handle("kept write", error, {
+          userId: identity.userId,
+          threadId: identity.threadId,
+          messages: write.messages.length,
+        });
+        continue;
+      }
+      this.kept.dropFirst(thread);
+    }
+  }
+
+  /** Keep writes that could not be sent, stamped with when they were said; lost, and logged as
+   * such, when the process keeps too many already. */
+  private keep(thread: string, identity: Identity, writes: Write[], said: string, chars: number): void {
+    const stamped = writes.map((write) => ({
+      ...write,
+      messages: write.messages.map((message) => ({ ...message, createdAt: message.createdAt ?? said })),
+    }));
+    const where = `userId=${identity.userId} threadId=${identity.threadId} chars=${chars}`;
+    if (this.kept.keep(thread, identity, stamped)) {
+      this.notes?.info?.(`zepkit: memory unreachable, write kept until it answers (${where})`);
+      this.scheduleRetry();
+    } else {
+      this.logger.warn(
+        `zepkit: memory unreachable and ${this.kept.size} writes kept already (maxKeptWrites ` +
+          `${this.kept.limit}); this write is lost (${where})`,
+      );
+    }
+  }
+
+  private failed(): void {
+    const delay = RETRY_SECONDS[Math.min(this.failures, RETRY_SECONDS.length - 1)] ?? 30;
+    this.failures += 1;
+    this.retryAt = Date.now() + delay * 1000;
+    this.scheduleRetry();
+  }
+
+  private recovered(): void {
+    this.failures = 0;
+    this.retryAt = 0;
+    if (this.kept.size > 0) this.scheduleRetry(0);
+  }
+
+  /** Flush in the background once the backoff has passed; the timer never keeps the process
+   * alive. */
+  private scheduleRetry(after = Math.max(0, this.retryAt - Date.now())): void {
+    if (this.retryTimer !== undefined || this.kept.size === 0) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      void this.flush().then((left) => {
+        if (left > 0) this.scheduleRetry();
+      });
+    }, after);
+    this.retryTimer.unref?.();
+  }
+
+  /** Run `work` after the thread's earlier writes, whatever became of them. */
+  private serial<T>(thread: string, work: () => Promise<T>): Promise<T> {
+    const before = this.chains.get(thread) ?? Promise.resolve();
+    const run = before.then(work);
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.chains.set(thread, settled);
+    void settled.then(() => {
+      if (this.chains.get(thread) === settled) this.chains.delete(thread);
+    });
+    return run;
   }
 
   /** A thread id already taken: refuse it unless it belongs to this user, so two users never
@@ -247,6 +398,11 @@ export class MemoryLoop {
       abortSignal: AbortSignal.timeout(this.deadlineSeconds * 1000),
     };
   }
+}
+
+/** A write queued behind its thread's kept ones while memory is failing: not an error of its own. */
+class KeptBehindError extends Error {
+  override readonly name = "KeptBehindError";
 }
 
 /** A thread id used for a second user: refused rather than mixing two users' memories. */

@@ -54,6 +54,19 @@ async def test_messages_context_and_history(zep: AsyncZep) -> None:
     assert [m.content for m in last.messages or []] == [asked.content]
 
 
+async def test_a_message_is_stored_at_its_created_at_when_that_is_a_time(zep: AsyncZep) -> None:
+    await _alice(zep)
+    late = Message(
+        role="user", content="I said this an hour ago.", created_at="2026-05-04T10:00:00Z"
+    )
+    echoed = Message(role="user", content="An echo of a stored message.", created_at="yesterday")
+    await zep.thread.add_messages("chat one", messages=[late, echoed])
+    history = await zep.thread.get("chat one")
+    stamps = [m.created_at for m in history.messages or []]
+    assert stamps[0] is not None and stamps[0].startswith("2026-05-04T10:00:00")
+    assert stamps[1] is not None and not stamps[1].startswith("2026-05-04")  # not a time: now
+
+
 async def test_graph_search_each_scope_and_graph_add(zep: AsyncZep) -> None:
     await _alice(zep)
     said = Message(role="user", content="I work as a marine biologist in Halifax.")

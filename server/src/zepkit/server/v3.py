@@ -4,7 +4,7 @@ the app's own ids, over the same projects and data as the v4 dialect."""
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
@@ -54,6 +54,27 @@ class MessageV3(AddMessageV4):
     content: Annotated[str, Said, Field(min_length=1, max_length=MAX_WIRE_MESSAGE_CHARS)]
     created_at: Any = None
     uuid: Any = None  # the SDK may echo a stored message's uuid back: ignored
+
+    def to_message(self) -> Message:
+        """The message, said at its `created_at` when that is a time (a write a client kept while
+        the server was unreachable arrives later than it was said); anything else there is
+        ignored, as the SDK may echo a stored message back."""
+        message = super().to_message()
+        said = _said_at(self.created_at)
+        if said is None or message.created_at is not None:
+            return message
+        return message.model_copy(update={"created_at": said})
+
+
+def _said_at(value: Any) -> datetime | None:
+    """An ISO 8601 time (UTC when it names no zone), else None."""
+    if not isinstance(value, str):
+        return None
+    try:
+        said = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return said if said.tzinfo is not None else said.replace(tzinfo=UTC)
 
 
 class AddMessages(Body):
