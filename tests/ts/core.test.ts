@@ -48,6 +48,7 @@ describe("MemoryLoop", () => {
     expect(await stored(memory, threadId)).toEqual(["user: My bank PIN hint is the blue heron."]);
     expect(logged.join("\n")).toContain("ThreadOwnerError");
     expect(logged.join("\n")).not.toMatch(/heron|PIN/u);
+    expect(memory.keptWrites).toBe(0); // a refusal is never kept to be sent again
   });
 
   it("sends a user's new name: from another process, and with the turn that brings it", async () => {
