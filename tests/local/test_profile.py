@@ -715,16 +715,21 @@ async def test_a_short_history_carries_all_the_user_said_about_themselves(
     assert not any("Porto" in line for line in more)  # only current facts are added
 
 
+def joined_names(extractor: RuleExtractor, said: str) -> tuple[str, ...]:
+    [statement] = extractor.extract(said, speaker="Kim", source="message", role="user")
+    return statement.entities + statement.maybe_entities
+
+
 def test_a_sentence_going_on_about_someone_joins_their_profile_statement() -> None:
     extractor = RuleExtractor()
-    [dog] = extractor.extract(
+    for said in (
         "I have a dog. His name is Rex and he hates baths.",
-        speaker="Kim",
-        source="message",
-        role="user",
-    )
-    assert dog.text == "Kim: I have a dog. His name is Rex and he hates baths."
-    assert dog.profile is not None and "Rex" in dog.entities + dog.maybe_entities
+        # a note without a subject keeps its reading when the sentence after it is joined
+        "new puppy!!! her name's biscuit and she's chewing everything",
+    ):
+        [joined] = extractor.extract(said, speaker="Kim", source="message", role="user")
+        assert joined.text == f"Kim: {said}" and joined.profile is not None
+    assert "Rex" in joined_names(extractor, "I have a dog. His name is Rex and he hates baths.")
     # not after a statement about someone, nor after one that is not the user's profile
     home = extractor.extract(
         "I live in Porto. It is close to the river.", speaker="Kim", source="message", role="user"
@@ -734,15 +739,6 @@ def test_a_sentence_going_on_about_someone_joins_their_profile_statement() -> No
         "The film was long. She hated it.", speaker="Kim", source="message", role="user"
     )
     assert len(told) == 2 and all(s.profile is None for s in told)
-    # a note without a subject keeps its reading when the sentence after it is joined
-    [puppy] = extractor.extract(
-        "new puppy!!! her name's biscuit and she's chewing everything",
-        speaker="Kim",
-        source="message",
-        role="user",
-    )
-    assert puppy.text == "Kim: new puppy!!! her name's biscuit and she's chewing everything"
-    assert puppy.profile is not None
     # an assistant's sentences are never joined (they make no profile)
     said = extractor.extract(
         "My cat Tom. He purrs.", speaker="bot", source="message", role="assistant"
