@@ -746,6 +746,17 @@ def test_a_sentence_going_on_about_someone_joins_their_profile_statement() -> No
     assert len(said) == 2
 
 
+def test_a_question_the_user_says_is_about_them_is_kept_with_that() -> None:
+    extractor = RuleExtractor()
+    asked = "What's a good hobby for someone who works from home? Asking for me lol"
+    [kept] = extractor.extract(asked, speaker="Kim", source="message", role="user")
+    assert kept.text == f"Kim: {asked}" and kept.profile is not None
+    alone = "What's a good hobby for someone who works from home?"
+    assert extractor.extract(alone, speaker="Kim", source="message", role="user") == []
+    said = extractor.extract(asked, speaker="bot", source="message", role="assistant")
+    assert not any("hobby" in s.text for s in said)  # only the user's questions
+
+
 def test_a_message_going_on_about_someone_joins_the_users_previous_statement() -> None:
     extractor = RuleExtractor()
     [dog] = extractor.extract_reply(

@@ -217,18 +217,36 @@ class RuleExtractor:
 
     @staticmethod
     def _kept(text: str, prefix: str, role: str | None) -> list[str]:
-        """The sentences of `text` that are not chatter, without the speaker's prefix."""
-        return [
-            sentence.removeprefix(prefix) if prefix else sentence  # "Ana: Ana: ..."
-            for sentence in sentences(text)
-            if not is_chatter(sentence, role=role)
+        """The sentences of `text` that are not chatter, without the speaker's prefix; a user's
+        question that the next sentence says is about them ("What's a good hobby for someone
+        who works from home? Asking for me lol") is kept with it."""
+        said = [
+            sentence.removeprefix(prefix) if prefix else sentence for sentence in sentences(text)
         ]
+        kept: list[str] = []
+        at = 0
+        while at < len(said):
+            sentence = said[at]
+            if not is_chatter(sentence, role=role):
+                kept.append(sentence)
+            elif role == "user" and at + 1 < len(said) and _FOR_ME.match(said[at + 1]):
+                at += 1
+                kept.append(f"{sentence} {said[at]}")
+            at += 1
+        return kept
 
     @staticmethod
     def _statement(text: str, sentence: str) -> ExtractedStatement:
         names, maybe = name_mentions(sentence)
         return ExtractedStatement(text=text, entities=tuple(names), maybe_entities=tuple(maybe))
 
+
+_FOR_ME = re.compile(
+    r"^\W*(?:(?:i['’]?m |just )?asking for (?:me|myself)|(?:that|this|it)(?:['’]s| is) (?:me|my "
+    r"situation|my life)|(?:that|this) describes me)\b",
+    re.IGNORECASE,
+)
+"""A sentence saying the question before it is about the speaker."""
 
 _NAME_ASKED = re.compile(
     r"\b(?:call you|your (?:first |full |real )?name|name do you|go by)\b", re.IGNORECASE
