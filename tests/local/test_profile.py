@@ -130,6 +130,7 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "Nut allergy, severe.",
         "Two kids, one dog, zero free time.",
         "Sober 2 years this week.",
+        "Teetotal since 2019.",
         "Third trimester now.",
         "Back from chemo, feeling tired.",
         "Gluten-free household here.",

@@ -458,6 +458,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             "diet",
             3.0,
             r"\b(?:(?:vegan|vegetarian|pescatarian)s?|gluten|dairy|lactose|halal|kosher|alcohol|sober|"
+            r"teetotal(?:ler)?|tee-total|non-?drinker|"
             r"diet\w*|don'?t eat|do not eat|can'?t eat|don'?t drink|spicy|sugar|meat|nuts?|"
             r"caffeine|coffees?|veggie|keto|paleo|whole30|low[- ]carb|fodmap|plant[- ]based|"
             r"(?:intermittent )?fasting)\b",
