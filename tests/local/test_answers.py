@@ -119,10 +119,9 @@ def test_a_sentence_about_the_speaker_reads_as_usual_and_bare_yes_or_no_counts()
         ("Any allergies?", "Peanuts, I think."),
         ("What kind of food do you like?", "Mostly Ethiopian and Korean."),  # only names
         ("Where do you work?", "At Google."),
-        (
-            "Is the party for your son?",
-            "Yes, he's turning 8 and he loves dinosaurs.",
-        ),  # after a yes
+        ("Is the party for your son?", "Yes, he's turning 8, loves dinosaurs."),  # after a yes
+        ("What are your kids' names?", "Mia is 6 and Theo is 3."),  # the names asked for
+        ("what are your kids names", "mia is 6 and theo is 3"),  # typed without capitals
     ],
 )
 def test_a_reply_standing_for_what_was_asked_is_read_with_the_question(
@@ -158,6 +157,7 @@ def test_a_yes_before_more_is_read_with_the_question() -> None:
         ("Is Paris nice?", "It is lovely in spring."),  # not a question to the user
         ("Where do you live?", "I think Berlin is lovely."),  # a statement after the hedge
         ("What should I call the file?", "Report is fine."),  # not the user's name
+        ("What is the capital called?", "Paris is the capital."),  # nothing of the user's
     ],
 )
 def test_a_reply_that_refers_back_to_nothing_of_the_user_is_not_framed(

@@ -131,6 +131,8 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "Two kids, one dog, zero free time.",
         "Sober 2 years this week.",
         "Teetotal since 2019.",
+        "Currently renovating a Victorian terrace in Bristol.",
+        "Renovating our kitchen at the moment.",
         "Third trimester now.",
         "Back from chemo, feeling tired.",
         "Gluten-free household here.",
@@ -282,6 +284,7 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Sad news, it was the president's wife.",  # the comment names someone else
         "The market crashed, things are rough.",  # a subject before the comment
         "Learning to code is hard.",  # learning as a subject: a view, not a pastime
+        "Renovating the old town hall took years.",
         "Learning a lot today.",
         "Learning the hard way.",
         "Toyota recalled a million cars.",  # a maker's name, no owner

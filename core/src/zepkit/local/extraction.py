@@ -16,6 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from zepkit.core._models import DataType
 from zepkit.local.answers import (
+    MAX_FRAGMENT_WORDS,
     MAX_REPLY_CHARS,
     is_bare_reply,
     is_fragment,
@@ -36,7 +37,7 @@ from zepkit.local.profile import (
     subjects_apart,
     tells_an_ending,
 )
-from zepkit.local.text import has_words, name_mentions, sentences
+from zepkit.local.text import STOP_WORDS, has_words, name_mentions, sentences, words
 
 
 @dataclass(frozen=True)
@@ -251,8 +252,19 @@ _FOR_ME = re.compile(
 _NAME_ASKED = re.compile(
     r"\b(?:call you|your (?:first |full |real )?name|name do you|go by)\b", re.IGNORECASE
 )
+_THEIR_NAMES_ASKED = re.compile(r"\b(?:names?|called)\b", re.IGNORECASE)
+"""A question asking what the user's people or pets are called."""
 _OPENS_WITH_A_NAME = re.compile(r"^\W*[A-Z][a-z]+\b(?! I\b)")
 MAX_NAME_REPLY_WORDS = 6
+
+
+def _opens_with_a_name(sentence: str) -> bool:
+    """Whether a reply opens with a name: a capitalised word, or, typed without capitals, a word
+    that is no pronoun or function word ("mia is 6 and theo is 3")."""
+    if _OPENS_WITH_A_NAME.match(sentence):
+        return True
+    first = words(sentence)[:1]
+    return sentence == sentence.lower() and bool(first) and first[0] not in STOP_WORDS
 
 
 def _answers(sentence: str, question: str) -> bool:
@@ -264,6 +276,13 @@ def _answers(sentence: str, question: str) -> bool:
         _NAME_ASKED.search(question)
         and _OPENS_WITH_A_NAME.match(sentence)
         and len(sentence.split()) <= MAX_NAME_REPLY_WORDS
+    ):
+        return True
+    if (  # "What are your kids' names?" "Mia is 6 and Theo is 3."
+        _THEIR_NAMES_ASKED.search(question)
+        and names_the_user(question)
+        and _opens_with_a_name(sentence)
+        and len(sentence.split()) <= MAX_FRAGMENT_WORDS
     ):
         return True
     return (

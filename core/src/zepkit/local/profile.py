@@ -73,7 +73,7 @@ _LEARNING = r"learning(?: (?:how )?to)?|taking up|took up"
 
 _NOT_THE_SUBJECT = (
     r"(?![^,.;!?]*\b(?:is|are|was|were|has|have|can|could|might|will|would|makes?|helps?|"
-    r"takes?)\b)"
+    r"takes?|took|costs?)\b)"
 )
 """After an -ing opener: no verb follows in its clause, so the opener is not a subject ("Having a
 supportive team is awesome.", "Learning to code is hard." tell a view, not news)."""
@@ -82,7 +82,8 @@ _IMPLIED_I = re.compile(
     r"^\W*(?:(?:honestly|frankly|seriously|tbh|ngl|ugh),?\s+)?"
     r"(?:(?:just|recently|currently|finally|still|also|now|newly|officially|actually|"
     r"really|totally|kinda|sort of|mostly|absolutely|genuinely|truly)\s+)*"
-    rf"(?:(?:(?:(?:started|starting|been) )?(?:{_LEARNING})|having){_NOT_THE_SUBJECT}|"
+    rf"(?:(?:(?:(?:started|starting|been) )?(?:{_LEARNING})|having|renovating|doing up)"
+    rf"{_NOT_THE_SUBJECT}|"
     r"been|(?:got|gotten|getting)(?! (?:home|back|there|here|it|that|this|to)\b)|"
     r"starting|started|diagnosed|expecting|engaged|married|pregnant|relocat(?:ed|ing)|"
     r"(?:went|gone|going)(?= (?:vegan|vegetarian|pescatarian|keto|paleo|plant-based|"
@@ -507,7 +508,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
         (
             "home",
             2.0,
-            r"\b(?:live|lived|living|moved|moving|relocat\w*|flat|apartment|house|home|"
+            r"\b(?:live|lived|living|moved|moving|relocat\w*|flat|apartment|house|home|renovat\w*|"
             r"neighbou?rhood|rent\w*|grew up|born|raised (?:in|on)|from|based in)\b|"
             r"\bwhere (?:\w+ ){0,3}based\b",
         ),
