@@ -181,6 +181,10 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "We're all retired teachers in our 70s.",
         "We are all vegetarians.",
         "We're a same-sex couple planning to adopt.",
+        "Our stack is Django and React, deployed on AWS.",  # the speaker's workplace
+        "We're a B2B SaaS company selling to hospitals.",
+        "Our team is fully remote across 6 time zones.",
+        "Our fiscal year ends in June.",
         "We have a 3-year-old and another on the way.",  # a child by their age
         "Went keto in January, down 8 kilos so far.",
         "Not great with spicy food.",
@@ -271,6 +275,9 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "We're all going to the cinema.",  # a group's outing
         "We're both tired.",
         "We're all in the same boat.",
+        "We went to the office party.",  # an outing, though at work
+        "Our team won 2-0 last night.",  # a team the speaker supports
+        "We all have unique paths, and by working together we can change things.",
         "We spent a couple of days in Rome.",  # "a couple of" is no couple
         "We should buy a boat someday, haha.",
         "Our company just bought a new truck.",

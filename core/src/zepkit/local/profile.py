@@ -332,6 +332,19 @@ _OCCUPATIONS = (
 )
 """Occupations: a kind of work, and with "I'm a" the user's job."""
 
+_OUR_WORKPLACE = re.compile(
+    r"\b(?:our (?:[\w-]+ )?(?:company|startup|firm|business|agency|team|stack|codebase|product|"
+    r"customers|clients|fiscal year|financial year|shop|store|practice|clinic|restaurant)"
+    r"(?:['’]s| is| are| has| have| uses?| sells?| makes?| builds?| runs?| ends?| starts?| "
+    r"serves?| spans?)|"
+    r"we(?:['’]re| are) (?:a|an) (?:[\w-]+ ){0,3}(?:company|startup|firm|business|agency|team|"
+    r"shop|store|practice|clinic|charity|non-?profit|consultancy))\b",
+    re.IGNORECASE,
+)
+"""The speaker's workplace as "we", described ("Our stack is Django and React.", "We're a B2B
+SaaS company selling to hospitals."; not "Our company just bought a new truck."): read when the
+sentence is about work, as its kinds say."""
+
 _WE_EACH = re.compile(
     r"\bwe(?:['’]re| are) (?:all|both)\b(?! (?:going|heading|off|set|ready|here|there|so|too|"
     r"very|really|just|still|in|at|on)\b)",
@@ -349,11 +362,14 @@ elsewhere a plural is too often something else ("the game mechanics")."""
 
 def _of_the_household(sentence: str, kinds: Iterable[str]) -> bool:
     """Whether a sentence with "we" or "our" is about the household's people, pets, home, health
-    or diet, what it owns (`_HOUSEHOLD_OWNS`), or what each of its group is (`_WE_EACH`)."""
+    or diet, what it owns (`_HOUSEHOLD_OWNS`), what each of its group is (`_WE_EACH`), or the
+    speaker's workplace (`_OUR_WORKPLACE`)."""
     found = set(kinds)
     if _HOUSEHOLD_KINDS & found or _OUR_CHILDREN.search(sentence):
         return True
     if (found - {"plans"} and _WE_EACH.search(sentence)) or _WE_EACH_WORK.search(sentence):
+        return True
+    if "work" in found and _OUR_WORKPLACE.search(sentence):
         return True
     return _HOUSEHOLD_OWNS.search(sentence) is not None and (
         "belongings" in found or _A_NAME_OWNED.search(sentence) is not None
@@ -502,6 +518,8 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"compan(?:y|ies)|office|"
             r"retir\w*|business|employer|intern\w*|shift\w*|hired|promot\w*|salary|for a living|"
             r"startup|firm|freelanc\w*|self-employed|unemployed|colleagues?|coworkers?|"
+            r"clients?|customers?|(?:our|my|tech|software) stack|codebase|monorepo|"
+            r"(?:fiscal|financial) year|(?:fully|all) remote|b2b|saas|"
             rf"graduat\w*|{_OCCUPATIONS})\b",
             r"\b(?:start(?:ed|ing)|join(?:ed|ing)) (?:at |with )?(?-i:[A-Z])",
         ),
