@@ -766,6 +766,8 @@ def test_a_question_the_user_says_is_about_them_is_kept_with_that() -> None:
     assert extractor.extract(alone, speaker="Kim", source="message", role="user") == []
     said = extractor.extract(asked, speaker="bot", source="message", role="assistant")
     assert not any("hobby" in s.text for s in said)  # only the user's questions
+    thanks = extractor.extract("Thanks! That's me.", speaker="Kim", source="message", role="user")
+    assert not any("Thanks" in s.text for s in thanks)  # only a question is joined
 
 
 def test_a_message_going_on_about_someone_joins_the_users_previous_statement() -> None:

@@ -230,7 +230,12 @@ class RuleExtractor:
             sentence = said[at]
             if not is_chatter(sentence, role=role):
                 kept.append(sentence)
-            elif role == "user" and at + 1 < len(said) and _FOR_ME.match(said[at + 1]):
+            elif (
+                role == "user"
+                and sentence.rstrip().endswith("?")
+                and at + 1 < len(said)
+                and _FOR_ME.match(said[at + 1])
+            ):
                 at += 1
                 kept.append(f"{sentence} {said[at]}")
             at += 1
