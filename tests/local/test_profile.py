@@ -552,6 +552,8 @@ _KEPT = [
     ("I work at Google as a designer.", "I left London in 2019."),
     ("I live in Leeds.", "I left Google last month."),
     ("I work at Meta.", "I left Google in 2019 to join Meta."),
+    # something sold that is not what was named
+    ("I run an Etsy shop.", "I sold 20 candles on Etsy this week."),
 ]
 _ENDED = [
     # the place or employer named left
@@ -561,6 +563,9 @@ _ENDED = [
     ("I'm a nurse at St Mary's.", "I've just resigned from St Mary's."),
     # a new role at the same employer changes the job too
     ("I'm a nurse at St Mary's.", "I'm now a doctor at St Mary's."),
+    # a belonging sold, named shorter than before
+    ("I drive a Ford Fiesta.", "Sold the Fiesta, I cycle everywhere now."),
+    ("We have an old Volvo.", "I finally got rid of the Volvo."),
 ]
 
 

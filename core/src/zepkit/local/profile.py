@@ -704,11 +704,14 @@ plan, and the user still lives where they do; "I love my job" or a job offer kee
 _ENDED = re.compile(
     r"\b(?:died|passed away|was put down|were put down|"
     r"put (?:him|her|them|(?-i:[A-Z])\w+) down|ran away|rehomed|broke up|split up|divorced)\b|"
-    r"\b(?:we|i) lost (?:(?:my|our) (?:\w+ )?)?(?-i:[A-Z])(?!\w*['’]s\b)",
+    r"\b(?:we|i) lost (?:(?:my|our) (?:\w+ )?)?(?-i:[A-Z])(?!\w*['’]s\b)|"
+    r"\b(?:sold|got rid of|gave away|traded in|scrapped|wrote off) (?:the |my |our )?"
+    r"(?:old |little )?(?-i:[A-Z])(?!\w*['’]s\b)",
     re.IGNORECASE,
 )
 """A statement that ends what was true of the names it mentions (a pet that died; "we lost
-Pepper", not "I lost Pepper's leash")."""
+Pepper", not "I lost Pepper's leash"; a car sold, "Sold the Fiesta", not "sold candles on
+Etsy")."""
 
 
 def tells_an_ending(sentence: str) -> bool:

@@ -86,12 +86,15 @@ def supersede(conn: sqlite3.Connection, graph: int, change: Change) -> None:
 def _mentioning_same_entities(
     conn: sqlite3.Connection, change: Change
 ) -> dict[int, tuple[str, str, str | None]]:
-    """Statements that mention the entities `change` mentions, other than its speakers'."""
+    """Statements that mention the entities `change` mentions, other than its speakers', or a
+    longer name that ends with one ("Sold the Fiesta" ends "I drive a Ford Fiesta")."""
     own = sorted({key for key in map(normalise_name, change.speakers) if key})
     rows = conn.execute(
-        "SELECT s.id, s.text, s.valid_at, s.invalid_at FROM mentions AS m "
+        "SELECT DISTINCT s.id, s.text, s.valid_at, s.invalid_at FROM mentions AS m "
         "JOIN entities AS n ON n.id = m.entity "
-        "JOIN mentions AS other ON other.entity = m.entity "
+        "JOIN entities AS named ON named.graph = n.graph AND (named.id = n.id "
+        "OR substr(named.norm, -length(n.norm) - 1) = ' ' || n.norm) "
+        "JOIN mentions AS other ON other.entity = named.id "
         "JOIN statement_rows AS s ON s.id = other.statement "
         f"WHERE m.statement = ? AND s.id != ? AND n.norm NOT IN ({', '.join('?' * len(own))})"
         + ("" if change.in_profile else " AND s.profile IS NOT NULL"),
