@@ -107,7 +107,8 @@ export class MemoryLoop {
     for (const thread of this.kept.waiting()) {
       try {
         await this.serial(thread, () => this.sendKept(thread));
-      } catch {
+      } catch (error) {
+        if (isTransient(error)) this.failed();
         break; // still unreachable: the rest would fail alike
       }
     }
@@ -306,10 +307,7 @@ export class MemoryLoop {
         await this.provision(identity);
         await this.send(identity.threadId, write, false);
       } catch (error) {
-        if (isTransient(error)) {
-          this.failed();
-          throw error;
-        }
+        if (isTransient(error)) throw error; // the caller counts the failure once
         this.kept.dropFirst(thread);
         this.failsoft.handle("kept write", error, {
           userId: identity.userId,
