@@ -42,6 +42,55 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
 
 
 @pytest.mark.parametrize(
+    ("dependants", "others"),
+    [
+        ("I'm a single dad of three boys.", "I have a niece and two nephews."),
+        ("My wife and I are expecting twins.", "My best friend is getting married in June."),
+        ("I have two kids under five.", "I have two sisters."),
+        ("My husband is a graphic designer.", "My brother is a graphic designer."),
+    ],
+)
+def test_the_people_a_user_answers_for_outweigh_the_rest(dependants: str, others: str) -> None:
+    close, further = self_statement(dependants), self_statement(others)
+    assert close and further
+    assert close.salience > further.salience
+    assert "people" in kinds_of(others)  # the rest are people all the same
+
+
+@pytest.mark.parametrize(
+    ("who", "what"),
+    [
+        ("I'm a primary school teacher.", "I take the train to work."),
+        ("I live in a studio flat in Hackney.", "My flat gets very little sun."),
+        ("I'm vegan.", "I like my coffee black."),
+    ],
+)
+def test_who_the_user_is_now_outweighs_what_else_they_say_of_it(who: str, what: str) -> None:
+    current, other = self_statement(who), self_statement(what)
+    assert current and other
+    assert current.topics and not other.topics
+    assert current.salience > other.salience
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kind", "read"),
+    [
+        ("I broke my wrist skiing last year.", "health", True),
+        ("I sprained my left ankle.", "health", True),
+        ("I broke the record last year.", "health", False),
+        ("My grandad taught me to fish.", "pets", False),  # fishing, not a pet
+        ("We keep tropical fish.", "pets", True),
+        ("Going to a hen do in Dublin.", "pets", False),
+        ("Our hens laid six eggs today.", "pets", True),
+        ("I don't drive.", "constraints", True),
+        ("I don't drive to work.", "constraints", True),
+    ],
+)
+def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read: bool) -> None:
+    assert (kind in kinds_of(sentence)) is read
+
+
+@pytest.mark.parametrize(
     "sentence",
     [
         "btw i'm a night owl, usually up till 3am",
@@ -205,6 +254,10 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
         "Sorry, typing one-handed, just had carpal tunnel surgery.",
         "Update: got the job at Deloitte!",
         "Ok so, moving to Berlin next month.",
+        # a baby on the way, told the ways parents tell it
+        "We're expecting our first in March!",
+        "We are expecting!",
+        "Baby number two is due in May!",
     ],
 )
 def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) -> None:
@@ -311,6 +364,8 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "A new puppy!",  # an echo of someone else's news
         "Turning the oven off now.",  # no age after "turning"
         "The house is a 100-year-old cottage.",
+        "We're expecting rain all weekend.",  # expecting something else
+        "Expecting a parcel today.",
     ],
 )
 def test_what_is_not_the_speaker_stays_out(sentence: str) -> None:
@@ -348,7 +403,8 @@ def test_kinds_a_search_can_ask_for(sentence: str, kind: str) -> None:
 @pytest.mark.parametrize(
     ("sentence", "kinds"),
     [
-        ("MY WIFE IS ALLERGIC TO NUTS.", {"people", "health", "diet"}),  # read in any case
+        # read in any case; a wife also weighs as one the user answers for
+        ("MY WIFE IS ALLERGIC TO NUTS.", {"people", "health", "diet", "dependants"}),
         ("Started at Shopify last week.", {"work"}),  # a capitalised name after "started at"
         ("started at noon today.", set()),  # a lower-case word there is no employer
         ("Please always reply in Spanish.", {"manner"}),

@@ -117,13 +117,14 @@ _IMPLIED_I = re.compile(
     r"grown|teens|at|in|away|home|back|off|visiting|coming|staying|going|starting|leaving|"
     r"moving|driving|growing)|turn|turned|start|started|live|just)\b)|"
     r"the (?:kids|twins|wife|hubby|husband)(?= (?:is|are|was|were|has|have|just|both|turns?|"
-    r"turned|starts?|started|lives?)\b))\b",
+    r"turned|starts?|started|lives?)\b)|baby (?:number|no\.?|#) ?(?:\d|two|three|four))\b",
     re.IGNORECASE,
 )
 """Chat's dropped "I" or "my" ("Been vegan for 5 years now.", "Recently diagnosed with celiac.",
 "Just got engaged!", "Husband is vegetarian.", "Wife's a surgeon.", "Kids are 4 and 7.", "The
-kids are 5 and 8.", "Originally from Ghana."): a user's sentence opening with a verb or state
-only the speaker can be the subject of, or with one of their people, pets or their job."""
+kids are 5 and 8.", "Originally from Ghana.", "Baby number two is due in May!"): a user's
+sentence opening with a verb or state only the speaker can be the subject of, or with one of
+their people, pets or their job."""
 
 _ANY_KIND = re.compile(
     r"^\W*(?:(?:just|finally|also|now|soon)\s+)?(?:(?:heading|headed|off|flying|driving|"
@@ -389,6 +390,10 @@ _HYPOTHETICAL = re.compile(
 BASE_SALIENCE = 1.0
 """Every self-statement; each kind of subject it touches adds its weight below."""
 
+TOPIC_SALIENCE = 1.5
+"""What a self-statement adds when it states one of the user's single-valued subjects (`_TOPICS`:
+where they live, their job, their diet): who the user is now, above what their brother does."""
+
 _STANDING = (
     r"\b(?:always|never|from now on|going forward|in (?:the )?future|every time|each time|"
     r"by default)\b(?=.*\b(?:you|your|reply|replies|respond|answer|answers|write|use|keep|"
@@ -469,7 +474,10 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"dyslex\w*|adhd|autis\w*|therapy|diagnos\w*|recover\w*|colou?rblind|"
             r"(?:short|near|far|long)[- ]?sighted|glasses|contact lenses|hearing aids?|chemo\w*|"
             r"cancer|trimester|ocd|ptsd|arthritis|insomnia|ibs|smok\w*|vap(?:e|es|ing)|"
-            r"cigarettes?|nicotine|bad (?:back|knees?|hips?|shoulders?|ankles?|heart))\b",
+            r"cigarettes?|nicotine|bad (?:back|knees?|hips?|shoulders?|ankles?|heart)|"
+            r"(?:broke|broken|fractured|sprained|twisted|tore|torn|dislocated|pulled) (?:my |a )?"
+            r"(?:left |right )?(?:arm|leg|wrist|ankle|foot|hand|finger|thumb|toe|collarbone|ribs?|"
+            r"hip|knee|back|nose|shoulder|elbow|hamstring|calf|acl|ligament|tendon|muscle)s?)\b",
         ),
         (
             "diet",
@@ -483,26 +491,33 @@ _KINDS: tuple[_Kind, ...] = tuple(
         (
             "people",
             2.5,
-            r"\b(?:wife|husband|partner|spouse|son|daughter|kids?|child|children|twins|baby|"
+            r"\b(?:wife|husband|partner|spouse|sons?|daughters?|kids?|child|children|twins|baby|"
             r"babies|toddlers?|newborns?|infants?|teenagers?|(?:\d+|one|two|three|four|five|six|"
             r"seven|eight|nine|ten)[- ](?:year|month)[- ]olds?|"
             r"step(?:son|daughter|kid|child|children|mom|mum|dad|mother|father)s?|"
-            r"brother|sister|sibling\w*|mother|mom|mum|father|dad|parents?|grand\w+|cousin|aunt|"
-            r"uncle|niece|nephew|fianc[ée]e?|girlfriend|boyfriend|married|family|friend|"
-            r"roommate|flatmate|colleague|boss|wedding|anniversary|engaged|honeymoon|divorc\w*|"
+            r"brothers?|sisters?|sibling\w*|mother|mom|mum|father|dad|parents?|grand\w+|cousins?|"
+            r"aunts?|uncles?|nieces?|nephews?|fianc[ée]e?|girlfriend|boyfriend|married|family|"
+            r"friend|(?:my|our|best|close|old) friends|best mates?|roommates?|flatmates?|"
+            r"colleague|boss|wedding|anniversary|engaged|honeymoon|divorc\w*|"
+            r"(?:my|our|\d|two|three|four|five|six) (?:little |young |teenage |"
+            r"grown-up )?(?:boys|girls)|"
             r"relationship|dating|couple(?! of)|"
-            r"widow\w*|empty nesters?|single (?:again|now|mom|mum|dad|parent|after|since|for))\b",
+            r"widow\w*|empty nesters?|single (?:again|now|mom|mum|dad|parent|after|since|for)|"
+            r"expecting (?:(?:our|my|a|another) (?:first|second|third|fourth|\d(?:st|nd|rd|th)|"
+            r"baby|boy|girl|little one)|twins)|expecting(?=\W*$)|due date|"
+            r"baby (?:number|no\.?|#) ?(?:\d|two|three|four))\b",
         ),
         (
             "pets",
             2.5,
-            r"\b(?:dog|cat|hamster|pet|puppy|pup|kitten|rabbit|bunny|parrot|bird|fish|horse|"
+            r"\b(?:dog|cat|hamster|pet|puppy|pup|kitten|rabbit|bunny|parrot|bird|"
+            r"(?:pet|tropical) fish|fish tank|horse|"
             r"tortoise|turtle|guinea pig|lizard|snake|ferret|collie|retriever|terrier|spaniel|"
             r"labrador|poodle|greyhound|beagle|husky|huskie|corgi|pug|dachshund|chihuahua|"
             r"bulldog|rottweiler|labradoodle|goldendoodle|cockapoo|schnauzer|shih tzu|pomeranian|"
             r"doberman|dalmatian|whippet|ragdoll|tabby|budgie|cockatiel|parakeet|gecko|"
             r"chinchilla|goldfish|axolotl|hedgehog|gerbil|pony|ponie|bearded dragon|iguana|"
-            r"tarantula|cockatoo|macaw|canary|canarie|hen)s?\b",
+            r"tarantula|cockatoo|macaw|canary|canarie|hen(?! (?:do|party|night|weekend)\b))s?\b",
         ),
         (
             "belongings",
@@ -554,7 +569,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             "constraints",
             1.5,
             r"\b(?:budget|afford|money|loans?|debt|savings?|no more than|at most|can'?t|cannot|"
-            r"unable|avoid|never|only|without)\b",
+            r"unable|avoid|never|only|without|don'?t (?:drive|fly)|do not (?:drive|fly))\b",
         ),
         (
             "fitness",
@@ -574,8 +589,22 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"crazy about|big on|passionate|keen|avid|can'?t get enough)\b",
         ),
         ("manner", 2.0, _NEVER_OFFER, _STANDING),
+        (
+            "dependants",
+            1.5,
+            r"\b(?:wife|husband|hubby|partner|spouse|fianc[ée]e?|kids|children|sons?|daughters?|"
+            r"twins|bab(?:y|ies)|toddlers?|newborns?|infants?|"
+            r"step(?:son|daughter|kid|child|children)s?|(?:my|our) (?:\w+ )?(?:kid|child)|"
+            r"single (?:mom|mum|dad|parent)|pregnan\w*|expecting (?:our|my|a|another|twins)|"
+            r"(?:my|our|\d|two|three|four|five|six) (?:little |young |teenage |grown-up )?"
+            r"(?:boys|girls)|carer for|caring for (?:my|our))\b",
+        ),
     )
 )
+"""Kinds of subject a statement about the user touches, each with the weight it adds to the
+statement's salience. "dependants" is read for weight only: the people the user lives with and
+answers for (a partner, children, a baby on the way) shape most of the advice they ask for, so
+they rank above a friend or a niece."""
 
 _ASKED: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern, re.IGNORECASE))
@@ -899,8 +928,8 @@ def self_statement(sentence: str) -> SelfStatement | None:
                 return None
             sentence = after_lead_in
         read = f"I {sentence.lstrip()}"  # "Just moved to Leeds!" moves the user's home
-    salience = BASE_SALIENCE + sum(kinds.values())
     topics = _topics_of(read, typed_lower=not any(ch.isupper() for ch in sentence))
+    salience = BASE_SALIENCE + sum(kinds.values()) + (TOPIC_SALIENCE if topics else 0.0)
     return SelfStatement(salience, topics, tells_an_ending(sentence))
 
 
