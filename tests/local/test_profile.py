@@ -242,6 +242,7 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Veggie btw.",
         "Work's been insane.",
         "Currently in Bali for a few weeks.",
+        "Lived in Tokyo for five years before moving back to Manchester.",
         "Moved here from Manila.",
         "Been a physio for ten years.",
         "started at kpmg last month as an auditor",  # no capitals: the occupation tells
@@ -363,6 +364,7 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "New episode tonight!",  # news, but of nothing of the speaker's kinds
         "A new puppy!",  # an echo of someone else's news
         "Turning the oven off now.",  # no age after "turning"
+        "Lived and learned.",
         "The house is a 100-year-old cottage.",
         "We're expecting rain all weekend.",  # expecting something else
         "Expecting a parcel today.",
@@ -829,6 +831,31 @@ def test_a_question_the_user_says_is_about_them_is_kept_with_that() -> None:
     assert not any("hobby" in s.text for s in said)  # only the user's questions
     thanks = extractor.extract("Thanks! That's me.", speaker="Kim", source="message", role="user")
     assert not any("Thanks" in s.text for s in thanks)  # only a question is joined
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Can you recommend a good dentist near Clapham? I just moved there.",
+        "What's the weather like in Oslo in March? I live there now.",
+        "My sister lives in Lisbon. I'm visiting there in May.",
+        "The new café on Elm Street is great. I work there.",
+    ],
+)
+def test_a_sentence_ending_on_there_is_kept_with_the_place_it_stands_for(said: str) -> None:
+    [kept] = RuleExtractor().extract(said, speaker="Kim", source="message", role="user")
+    assert kept.text == f"Kim: {said}" and kept.profile is not None
+
+
+def test_there_joins_nothing_it_does_not_end_on() -> None:
+    extractor = RuleExtractor()
+    said = "I live in Porto. There are lots of hills."
+    assert len(extractor.extract(said, speaker="Kim", source="message", role="user")) == 2
+    asked = "Any tips for Rome? The food there is amazing, I hear."
+    [kept] = extractor.extract(asked, speaker="Kim", source="message", role="user")
+    assert "Any tips" not in kept.text  # not the speaker's, so the question stays out
+    [alone] = extractor.extract("I work there.", speaker="Kim", source="message", role="user")
+    assert alone.text == "Kim: I work there."  # nothing before it to stand for
 
 
 def test_a_message_going_on_about_someone_joins_the_users_previous_statement() -> None:

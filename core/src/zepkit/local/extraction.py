@@ -33,6 +33,7 @@ from zepkit.local.profile import (
     goes_on,
     kinds_asked,
     kinds_in,
+    points_back_there,
     self_statement,
     subjects_apart,
     tells_an_ending,
@@ -177,6 +178,14 @@ class RuleExtractor:
         the second names no one and would not join the profile."""
         read: list[tuple[str, ExtractedStatement]] = []
         for sentence in kept:
+            if (
+                read
+                and points_back_there(sentence)
+                and len(read[-1][0]) + len(sentence) < MAX_JOINED_CHARS
+            ):  # "My sister lives in Lisbon. I'm visiting there in May.": one statement
+                joined = f"{read[-1][0]} {sentence}"
+                read[-1] = (joined, self._said(joined, prefix, "user"))
+                continue
             if read and read[-1][1].profile is not None and continues(sentence, read[-1][0]):
                 joined = f"{read[-1][0]} {sentence}"
                 said = self._said(joined, prefix, "user")
@@ -234,7 +243,7 @@ class RuleExtractor:
                 role == "user"
                 and sentence.rstrip().endswith("?")
                 and at + 1 < len(said)
-                and _FOR_ME.match(said[at + 1])
+                and (_FOR_ME.match(said[at + 1]) or points_back_there(said[at + 1]))
             ):
                 at += 1
                 kept.append(f"{sentence} {said[at]}")

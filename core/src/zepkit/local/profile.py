@@ -99,6 +99,7 @@ _IMPLIED_I = re.compile(
     r"raised in (?-i:[A-Z])\w*|(?:originally from|born (?:and raised )?(?:in|on)|"
     r"grew up (?:in|on|near|around|outside)) \w+|"
     r"job[- ]hunting|looking for (?:a )?(?:new )?(?:work|job)|"
+    r"lived(?= (?:in|on|abroad|overseas|near|with|all over)\b)|"
     r"living|studying|allergic|intolerant|retired|love|loving|enjoy|enjoying|hate|hating|into|"
     r"obsessed with|addicted to|crazy about|big on|passionate about|keen on|"
     r"can'?t get enough of|"
@@ -849,6 +850,22 @@ def continues(sentence: str, before: str) -> bool:
     if len(before) + len(sentence) >= MAX_JOINED_CHARS or not goes_on(sentence):
         return False
     return about_someone(before)
+
+
+_THERE = re.compile(
+    r"^\W*(?:(?:and|so|but|actually|well),?\s+)?(?:i|we)\b[^.!?]{0,40}?\bthere\b"
+    r"(?:\s+(?:now|too|already|soon|(?:last|this|next) \w+|in \w+|(?:a|\w+) (?:days?|weeks?|"
+    r"months?|years?) ago|for (?:a|\w+) (?:days?|weeks?|months?|years?)))?\W*$",
+    re.IGNORECASE,
+)
+MAX_THERE_WORDS = 10
+
+
+def points_back_there(sentence: str) -> bool:
+    """Whether a short sentence of the speaker's ends on "there", the place the sentence before
+    it named ("Any good dentists near Clapham? I just moved there.", "I work there."): alone it
+    names no place, with that sentence it tells where."""
+    return len(sentence.split()) <= MAX_THERE_WORDS and _THERE.match(sentence) is not None
 
 
 _SOMEONE = frozenset({"people", "pets"})
