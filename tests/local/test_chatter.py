@@ -97,6 +97,7 @@ def test_chatter(sentence: str, role: str) -> None:
         ("Just got engaged!!", "user"),  # news without "I", not a cheer
         ("Turning 30 next week!", "user"),  # a number is news, not a cheer
         ("New puppy!!!", "user"),  # so is a headline of the speaker's own
+        ("Three months smoke-free now!", "user"),  # and a span counted: a milestone
         ("Coffee lover here!", "user"),  # what the speaker is, not a cheer
         ("Hate cooking!", "user"),
         ("Teaching English in Seoul.", "user"),  # capitalised words, but not only names
@@ -126,6 +127,7 @@ def test_facts(sentence: str, role: str | None) -> None:
         "That's great news about your friend!",
         "Your garden looks amazing!",
         "New record!",  # a headline of nothing of the speaker's
+        "What a day!",  # no number: no span counted
     ],
 )
 def test_greetings_names_and_cheers_are_chatter(sentence: str) -> None:

@@ -243,6 +243,11 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Work's been insane.",
         "Currently in Bali for a few weeks.",
         "Lived in Tokyo for five years before moving back to Manchester.",
+        "Three months smoke-free now!",  # a milestone, though exclaimed
+        "Two years sober today!",
+        "Ended up going with a Kia Picanto in the end.",
+        "We're thinking of buying a Toyota Yaris.",  # what the household means to own
+        "Back in London after two years in Dubai!",
         "Moved here from Manila.",
         "Been a physio for ten years.",
         "started at kpmg last month as an auditor",  # no capitals: the occupation tells
@@ -365,6 +370,9 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "A new puppy!",  # an echo of someone else's news
         "Turning the oven off now.",  # no age after "turning"
         "Lived and learned.",
+        "Two weeks to go!",  # a span, but nothing of the speaker's kinds
+        "Ended up going home early.",
+        "We're going to buy tickets.",
         "The house is a 100-year-old cottage.",
         "We're expecting rain all weekend.",  # expecting something else
         "Expecting a parcel today.",
@@ -484,6 +492,11 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("I'm a product owner at Spotify.", ("work",)),
         ("I'm a senior software engineer at Google.", ("work",)),  # three words before "at"
         ("I'm a secondary school maths teacher.", ("work",)),  # three before the occupation
+        ("Finally quit the bank, I'm a full-time baker now!", ("work",)),
+        ("Not at Google anymore - joined a startup called Loom.", ("work",)),
+        ("I'm a terrible artist.", ()),  # a judgement, not a job
+        ("I'm an amateur photographer.", ()),  # a pastime
+        ("I joined a book club called Page Turners.", ()),
         ("I'm a mother of a nurse.", ()),  # someone else's occupation
         ("I got the job at Stripe!", ("work",)),
         ("Today was my first day at Stripe.", ("work",)),
@@ -619,6 +632,8 @@ _ENDED = [
     ("I live in London with my partner.", "We moved away from London in the spring."),
     ("I work for Deloitte.", "I quit Deloitte in May."),
     ("I'm a nurse at St Mary's.", "I've just resigned from St Mary's."),
+    ("I work at Google as a product manager.", "Not at Google anymore, joined Loom."),
+    ("I'm a cashier at a bank.", "Finally quit the bank, I'm a full-time baker now!"),
     # a new role at the same employer changes the job too
     ("I'm a nurse at St Mary's.", "I'm now a doctor at St Mary's."),
     # a belonging sold, named shorter than before

@@ -11,6 +11,7 @@ import itertools
 import re
 
 from zepkit.local.profile import (
+    SPAN,
     about_someone,
     goes_on,
     headline,
@@ -278,13 +279,15 @@ _OPENING_VERB = re.compile(r"^\W*([A-Z][a-z]+(?:ing|ed))\b")
 """A sentence's first word when it reads as a verb: its capital is the sentence's, not a name's."""
 
 _DIGIT = re.compile(r"\d")
+_SPAN = re.compile(SPAN, re.IGNORECASE)
 
 
 def _is_cheer(text: str) -> bool:
     """An exclamation about the listener, not the speaker ("Your garden looks amazing!")."""
     if not text.rstrip("\"'”’)]*_ ").endswith("!") or _FIRST_PERSON.search(text):
         return False
-    if shorthand_of_self(text) or _DIGIT.search(text):  # "Just got engaged!", "Turning 30!"
+    # "Just got engaged!", "Turning 30!", "Two years sober today!"
+    if shorthand_of_self(text) or _DIGIT.search(text) or _SPAN.search(text):
         return False
     if _SECOND_PERSON.search(text):
         return True

@@ -100,6 +100,7 @@ _IMPLIED_I = re.compile(
     r"grew up (?:in|on|near|around|outside)) \w+|"
     r"job[- ]hunting|looking for (?:a )?(?:new )?(?:work|job)|"
     r"lived(?= (?:in|on|abroad|overseas|near|with|all over)\b)|"
+    r"ended up(?= (?:going with|buying|getting|choosing|picking|taking|booking|moving)\b)|"
     r"living|studying|allergic|intolerant|retired|love|loving|enjoy|enjoying|hate|hating|into|"
     r"obsessed with|addicted to|crazy about|big on|passionate about|keen on|"
     r"can'?t get enough of|"
@@ -131,7 +132,7 @@ _ANY_KIND = re.compile(
     r"^\W*(?:(?:just|finally|also|now|soon)\s+)?(?:(?:heading|headed|off|flying|driving|"
     r"travell?ing|moving|going)(?: back| over| out)? to|(?:gonna|going to|will) be (?:in|at)|"
     r"visiting|planning (?:a |an |our |my )?(?:\w+ )?(?:trip|visit|holiday|vacation) to|"
-    r"(?:(?:got|came|flew|getting|coming) )?back from|new (?:to|in)|"
+    r"(?:(?:got|came|flew|getting|coming) )?back from|new (?:to|in)|back (?:home )?in|"
     r"(?:currently|still|now) (?:in|at)) "
     r"(?-i:[A-Z])|"
     r"^\W*(?:(?:honestly|definitely|totally)\s+)?not (?:really |exactly )?(?:a|an|much of an?) "
@@ -241,15 +242,23 @@ _REACTION = re.compile(
 dog."): a subjectless sentence with them is about the listener, not the speaker."""
 
 
+SPAN = (
+    r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve) "
+    r"(?:days?|weeks?|months?|years?)\b"
+)
+"""A span of time counted ("Three months smoke-free now!", "2 years sober!"): an exclamation
+with one counts a milestone of the speaker's."""
+
 _NOT_A_NOTE = re.compile(
     r"^\W*(?:yeah|yes|yep|yup|no|nope|definitely|totally|absolutely|wow|oh|ouch|haha|lol|aw+|ah|"
     r"hmm+|well|ok|okay|sure|true|exactly|indeed|right|bummer|keep|let'?s|enjoy|remember)\b|"
-    r"^\W*\[|^(?!\W*(?:brand )?new\b).*!\W*$",
+    rf"^\W*\[|^(?!\W*(?:brand )?new\b)(?!.*{SPAN}).*!\W*$",
     re.IGNORECASE,
 )
 """An interjection, an imperative, a shared picture's caption or an exclamation: talk to the
 listener ("Yeah, work can be tough.", "Keep up the good work!"), not a note on the speaker. An
-exclamation that heads with "new" is news ("New puppy!!!", "New job!"), its kind decides."""
+exclamation that heads with "new" is news ("New puppy!!!", "New job!"), as one counting a span
+is a milestone ("Two years sober today!"): its kind decides."""
 
 
 _ASIDE = re.compile(
@@ -301,7 +310,9 @@ _OWNED = (
 case."""
 _HOUSEHOLD_OWNS = re.compile(
     rf"(?<![\w'’])(?:our (?:[\w-]+ )?(?:{_OWNED})\b|we(?:['’]ve| have)?(?: just| recently| "
-    r"finally| still)? (?:have|has|own|got|bought|drive|keep|ride|sold)\b)",
+    r"finally| still)? (?:have|has|own|got|bought|drive|keep|ride|sold)\b|"
+    r"we(?:['’]re| are) (?:thinking (?:of|about)|planning (?:on|to)|going to|about to|saving "
+    r"(?:up )?(?:for|to)|looking (?:at|into)) (?:buy(?:ing)?|get(?:ting)?)\b)",
     re.IGNORECASE,
 )
 """What a household owns ("Our car is an old Prius.", "We have a boat"): "we" with a boat tour
@@ -330,7 +341,10 @@ _OCCUPATIONS = (
     r"hairdresser|barber|butcher|courier|receptionist|secretary|technician|dietitian|"
     r"nutritionist|physiotherapist|physio|optician|optometrist|paralegal|actuary|economist|"
     r"translator|interpreter|psychologist|psychiatrist|counsell?or|caregiver|carer|nanny|"
-    r"janitor|welder|roofer|soldier|hygienist|radiographer|sonographer"
+    r"janitor|welder|roofer|soldier|hygienist|radiographer|sonographer|baker|builder|gardener|"
+    r"painter|decorator|photographer|musician|bartender|florist|tailor|locksmith|plasterer|"
+    r"bricklayer|lifeguard|postman|postwoman|illustrator|animator|copywriter|recruiter|"
+    r"writer|author|artist"
 )
 """Occupations: a kind of work, and with "I'm a" the user's job."""
 
@@ -671,6 +685,13 @@ _PLACE = r"(?:the )?(?-i:[A-Z])"
 where, where "I live with two roommates" or "I'm a volunteer at the food bank" does not. A
 sentence typed without capitals has its words' capitals restored first (`_topics_of`)."""
 
+_JUDGED = (
+    r"(?:terrible|awful|bad|good|great|decent|brilliant|amazing|rubbish|lousy|poor|hopeless|"
+    r"amateur|hobby|aspiring|wannabe|budding|failed|frustrated|keen|secret|closet|weekend|"
+    r"part-time hobby)\b"
+)
+"""Words that make "I'm a terrible artist" a judgement or a pastime, not the user's job."""
+
 _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern, re.IGNORECASE))
     for name, pattern in (
@@ -692,7 +713,8 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"(?:\w+ly |full[- ]time |part[- ]time )?(?:as|at|for|in)\b|"
             r"\bI(?:['’]?m| am) (?:now |not |no longer )?(?:a|an) \w+(?: (?!of\b)\w+){0,2} "
             rf"(?:(?:at|for) {_PLACE}|by profession\b)|"
-            r"\bI(?:['’]?m| am) (?:now |not |no longer )?(?:a|an) (?:(?!of\b)[\w-]+ ){0,3}"
+            r"\bI(?:['’]?m| am) (?:now |not |no longer )?(?:a|an) "
+            rf"(?:(?!of\b|{_JUDGED})[\w-]+ ){{0,3}}"
             rf"(?:{_OCCUPATIONS}|teacher|doctor)\b|"
             r"\bmy new (?:job|employer)\b|\bmy (?:current )?job is (?:at|as|with)\b|"
             r"\bmy (?:current )?employer is\b|"
@@ -703,6 +725,9 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"(?! (?:offer|interview|application))|"
             r"\bI(?:['’]?m| am) (?:now )?retired\b|\bI (?:now )?teach\b|"
             r"\b(?:changed|switched) (?:careers?|jobs?)\b|"
+            r"\bnot (?:at|with) (?-i:[A-Z])[\w&.-]*(?: (?-i:[A-Z])[\w&.-]*)* any ?more\b|"
+            r"\bjoined (?:a |an )?(?:[\w-]+ )?(?:startup|company|firm|agency|practice|bank|"
+            r"consultancy) (?:called|named) (?-i:[A-Z])|"
             r"\bI (?:was|got|['’]ve been|have been) (?:just )?(?:laid off|fired|let go|"
             r"made redundant)\b|" + _not_anymore("work"),
         ),
