@@ -497,6 +497,10 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("I'm a terrible artist.", ()),  # a judgement, not a job
         ("I'm an amateur photographer.", ()),  # a pastime
         ("I joined a book club called Page Turners.", ()),
+        ("I'm on the keto diet.", ("diet",)),
+        ("Gave up keto, it wasn't for me.", ("diet",)),
+        ("I've got a girlfriend now, her name's Leah.", ("relationship",)),
+        ("I got a new partner for the project.", ()),
         ("I'm a mother of a nurse.", ()),  # someone else's occupation
         ("I got the job at Stripe!", ("work",)),
         ("Today was my first day at Stripe.", ("work",)),
@@ -634,6 +638,9 @@ _ENDED = [
     ("I'm a nurse at St Mary's.", "I've just resigned from St Mary's."),
     ("I work at Google as a product manager.", "Not at Google anymore, joined Loom."),
     ("I'm a cashier at a bank.", "Finally quit the bank, I'm a full-time baker now!"),
+    # a diet or a relationship changed
+    ("I'm on the keto diet.", "Gave up keto, it wasn't for me."),
+    ("I'm single.", "I've got a girlfriend now, her name's Leah."),
     # a new role at the same employer changes the job too
     ("I'm a nurse at St Mary's.", "I'm now a doctor at St Mary's."),
     # a belonging sold, named shorter than before

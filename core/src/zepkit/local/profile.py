@@ -738,8 +738,12 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"\bI stopped being (?:an? )?(?:vegan|vegetarian|pescatarian)\b|"
             r"\bI(?:['’]?m|['’]ve| have)? (?:just )?(?:going|gone|went|turned|became|become) "
             r"(?:fully )?(?:vegan|vegetarian|pescatarian)\b|"
-            r"\bI (?:now )?(?:follow|eat|started|keep|am on|'m on) (?:a |an )?[\w-]+(?: [\w-]+)? "
-            r"diet\b|\bI (?:stopped|started|quit) eating\b|\bI eat (?:meat|fish)\b",
+            r"\bI(?: (?:now )?(?:follow|eat|started|keep|am on)|['’]m (?:now )?on) "
+            r"(?:a |an |the )?[\w-]+(?: [\w-]+)? diet\b|"
+            r"\bI (?:stopped|started|quit) eating\b|\bI eat (?:meat|fish)\b|"
+            r"\bI(?:['’]?m| am)? (?:now |no longer )?(?:on|doing) (?:keto|paleo|whole30)\b|"
+            r"(?:\bI |^\W*)(?:just )?(?:gave up|quit|stopped|dropped|came off) (?:the )?"
+            r"(?:keto|paleo|whole30|vegan|vegetarian|veganism|vegetarianism|pescatarian)\b",
         ),
         (
             "relationship",
@@ -748,6 +752,8 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"\b(?:I|we|\w+ and I) (?:just |finally )?(?:got married|got engaged|got divorced|"
             r"broke up|split up|divorced|separated)\b|"
             r"\bI (?:now )?have a (?:new )?(?:girlfriend|boyfriend|partner)\b|"
+            r"\bI(?:['’]ve| have)? (?:now |finally |just )?got a (?:new )?"
+            r"(?:girlfriend|boyfriend)\b|"
             r"\bI(?:['’]?m| am) (?:now )?(?:dating (?:someone\b|(?-i:[A-Z]))|seeing someone\b)",
         ),
     )
@@ -1036,7 +1042,10 @@ _VALUES = {
     "relationship": re.compile(r"\b(single|married|divorced|engaged|separated|widowed)\b", re.I),
     "diet": re.compile(r"\b(vegan|vegetarian|pescatarian|keto|paleo)\b", re.IGNORECASE),
 }
-_NEGATED = re.compile(r"\b(?:not|no longer|never|stopped|quit)\b|n['’]t\b", re.IGNORECASE)
+_NEGATED = re.compile(
+    r"\b(?:not|no longer|never|stopped|quit|gave up|given up|came off|dropped)\b|n['’]t\b",
+    re.IGNORECASE,
+)
 
 
 def left_value(text: str) -> str | None:
