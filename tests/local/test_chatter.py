@@ -32,6 +32,8 @@ from zepkit.local.chatter import is_chatter
         ("Can you help me, I'm stuck?", "user"),
         ("Since I'm diabetic, what dessert can I have?", "assistant"),  # echoed, not said
         ("Please summarise my notes.", "user"),  # "my", but only what to do
+        ("Help me tidy my house.", "user"),  # a home, but no place named
+        ("Write a poem about your cat.", "user"),  # the listener's
         ("Please write it again, I didn't like it.", "user"),  # a taste in passing
         ("Please note the meeting is at 3.", "user"),  # nothing of the user's to remember
         ("Please don't recommend it to anyone.", "user"),  # a request about one thing
@@ -112,6 +114,10 @@ def test_chatter(sentence: str, role: str) -> None:
         ("how do i clean a pan", None),  # data is not chat: read as written
         ("Do you know any good vets for my cat?", "user"),  # asks, but gives the cat away
         ("What should I feed my diabetic cat?", "user"),
+        # a request that gives away the user's people, home by its place or business
+        ("Write a poem for my wife.", "user"),
+        ("Draft an email to my landlord about the damp in my flat in Glasgow.", "user"),
+        ("Can you suggest a name for my new bakery?", "user"),
     ],
 )
 def test_facts(sentence: str, role: str | None) -> None:

@@ -248,6 +248,7 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Ended up going with a Kia Picanto in the end.",
         "We're thinking of buying a Toyota Yaris.",  # what the household means to own
         "Back in London after two years in Dubai!",
+        "im 6 months postpartum and knackered lol",  # "im" before a number
         "Moved here from Manila.",
         "Been a physio for ten years.",
         "started at kpmg last month as an auditor",  # no capitals: the occupation tells

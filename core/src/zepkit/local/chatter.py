@@ -107,6 +107,7 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
             bool(_REQUEST_OPENERS.match(text))
             and not is_standing(text)
             and not _tells_while_asking(text)
+            and not _reveals(text)
         )
     if role == "assistant":
         opener = _ACK_OPENERS.match(said) or _ACK_OPENERS.match(text)
@@ -234,14 +235,25 @@ _RECALL = re.compile(
 
 
 def _reveals(question: str) -> bool:
-    """A question that gives away something of the user's health, diet, people or pets ("Is it
-    safe for me to eat sushi while pregnant?", "How do I train my new puppy?"); not one about the
-    listener's, where the user is only "me" ("Your pup is so cute, remind me of its name?"), nor
-    one asking to be reminded of their own (`_RECALL`)."""
+    """A question or request that gives away something of the user's health, diet, people or
+    pets ("Is it safe for me to eat sushi while pregnant?", "How do I train my new puppy?", "Write
+    a poem for my wife."), their home by its place or their business (`_MINE_NAMED`); not one
+    about the listener's, where the user is only "me" ("Your pup is so cute, remind me of its
+    name?"), nor one asking to be reminded of their own (`_RECALL`)."""
     mine = {found[0] for found in _FIRST_PERSON.finditer(question)}
     if not mine or (mine == {"me"} and _YOURS.search(question)) or _RECALL.match(question):
         return False
-    return bool(kinds_in(question) & _REVEALING_KINDS)
+    return bool(kinds_in(question) & _REVEALING_KINDS) or _MINE_NAMED.search(question) is not None
+
+
+_MINE_NAMED = re.compile(
+    r"\b(?:my|our) (?:new |own |little |first )?(?:(?:flat|house|apartment|home|place) (?:in|on|"
+    r"near) (?-i:[A-Z])|bakery|caf[eé]|restaurant|salon|farm|food truck|b&b|bnb|guesthouse|"
+    r"(?:own|small|family) business|startup|etsy shop|online shop)",
+    re.IGNORECASE,
+)
+"""The user's own home by its place or their own business, named in a question or request
+("Draft an email about the damp in my flat in Glasgow.", "A name for my new bakery?")."""
 
 
 def _content_words(text: str) -> list[str]:

@@ -67,12 +67,14 @@ _ABBREVIATIONS: frozenset[str] = frozenset(
 _WORD = re.compile(r"\w+")
 
 SPEAKER_I = (
-    r"I(?:['’](?:m|ve|d|ll))?|i(?:['’](?:m|ve|d|ll))?(?= [a-z\d])|(?:[Ii]m|[Ii]ve)(?= [a-z])"
+    r"I(?:['’](?:m|ve|d|ll))?|i(?:['’](?:m|ve|d|ll))?(?= [a-z\d])|"
+    r"(?:[Ii]m|[Ii]ve)(?= [a-z]| \d+(?![.\d]))"
 )
 """The speaker's "I" as chat writes it too ("i'm", "im", "ive"; the lowercase forms only before
 a lowercase word, or a number for "i'm 72", and the apostrophe-less ones only before a lowercase
-word, so "i.e." is no one and neither is German's "im Garten" or "im 3. Stock"): a regex
-alternative, to be bounded by the pattern using it."""
+word or a number that is no ordinal ("im 6 months postpartum"), so "i.e." is no one and neither
+is German's "im Garten" or "im 3. Stock"): a regex alternative, to be bounded by the pattern
+using it."""
 _HAS_WORD = re.compile(r"[^\W_]")
 _BOUNDARY = re.compile(r"(?:(?<=[.!?…])|(?<=[.!?…][\"'”’)\]]))\s+|(?<=[。！？])|\s*\n\s*")
 # `re` has no \p{Lu}: spell out the upper-case letters of the Basic Multilingual Plane (~5 ms).
