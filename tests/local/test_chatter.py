@@ -134,6 +134,8 @@ def test_facts(sentence: str, role: str | None) -> None:
         "Your garden looks amazing!",
         "New record!",  # a headline of nothing of the speaker's
         "What a day!",  # no number: no span counted
+        "Asking for a friend.",  # the question before was someone else's
+        "Asking for a friend lol",
     ],
 )
 def test_greetings_names_and_cheers_are_chatter(sentence: str) -> None:

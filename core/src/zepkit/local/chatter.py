@@ -96,6 +96,8 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
                 or _reveals(text)
             )
         )
+    if _FOR_A_FRIEND.match(text):
+        return True
     content = _content_words(text)
     rest = [w for w in content if w not in PHATIC_WORDS]
     if not rest or (_FIRST_PERSON.search(text) is None and _only_names(text, rest)):
@@ -114,6 +116,14 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
         return opener is not None and not _SELF_CLAUSE.search(opener.string, opener.end())
     return False
 
+
+_FOR_A_FRIEND = re.compile(
+    r"^\W*(?:(?:i['’]?m |i was |just |only )?asking for (?:a|an|some) (?:friend|mate|pal|"
+    r"colleague|coworker|co-worker|relative)\b)(?:\W+(?:lol|haha|ha|lmao|😉|😅))*\W*$",
+    re.IGNORECASE,
+)
+"""The old joke that the question before is someone else's ("Asking for a friend."): it tells
+nothing of the user ("Asking for my sister." does: it names someone of theirs)."""
 
 _UNMARKED_QUESTION = re.compile(
     r"^\W*(?:(?:how|what|why|when|where|which|who|whose)(?:['’]?s)?"
