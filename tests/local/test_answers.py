@@ -33,6 +33,12 @@ from zepkit.local.embedders import Embedder
             "Any allergies, or are you fine with everything?",
             "Any allergies, or are you fine with everything?",
         ),
+        # a check on what the user said, though not asked
+        (
+            "Lovely. So you're vegan and cycling to work - got it!",
+            "So you're vegan and cycling to work - got it!",
+        ),
+        ("Just to confirm, you have two cats.", "Just to confirm, you have two cats."),
     ],
 )
 def test_a_question_about_the_user_is_the_last_one_in_the_second_person(
@@ -59,6 +65,8 @@ def test_only_the_end_of_a_long_message_is_read_for_its_question() -> None:
         "Have you tried turning it off and on again?",
         "Is Paris the capital of France?",  # not about the user
         "You have a meeting at noon.",  # no question
+        "Great, you'll love it there!",  # no check
+        "So here's the plan: pack light.",
         "",
     ],
 )
@@ -93,6 +101,10 @@ def test_a_sentence_about_the_speaker_reads_as_usual_and_bare_yes_or_no_counts()
     assert [s.topics for s in found] == [("home",), ()]  # one of two: no subject of its own
     [berlin] = extractor.extract_reply("Berlin.", speaker="Kim", question="Where do you live?")
     assert berlin.topics == ("home",)  # the whole reply: a newer home ends the older
+    [yes] = extractor.extract_reply(
+        "Correct.", speaker="Kim", question="Just to confirm, you're allergic to penicillin?"
+    )
+    assert "penicillin" in yes.text and yes.profile is not None
     [no] = extractor.extract_reply("No.", speaker="Kim", question="Do you have any allergies?")
     assert no.text == 'Kim, asked "Do you have any allergies?": No.'
     assert extractor.extract_reply("Thanks!", speaker="Kim", question="Where do you live?") == []

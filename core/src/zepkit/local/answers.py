@@ -48,7 +48,8 @@ MAX_QUESTION_CHARS = 200
 
 _BARE = re.compile(
     r"^\W*(?:yes|yeah|yep|yup|no|nope|nah|not really|not at all|never|sometimes|"
-    r"definitely|absolutely|of course|a little|a lot)\b",
+    r"definitely|absolutely|of course|a little|a lot|correct|that['’]?s (?:right|correct)|"
+    r"exactly|spot on)\b",
     re.IGNORECASE,
 )
 """A reply's opening yes or no: on its own chatter, but in answer to a question about the user it
@@ -87,10 +88,21 @@ much said after it, is not what the user's next message answers (and a long mess
 split into sentences every turn)."""
 
 
+_CHECK = re.compile(
+    r"^\W*(?:(?:so|ok|okay|right|great|perfect|just to (?:confirm|check)|to confirm|"
+    r"(?:it )?sounds like|if I understand (?:you )?(?:correctly|right))\W+)+"
+    r"(?:you(?:['’]re| are|['’]ve| have)|you (?:live|work|have|own|eat|drive))\b",
+    re.IGNORECASE,
+)
+"""An assistant's restating of what it took the user to say, as a check though not asked ("So
+you're vegan and cycling to work - got it!"): the user's "Yep!" confirms it."""
+
+
 def question_to_user(text: str) -> str | None:
-    """The question an assistant's message asks the user about themselves, else None."""
+    """The question an assistant's message asks the user about themselves (or the check it
+    ends on, `_CHECK`), else None."""
     if "?" not in text:
-        return None
+        return _check_ended_on(text)
     tail = sentences(text[-QUESTION_TAIL_CHARS:])
     if len(text) > QUESTION_TAIL_CHARS:
         tail = tail[1:]  # the first sentence may be cut
@@ -108,6 +120,17 @@ def question_to_user(text: str) -> str | None:
         return question
     # a short follow-up on what the user just said ("What breed?", "How old is he?")
     return question if len(words(question)) <= MAX_FOLLOW_UP_WORDS else None
+
+
+def _check_ended_on(text: str) -> str | None:
+    """The check an assistant's message without a question ends on (`_CHECK`), else None; only
+    its last sentence is read, and only when the message's end speaks to "you"."""
+    end = text[-MAX_QUESTION_CHARS:]
+    if _YOU.search(end) is None:
+        return None
+    said = sentences(end)
+    last = SPEAKER_LABEL.sub("", said[-1], count=1).strip() if said else ""
+    return last if _CHECK.match(last) else None
 
 
 def names_the_user(question: str) -> bool:
