@@ -507,7 +507,8 @@ _KINDS: tuple[_Kind, ...] = tuple(
         (
             "people",
             2.5,
-            r"\b(?:wife|husband|partner|spouse|sons?|daughters?|kids?|child|children|twins|baby|"
+            r"\b(?:wife|wifey|husband|hubby|partner|spouse|sons?|daughters?|kids?|child|children|"
+            r"twins|baby|"
             r"babies|toddlers?|newborns?|infants?|teenagers?|(?:\d+|one|two|three|four|five|six|"
             r"seven|eight|nine|ten)[- ](?:year|month)[- ]olds?|"
             r"step(?:son|daughter|kid|child|children|mom|mum|dad|mother|father)s?|"
@@ -605,22 +606,25 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"crazy about|big on|passionate|keen|avid|can'?t get enough)\b",
         ),
         ("manner", 2.0, _NEVER_OFFER, _STANDING),
-        (
-            "dependants",
-            1.5,
-            r"\b(?:wife|husband|hubby|partner|spouse|fianc[ée]e?|kids|children|sons?|daughters?|"
-            r"twins|bab(?:y|ies)|toddlers?|newborns?|infants?|"
-            r"step(?:son|daughter|kid|child|children)s?|(?:my|our) (?:\w+ )?(?:kid|child)|"
-            r"single (?:mom|mum|dad|parent)|pregnan\w*|expecting (?:our|my|a|another|twins)|"
-            r"(?:my|our|\d|two|three|four|five|six) (?:little |young |teenage |grown-up )?"
-            r"(?:boys|girls)|carer for|caring for (?:my|our))\b",
-        ),
     )
 )
 """Kinds of subject a statement about the user touches, each with the weight it adds to the
-statement's salience. "dependants" is read for weight only: the people the user lives with and
-answers for (a partner, children, a baby on the way) shape most of the advice they ask for, so
-they rank above a friend or a niece."""
+statement's salience."""
+
+_DEPENDANTS = _kind(
+    "dependants",
+    1.5,
+    r"\b(?:wife|husband|hubby|partner|spouse|fianc[ée]e?|kids|children|sons?|daughters?|"
+    r"twins|bab(?:y|ies)|toddlers?|newborns?|infants?|"
+    r"step(?:son|daughter|kid|child|children)s?|(?:my|our) (?:\w+ )?(?:kid|child)|"
+    r"single (?:mom|mum|dad|parent)|pregnan\w*|expecting (?:our|my|a|another|twins)|"
+    r"(?:my|our|\d|two|three|four|five|six) (?:little |young |teenage |grown-up )?"
+    r"(?:boys|girls)|carer for|caring for (?:my|our))\b",
+)
+"""Read for weight only, and only where a person or health is touched (each of its words is
+one): the people the user lives with and answers for (a partner, children, a baby on the way)
+shape most of the advice they ask for, so they rank above a friend or a niece."""
+_HOLDS_DEPENDANTS = frozenset({"people", "health"})
 
 _ASKED: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern, re.IGNORECASE))
@@ -836,6 +840,8 @@ def kind_weights(text: str) -> dict[str, float]:
             in_cased is not None and in_cased.search(text) is not None
         ):
             found[name] = weight
+    if not _HOLDS_DEPENDANTS.isdisjoint(found) and _DEPENDANTS.touched(text, lowered):
+        found[_DEPENDANTS.name] = _DEPENDANTS.weight
     return found
 
 
@@ -850,7 +856,7 @@ def answer_salience(question: str, reply: str) -> float:
     subject the two touch together ("How old are your kids?" "Eight and eleven.") and the kinds
     the question names ("Do you have any allergies?")."""
     kinds = kinds_in(f"{question} {reply}") | kinds_asked(question)
-    return BASE_SALIENCE + sum(kind.weight for kind in _KINDS if kind.name in kinds)
+    return BASE_SALIENCE + sum(kind.weight for kind in (*_KINDS, _DEPENDANTS) if kind.name in kinds)
 
 
 _ASKED_TOPICS = ("home", "work")
@@ -897,7 +903,11 @@ def points_back_there(sentence: str) -> bool:
     """Whether a short sentence of the speaker's ends on "there", the place the sentence before
     it named ("Any good dentists near Clapham? I just moved there.", "I work there."): alone it
     names no place, with that sentence it tells where."""
-    return len(sentence.split()) <= MAX_THERE_WORDS and _THERE.match(sentence) is not None
+    return (
+        "there" in sentence.lower()  # most sentences: no pattern to run
+        and len(sentence.split()) <= MAX_THERE_WORDS
+        and _THERE.match(sentence) is not None
+    )
 
 
 _SOMEONE = frozenset({"people", "pets"})
