@@ -42,34 +42,24 @@ def test_self_statements_rank_by_what_they_are_about() -> None:
 
 
 @pytest.mark.parametrize(
-    ("dependants", "others"),
+    ("weightier", "lighter"),
     [
+        # the people a user answers for, above the rest of their people
         ("I'm a single dad of three boys.", "I have a niece and two nephews."),
         ("My wife and I are expecting twins.", "My best friend is getting married in June."),
         ("I have two kids under five.", "I have two sisters."),
         ("My husband is a graphic designer.", "My brother is a graphic designer."),
-    ],
-)
-def test_the_people_a_user_answers_for_outweigh_the_rest(dependants: str, others: str) -> None:
-    close, further = self_statement(dependants), self_statement(others)
-    assert close and further
-    assert close.salience > further.salience
-    assert "people" in kinds_of(others)  # the rest are people all the same
-
-
-@pytest.mark.parametrize(
-    ("who", "what"),
-    [
+        # who the user is now (a single-valued subject), above what else they say of it
         ("I'm a primary school teacher.", "I take the train to work."),
         ("I live in a studio flat in Hackney.", "My flat gets very little sun."),
         ("I'm vegan.", "I like my coffee black."),
     ],
 )
-def test_who_the_user_is_now_outweighs_what_else_they_say_of_it(who: str, what: str) -> None:
-    current, other = self_statement(who), self_statement(what)
-    assert current and other
-    assert current.topics and not other.topics
-    assert current.salience > other.salience
+def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: str) -> None:
+    heavy, light = self_statement(weightier), self_statement(lighter)
+    assert heavy and light
+    assert heavy.salience > light.salience
+    assert kinds_of(weightier) & kinds_of(lighter)  # of the same kind of subject
 
 
 @pytest.mark.parametrize(
