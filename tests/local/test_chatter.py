@@ -33,6 +33,7 @@ from zepkit.local.chatter import is_chatter
         ("Since I'm diabetic, what dessert can I have?", "assistant"),  # echoed, not said
         ("Please summarise my notes.", "user"),  # "my", but only what to do
         ("Help me tidy my house.", "user"),  # a home, but no place named
+        ("Can you come to my place on Monday?", "user"),  # a day, not a place
         ("Write a poem about your cat.", "user"),  # the listener's
         ("Please write it again, I didn't like it.", "user"),  # a taste in passing
         ("Please note the meeting is at 3.", "user"),  # nothing of the user's to remember

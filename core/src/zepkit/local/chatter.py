@@ -257,7 +257,7 @@ def _reveals(question: str) -> bool:
 
 
 _MINE_NAMED = re.compile(
-    r"\b(?:my|our) (?:new |own |little |first )?(?:(?:flat|house|apartment|home|place) (?:in|on|"
+    r"\b(?:my|our) (?:new |own |little |first )?(?:(?:flat|house|apartment|home|place) (?:in|"
     r"near) (?-i:[A-Z])|bakery|caf[eé]|restaurant|salon|farm|food truck|b&b|bnb|guesthouse|"
     r"(?:own|small|family) business|startup|etsy shop|online shop)",
     re.IGNORECASE,
