@@ -61,6 +61,9 @@ from zepkit.local.chatter import is_chatter
         ("Did I mention my diet to you?", "user"),
         ("How old is my son?", "user"),
         ("what's my husband's name again", "user"),
+        ("Can you plan my trip to the beach?", "user"),  # no place named
+        ("What should I do now that it's raining?", "user"),  # nothing of the user's
+        ("How should I cook kidney beans for my chilli?", "user"),  # food, not health
     ],
 )
 def test_chatter(sentence: str, role: str) -> None:
@@ -119,6 +122,12 @@ def test_chatter(sentence: str, role: str) -> None:
         ("Write a poem for my wife.", "user"),
         ("Draft an email to my landlord about the damp in my flat in Glasgow.", "user"),
         ("Can you suggest a name for my new bakery?", "user"),
+        # ... a trip they are making, the job they do, their health by a medicine or procedure
+        ("Should I get travel insurance for my trip to Peru in April?", "user"),
+        ("How do I set up a budget on my part-time barista wage?", "user"),
+        ("Is it safe to take ibuprofen if I'm on warfarin?", "user"),
+        ("how long should i rest after my c-section before driving", "user"),
+        ("How much water should I drink now that I'm breastfeeding?", "user"),  # told as it asks
     ],
 )
 def test_facts(sentence: str, role: str | None) -> None:

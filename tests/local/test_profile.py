@@ -68,6 +68,15 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("I broke my wrist skiing last year.", "health", True),
         ("I sprained my left ankle.", "health", True),
         ("I broke the record last year.", "health", False),
+        ("I'm on warfarin since the clot.", "health", True),  # a medicine
+        ("I had a c-section in May.", "health", True),  # a procedure
+        ("I had a stroke two years ago.", "health", True),
+        ("That was a stroke of luck.", "health", False),
+        ("I needed six stitches.", "health", True),
+        ("I'm learning new knitting stitches.", "health", False),
+        ("I had a kidney transplant.", "health", True),
+        ("I transplanted my tomato seedlings.", "health", False),
+        ("I make chilli with kidney beans.", "health", False),
         ("My grandad taught me to fish.", "pets", False),  # fishing, not a pet
         ("We keep tropical fish.", "pets", True),
         ("Going to a hen do in Dublin.", "pets", False),

@@ -11,6 +11,7 @@ import itertools
 import re
 
 from zepkit.local.profile import (
+    OCCUPATIONS,
     SPAN,
     about_someone,
     goes_on,
@@ -201,7 +202,7 @@ _REMEMBER = re.compile(
 )
 """A request to remember: what follows is what to remember ("Please remember that I'm vegan")."""
 
-_CLAUSE = re.compile(r"\s*(?:[,;:—–]|\s-\s|\b(?:because|since|as)\b)\s*")
+_CLAUSE = re.compile(r"\s*(?:[,;:—–]|\s-\s|\b(?:because|since|as|now that)\b)\s*")
 
 _TOLD_KINDS = frozenset(
     {"health", "diet", "people", "pets", "work", "home", "identity", "constraints", "manner"}
@@ -257,13 +258,19 @@ def _reveals(question: str) -> bool:
 
 
 _MINE_NAMED = re.compile(
-    r"\b(?:my|our) (?:new |own |little |first )?(?:(?:flat|house|apartment|home|place) (?:in|"
-    r"near) (?-i:[A-Z])|bakery|caf[eé]|restaurant|salon|farm|food truck|b&b|bnb|guesthouse|"
-    r"(?:own|small|family) business|startup|etsy shop|online shop)",
+    r"\b(?:my|our) (?:new |own |little |first |upcoming |next |big )?(?:(?:flat|house|apartment|"
+    r"home|place) (?:in|near) (?-i:[A-Z])|bakery|caf[eé]|restaurant|salon|farm|food truck|b&b|"
+    r"bnb|guesthouse|(?:own|small|family) business|startup|etsy shop|online shop|"
+    r"(?:(?:road |school |work |business |family )?trip|holiday|vacation|honeymoon|move|"
+    r"relocation) to (?-i:[A-Z])|(?:part-time |full-time |weekend )?"
+    rf"(?:{OCCUPATIONS}) (?:job|wage|salary|pay|shifts?|role|career|training|course|exams?|"
+    r"interview|licen[cs]e))",
     re.IGNORECASE,
 )
-"""The user's own home by its place or their own business, named in a question or request
-("Draft an email about the damp in my flat in Glasgow.", "A name for my new bakery?")."""
+"""The user's own home by its place, their own business, a trip they are making or the job
+they do, named in a question or request ("Draft an email about the damp in my flat in
+Glasgow.", "A name for my new bakery?", "Do I need insurance for my trip to Peru?", "A budget on
+my barista wage?")."""
 
 
 def _content_words(text: str) -> list[str]:

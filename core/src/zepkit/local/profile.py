@@ -332,7 +332,7 @@ _A_NAME_OWNED = re.compile(
 """A thing owned by its maker's name ("We drive a Volvo."): read only for "we", not as a kind."""
 
 
-_OCCUPATIONS = (
+OCCUPATIONS = (
     r"nurse|engineer|developer|programmer|designer|lawyer|attorney|accountant|analyst|manager|"
     r"chef|dentist|pharmacist|architect|scientist|researcher|consultant|founder|ceo|cto|cfo|"
     r"electrician|plumber|carpenter|mechanic|pilot|firefighter|paramedic|police officer|"
@@ -370,7 +370,7 @@ _WE_EACH = re.compile(
 Arsenal fans."): any kind of theirs but a plan ("We're all going to the cinema." is an outing)."""
 
 _WE_EACH_WORK = re.compile(
-    rf"\bwe(?:['’]re| are) (?:all|both) (?:[\w-]+ ){{0,2}}(?:{_OCCUPATIONS})s\b", re.IGNORECASE
+    rf"\bwe(?:['’]re| are) (?:all|both) (?:[\w-]+ ){{0,2}}(?:{OCCUPATIONS})s\b", re.IGNORECASE
 )
 """The same with a trade named in the plural ("We're both nurses."), which the kinds leave out:
 elsewhere a plural is too often something else ("the game mechanics")."""
@@ -490,6 +490,22 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"(?:short|near|far|long)[- ]?sighted|glasses|contact lenses|hearing aids?|chemo\w*|"
             r"cancer|trimester|post-?partum|post-?natal|ocd|ptsd|arthritis|insomnia|ibs|smok\w*|"
             r"vap(?:e|es|ing)|"
+            r"epilep\w*|seizures?|(?:a|the|my|mini)[- ]?stroke(?! of)|heart (?:attack|condition|"
+            r"failure)|cholesterol|thyroid|crohn'?s|colitis|lupus|endometriosis|pcos|"
+            r"fibromyalgia|multiple sclerosis|parkinson'?s|alzheimer'?s|dementia|hernia|"
+            r"concussion|eczema|psoriasis|tinnitus|vertigo|an(?:a)?emi\w*|hypertension|"
+            r"osteoporosis|scoliosis|sciatica|gout|kidney(?! beans?)|dialysis|miscarr\w*|ivf|"
+            r"(?:in)?fertility|infertile|(?:organ|marrow|lung|liver|heart|stem cell) transplant|"
+            r"(?:peri)?menopaus\w*|hay ?fever|anorexi\w*|bulimi\w*|"
+            r"eating disorder|bipolar|panic attacks?|c-? ?section|c(?:a)?esarean|"
+            r"(?:got|get|getting|had|needed|need|have) (?:(?:\d+|a few|some|two|three|four|five|"
+            r"six|seven|eight|nine|ten|twelve|twenty) )?stitches|"
+            r"physiotherapy|physio (?:sessions?|appointments?|exercises?)|rehab|breastfeed\w*|"
+            r"biopsy|(?:hip|knee|joint) replacement|my operation|"
+            r"an operation on|(?:appendic|vasec|hysterec|mastec|tonsillec)tomy|warfarin|insulin|"
+            r"metformin|statins?|anti-?depressants?|ssris?|sertraline|fluoxetine|prozac|"
+            r"blood thinners?|inhalers?|steroids?|antibiotics|beta[- ]blockers?|the pill|"
+            r"birth control|painkillers?|hrt|levothyroxine|methotrexate|"
             r"cigarettes?|nicotine|bad (?:back|knees?|hips?|shoulders?|ankles?|heart)|"
             r"(?:broke|broken|fractured|sprained|twisted|tore|torn|dislocated|pulled) (?:my |a )?"
             r"(?:left |right )?(?:arm|leg|wrist|ankle|foot|hand|finger|thumb|toe|collarbone|ribs?|"
@@ -552,7 +568,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"startup|firm|freelanc\w*|self-employed|unemployed|colleagues?|coworkers?|"
             r"clients?|customers?|(?:our|my|tech|software) stack|codebase|monorepo|"
             r"(?:fiscal|financial) year|(?:fully|all) remote|b2b|saas|"
-            rf"graduat\w*|{_OCCUPATIONS})\b",
+            rf"graduat\w*|{OCCUPATIONS})\b",
             r"\b(?:start(?:ed|ing)|join(?:ed|ing)) (?:at |with )?(?-i:[A-Z])",
         ),
         (
@@ -720,7 +736,7 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             rf"(?:(?:at|for) {_PLACE}|by profession\b)|"
             r"\bI(?:['’]?m| am) (?:now |not |no longer )?(?:a|an) "
             rf"(?:(?!of\b|{_JUDGED})[\w-]+ ){{0,3}}"
-            rf"(?:{_OCCUPATIONS}|teacher|doctor)\b|"
+            rf"(?:{OCCUPATIONS}|teacher|doctor)\b|"
             r"\bmy new (?:job|employer)\b|\bmy (?:current )?job is (?:at|as|with)\b|"
             r"\bmy (?:current )?employer is\b|"
             rf"\bmy first (?:day|week|shift) (?:at|with) {_PLACE}|"
