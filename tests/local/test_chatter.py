@@ -64,6 +64,7 @@ from zepkit.local.chatter import is_chatter
         ("Can you plan my trip to the beach?", "user"),  # no place named
         ("What should I do now that it's raining?", "user"),  # nothing of the user's
         ("How should I cook kidney beans for my chilli?", "user"),  # food, not health
+        ("Can you check your answers?", "user"),  # the answers, not how to give them
     ],
 )
 def test_chatter(sentence: str, role: str) -> None:

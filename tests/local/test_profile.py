@@ -107,6 +107,9 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Please always reply in Spanish.",  # how the user wants to be spoken to
         "From now on, keep your answers short, bullet points only.",
         "Never use emojis when you write to me.",
+        "Please keep your answers short, I read them on my phone.",  # no "always", but "your"
+        "Please don't use emojis in your replies.",
+        "Stop using emojis.",
         "Please don't suggest anything with mushrooms.",
         "Do not include recipes with nuts.",
         "Please use metric units, I'm in Australia.",  # units and spelling stand for every turn

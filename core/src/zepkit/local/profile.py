@@ -413,11 +413,16 @@ _STANDING = (
     r"\b(?:always|never|from now on|going forward|in (?:the )?future|every time|each time|"
     r"by default)\b(?=.*\b(?:you|your|reply|replies|respond|answer|answers|write|use|keep|"
     r"format|explain|call|address|give|include|avoid|skip|stop|remember|remind|speak|talk)\b)|"
-    r"\b(?:call|address|refer to) me (?:as |by )?(?-i:[A-Z])"
+    r"\b(?:call|address|refer to) me (?:as |by )?(?-i:[A-Z])|"
+    r"\b(?:keep|make|write|format|start|end|limit)\b[^.?!]{0,40}?\byour (?:answers|replies|"
+    r"responses|explanations)\b|\b(?:in|for|with) your (?:answers|replies|responses|"
+    r"explanations)\b|\b(?:don'?t|do not|stop|no more|never|avoid)\s+(?:(?:using|use|adding|"
+    r"add|including|include|putting|put|with) )?(?:any |so many |all the |the )?(?:emojis?|"
+    r"emoticons|jargon|bullet points|exclamation marks|markdown)\b"
 )
 """A standing instruction to the assistant ("Please always reply in Spanish.", "From now on,
-keep your answers short.", "Please call me Alex."): how the user wants to be spoken to, worth
-every later block."""
+keep your answers short.", "Please call me Alex.", "Keep your answers short.", "Stop using
+emojis."): how the user wants to be spoken to, worth every later block."""
 
 _NEVER_OFFER = (
     r"^\W*(?:please )?(?:(?:don'?t|do not) (?:ever )?(?:suggest|recommend|include|offer)"
