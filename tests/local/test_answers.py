@@ -134,6 +134,10 @@ def test_a_sentence_about_the_speaker_reads_as_usual_and_bare_yes_or_no_counts()
         ("Is the party for your son?", "Yes, he's turning 8, loves dinosaurs."),  # after a yes
         ("What are your kids' names?", "Mia is 6 and Theo is 3."),  # the names asked for
         ("what are your kids names", "mia is 6 and theo is 3"),  # typed without capitals
+        ("Are you vegetarian, by any chance?", "I am, yes - for about ten years."),  # "I am"
+        ("Are you vegetarian?", "I am."),
+        ("Do you have kids?", "We do, two of them."),
+        ("Do you drive?", "I don't."),
     ],
 )
 def test_a_reply_standing_for_what_was_asked_is_read_with_the_question(
@@ -170,6 +174,8 @@ def test_a_yes_before_more_is_read_with_the_question() -> None:
         ("Where do you live?", "I think Berlin is lovely."),  # a statement after the hedge
         ("What should I call the file?", "Report is fine."),  # not the user's name
         ("What is the capital called?", "Paris is the capital."),  # nothing of the user's
+        ("Are you vegetarian?", "I am going to the shop."),  # "I am" with more of its own
+        ("Is that all?", "I do, thanks."),  # a question about the answer, not the user
     ],
 )
 def test_a_reply_that_refers_back_to_nothing_of_the_user_is_not_framed(

@@ -865,9 +865,11 @@ def test_a_question_the_user_says_is_about_them_is_kept_with_that() -> None:
         "What's the weather like in Oslo in March? I live there now.",
         "My sister lives in Lisbon. I'm visiting there in May.",
         "The new café on Elm Street is great. I work there.",
+        "What's the weather like in Rome in May? I'm going there for my honeymoon.",
+        "Any tips for Kyoto? I've been there twice but want something new.",
     ],
 )
-def test_a_sentence_ending_on_there_is_kept_with_the_place_it_stands_for(said: str) -> None:
+def test_a_short_sentence_with_there_is_kept_with_the_place_it_stands_for(said: str) -> None:
     [kept] = RuleExtractor().extract(said, speaker="Kim", source="message", role="user")
     assert kept.text == f"Kim: {said}" and kept.profile is not None
 
@@ -879,6 +881,9 @@ def test_there_joins_nothing_it_does_not_end_on() -> None:
     asked = "Any tips for Rome? The food there is amazing, I hear."
     [kept] = extractor.extract(asked, speaker="Kim", source="message", role="user")
     assert "Any tips" not in kept.text  # not the speaker's, so the question stays out
+    asked = "Any tips for Rome? I think there's a lot to see."
+    [kept] = extractor.extract(asked, speaker="Kim", source="message", role="user")
+    assert "Any tips" not in kept.text  # "there is": no place pointed back to
     [alone] = extractor.extract("I work there.", speaker="Kim", source="message", role="user")
     assert alone.text == "Kim: I work there."  # nothing before it to stand for
 

@@ -163,6 +163,23 @@ def refers_back(sentence: str) -> bool:
     return _REFERS_BACK.match(rest) is not None and len(words(rest)) <= MAX_FRAGMENT_WORDS
 
 
+_ELLIPTIC = re.compile(
+    r"^(?:i|we)\s*(?:(?:am|['’]m|are|['’]re|was|were)(?: not)?|(?:do|did|have|had|will|can|could|"
+    r"would)(?: not|n['’]?t)?|don['’]?t|didn['’]?t|haven['’]?t|won['’]?t|can['’]?t|cannot|"
+    r"wasn['’]?t|weren['’]?t|aren['’]?t|never (?:have|had|did|do|was|will))"
+    r"(?=\s*(?:$|[,;:.!—–-]|\s(?:yes|yeah|indeed|actually|though|too|still|already|now|"
+    r"definitely|absolutely|sadly|unfortunately|luckily|sometimes|always)\b))",
+    re.IGNORECASE,
+)
+
+
+def is_elliptic(sentence: str) -> bool:
+    """Whether a sentence opens, after any yes or no, with a subject and an auxiliary that stand
+    for what was just asked ("Are you vegetarian?" "I am, yes - for ten years."; "We do, two of
+    them."): alone it says nothing of what, with the question it answers it."""
+    return _ELLIPTIC.match(after_yes_or_no(sentence).lstrip()) is not None
+
+
 def after_yes_or_no(sentence: str) -> str:
     """The sentence after its opening yes or no, if any."""
     return (

@@ -19,6 +19,7 @@ from zepkit.local.answers import (
     MAX_FRAGMENT_WORDS,
     MAX_REPLY_CHARS,
     is_bare_reply,
+    is_elliptic,
     is_fragment,
     names_the_user,
     refers_back,
@@ -121,9 +122,10 @@ class RuleExtractor:
         before: str | None = None,
     ) -> Sequence[ExtractedStatement]:
         """See `ReplyExtractor.extract_reply`: a bare answer ("Melbourne.", "Eight and eleven.",
-        and "No." when nothing else is said) of a short reply is stored with the question and joins
-        the user's profile; an opening sentence that goes on about the person or pet of the user's
-        previous statement ("His name is Rex.") is stored joined to it; the rest reads as usual."""
+        "I am, yes.", and "No." when nothing else is said) of a short reply is stored with the
+        question and joins the user's profile; an opening sentence that goes on about the person
+        or pet of the user's previous statement ("His name is Rex.") is stored joined to it; the
+        rest reads as usual."""
         prefix = f"{speaker}: " if speaker else ""
         read = self._read(text, prefix, before)
         if question is None or len(text) > MAX_REPLY_CHARS:
@@ -132,8 +134,9 @@ class RuleExtractor:
         found = []
         for sentence, statement in read:
             hedged = unhedged(sentence)
-            if (statement.profile is None or hedged != sentence) and (
-                is_fragment(hedged) or (len(read) == 1 and _answers(sentence, question))
+            elliptic = is_elliptic(hedged) and names_the_user(question)
+            if (statement.profile is None or hedged != sentence or elliptic) and (
+                elliptic or is_fragment(hedged) or (len(read) == 1 and _answers(sentence, question))
             ):
                 statement = self._answer(asked + sentence, sentence, question, alone=len(read) == 1)
             found.append(statement)
@@ -148,7 +151,7 @@ class RuleExtractor:
             return found
         if len(said) == 1 and names_only(said[0]):  # "Mostly Ethiopian and Korean."
             return [self._answer(asked + said[0], said[0], question, alone=True)]
-        bare = [sentence for sentence in said if is_bare_reply(sentence)]
+        bare = [sentence for sentence in said if is_bare_reply(sentence) or is_elliptic(sentence)]
         if not bare and len(said) == 1 and _answers(said[0], question):
             bare = said  # "That would be Jordan." reads as politeness alone
         return [self._answer(asked + bare[0], bare[0], question, alone=False)] if bare else []

@@ -913,15 +913,17 @@ def continues(sentence: str, before: str) -> bool:
 
 _THERE = re.compile(
     r"^\W*(?:(?:and|so|but|actually|well),?\s+)?(?:i|we)\b[^.!?]{0,40}?\bthere\b"
-    r"(?:\s+(?:now|too|already|soon|(?:last|this|next) \w+|in \w+|(?:a|\w+) (?:days?|weeks?|"
-    r"months?|years?) ago|for (?:a|\w+) (?:days?|weeks?|months?|years?)))?\W*$",
+    r"(?!['’](?:s|re|ll|d)\b|\s+(?:is|are|was|were|will|would|might|may|must|should|could|can|"
+    r"seems?|has|have|had|isn|aren|wasn|weren)\b)[^.!?]{0,50}\W*$",
     re.IGNORECASE,
 )
-MAX_THERE_WORDS = 10
+"""A speaker's sentence with "there" for a place, not "there is" ("I just moved there.", "I'm
+going there for my honeymoon.", "We've been there twice but want something new.")."""
+MAX_THERE_WORDS = 12
 
 
 def points_back_there(sentence: str) -> bool:
-    """Whether a short sentence of the speaker's ends on "there", the place the sentence before
+    """Whether a short sentence of the speaker's says "there" for the place the sentence before
     it named ("Any good dentists near Clapham? I just moved there.", "I work there."): alone it
     names no place, with that sentence it tells where."""
     return (
