@@ -403,9 +403,13 @@ class LocalBackend:
 
 @contextmanager
 def _sqlite_errors() -> Iterator[None]:
-    """SQLite's errors as the backend's: busy or locked -> unavailable, others -> BackendError."""
+    """SQLite's errors as the backend's: busy or locked -> unavailable, others -> BackendError;
+    an id with half a character (a lone surrogate: no UTF-8 form, so SQLite cannot take it) is
+    the caller's error, a `ValueError` as `check_id` gives (texts are mended before this)."""
     try:
         yield
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"a lone surrogate (half a character) cannot be stored: {exc}") from exc
     except sqlite3.OperationalError as exc:
         if "locked" in str(exc) or "busy" in str(exc):
             raise BackendUnavailableError(f"SQLite database is busy: {exc}") from exc
