@@ -157,6 +157,7 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Avid reader, mostly sci-fi.",
         "Keen cyclist.",
         "Lifelong Yankees fan.",
+        "Been a Spurs season ticket holder for 20 years.",
         # work, told without "I"
         "WFH mostly.",
         "Between jobs at the moment.",
@@ -201,6 +202,7 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "We drive a Volvo.",
         "Our old Volvo finally died.",  # a car by its maker's name
         "We own a cabin near Tahoe.",
+        "We don't have a garden, just a small balcony.",  # what it lacks tells as much
         "Just bought a motorbike.",
         "Got a new car last week.",
         # where the speaker lives, comes from, goes
@@ -379,6 +381,8 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "The house is a 100-year-old cottage.",
         "We're expecting rain all weekend.",  # expecting something else
         "Expecting a parcel today.",
+        "We don't have time for this.",  # nothing the household owns
+        "We went to a support group.",  # support, but no team
     ],
 )
 def test_what_is_not_the_speaker_stays_out(sentence: str) -> None:

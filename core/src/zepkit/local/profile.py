@@ -302,7 +302,7 @@ _OWNED = (
     r"cars?|vans?|trucks?|pickups?|suvs?|minivans?|motorbikes?|motorcycles?|scooters?|mopeds?|"
     r"bikes?|bicycles?|e-?bikes?|boats?|sailboats?|yachts?|canoes?|kayaks?|rvs?|campers?|"
     r"campervans?|caravans?|motorhomes?|cabins?|cottages?|gardens?|backyards?|garages?|"
-    r"allotments?|toyota|honda|volvo|tesla|bmw|audi|subaru|mazda|nissan|hyundai|kia|"
+    r"allotments?|balcon(?:y|ies)|terraces?|patios?|driveways?|toyota|honda|volvo|tesla|bmw|audi|subaru|mazda|nissan|hyundai|kia|"
     r"volkswagen|vw|mercedes|chevy|chevrolet|jeep|fiat|peugeot|renault|skoda|prius|lexus|"
     r"porsche|corolla|camry|harley"
 )
@@ -311,6 +311,7 @@ case."""
 _HOUSEHOLD_OWNS = re.compile(
     rf"(?<![\w'’])(?:our (?:[\w-]+ )?(?:{_OWNED})\b|we(?:['’]ve| have)?(?: just| recently| "
     r"finally| still)? (?:have|has|own|got|bought|drive|keep|ride|sold)\b|"
+    r"we (?:don['’]?t|do not|no longer) (?:have|own)\b|we (?:haven['’]?t|have not) got\b|"
     r"we(?:['’]re| are) (?:thinking (?:of|about)|planning (?:on|to)|going to|about to|saving "
     r"(?:up )?(?:for|to)|looking (?:at|into)) (?:buy(?:ing)?|get(?:ting)?)\b)",
     re.IGNORECASE,
@@ -624,7 +625,8 @@ _KINDS: tuple[_Kind, ...] = tuple(
             1.0,
             r"\b(?:love|like|enjoy|hate|dislike|prefer|favou?rite|fans?|into|can'?t stand|"
             r"hobby|hobbies|play|plays|playing|learning|collect\w*|obsessed|addicted|"
-            r"crazy about|big on|passionate|keen|avid|can'?t get enough)\b",
+            r"crazy about|big on|passionate|keen|avid|can'?t get enough|supporters?|"
+            r"season[- ]tickets?)\b",
         ),
         ("manner", 2.0, _NEVER_OFFER, _STANDING),
     )
