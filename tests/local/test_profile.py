@@ -501,6 +501,9 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("I'm a secondary school maths teacher.", ("work",)),  # three before the occupation
         ("Finally quit the bank, I'm a full-time baker now!", ("work",)),
         ("Not at Google anymore - joined a startup called Loom.", ("work",)),
+        ("Also I quit nursing, I'm retraining as a teacher.", ("work",)),  # a field left
+        ("I left teaching last year.", ("work",)),
+        ("I stopped sales calls after lunch.", ()),  # a task, not a field
         ("I'm a terrible artist.", ()),  # a judgement, not a job
         ("I'm an amateur photographer.", ()),  # a pastime
         ("I joined a book club called Page Turners.", ()),
@@ -634,6 +637,11 @@ _KEPT = [
     ("I work at Google as a designer.", "I left London in 2019."),
     ("I live in Leeds.", "I left Google last month."),
     ("I work at Meta.", "I left Google in 2019 to join Meta."),
+    # someone else's child born, or another child of the user's
+    ("I'm pregnant with our first!", "My sister gave birth to a baby boy!"),
+    ("Our son Leo was born in May.", "Our daughter Mia was born last week."),
+    # driving, not the car driven
+    ("I drive a VW Golf.", "I drive a lot for work."),
     # something sold that is not what was named
     ("I run an Etsy shop.", "I sold 20 candles on Etsy this week."),
 ]
@@ -645,9 +653,14 @@ _ENDED = [
     ("I'm a nurse at St Mary's.", "I've just resigned from St Mary's."),
     ("I work at Google as a product manager.", "Not at Google anymore, joined Loom."),
     ("I'm a cashier at a bank.", "Finally quit the bank, I'm a full-time baker now!"),
+    ("I work as a nurse.", "Also I quit nursing, I'm retraining as a teacher."),
     # a diet or a relationship changed
     ("I'm on the keto diet.", "Gave up keto, it wasn't for me."),
     ("I'm single.", "I've got a girlfriend now, her name's Leah."),
+    # a pregnancy ended by the birth, a car by its sale
+    ("I'm pregnant with our first!", "Our baby girl Ada was born on Monday!"),
+    ("We're expecting twins in March.", "We had the babies last night, two boys!"),
+    ("I drive a VW Golf.", "I sold my car, I take the bus now."),
     # a new role at the same employer changes the job too
     ("I'm a nurse at St Mary's.", "I'm now a doctor at St Mary's."),
     # a belonging sold, named shorter than before

@@ -757,7 +757,14 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"\bjoined (?:a |an )?(?:[\w-]+ )?(?:startup|company|firm|agency|practice|bank|"
             r"consultancy) (?:called|named) (?-i:[A-Z])|"
             r"\bI (?:was|got|['’]ve been|have been) (?:just )?(?:laid off|fired|let go|"
-            r"made redundant)\b|" + _not_anymore("work"),
+            r"made redundant)\b|"
+            r"\bI (?:just |finally |recently )?(?:quit|left|gave up|stopped) (?:nursing|teaching|"
+            r"accounting|accountancy|banking|law|medicine|consulting|engineering|journalism|"
+            r"retail|hospitality|finance|marketing|sales|academia|social work|the (?:army|navy|"
+            r"military|police|nhs|civil service))(?=\s*(?:$|[,.;:!—–-]|(?:for|after|in|last|"
+            r"this|to|and|at|when|because|since|years?|months?|ago)\b))|"
+            r"\bI(?:['’]?m| am) (?:now )?retraining (?:as|to be(?:come)?) (?:a|an)\b|"
+            + _not_anymore("work"),
         ),
         (
             "diet",
@@ -784,6 +791,18 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"(?:girlfriend|boyfriend)\b|"
             r"\bI(?:['’]?m| am) (?:now )?(?:dating (?:someone\b|(?-i:[A-Z]))|seeing someone\b)",
         ),
+        (
+            "car",
+            r"\bI (?:now |still |currently |just )?drive (?:a|an) (?:(?:old|new|used|little|tiny|"
+            r"big|second-hand|electric|hybrid|red|blue|black|white|silver|grey|green) )*"
+            r"(?:(?-i:[A-Z0-9])|(?:car|van|truck|pickup|suv|hatchback|minivan|convertible)\b)|"
+            r"\bmy (?:only |new )?car is (?:a|an)\b|"
+            r"\b(?:I|we) (?:just |finally |recently )?(?:sold|scrapped|got rid of|wrote off|"
+            r"crashed|totall?ed) (?:my|our|the) (?:old )?car\b|"
+            r"\b(?:I|we) (?:no longer|don['’]?t|do not) (?:have|own) a car\b|"
+            r"\bI (?:just |finally )?(?:bought|got) (?:a|an|my first) (?:new |used |second-hand |"
+            r"electric )?car\b",
+        ),
     )
 )
 """Subjects that hold one value at a time: a newer statement on one ends the older ones. Only
@@ -801,6 +820,37 @@ _ENDED = re.compile(
 """A statement that ends what was true of the names it mentions (a pet that died; "we lost
 Pepper", not "I lost Pepper's leash"; a car sold, "Sold the Fiesta", not "sold candles on
 Etsy")."""
+
+
+_BIRTH = re.compile(
+    r"\b(?:I|we)(?: just| finally| have| had|['’]ve)? (?:gave birth|had (?:the|our|my|a) "
+    r"(?:baby|babies|twins|little ones?)|welcomed (?:our|a|baby))\b|"
+    r"\b(?:our|my) (?:[\w-]+ ){0,2}(?:baby|son|daughter|boy|girl|twins|little one)\b"
+    r"[^.!?]{0,40}?\b(?:was|were|is|are|got|has|have) (?:finally |just )?(?:born|here|arrived)\b|"
+    r"\b(?:our|my) (?:[\w-]+ ){0,2}(?:baby|son|daughter|boy|girl|twins|little one)\b"
+    r"[^.!?]{0,30}?\barrived\b",
+    re.IGNORECASE,
+)
+"""The user's own child born ("Our baby girl Ada was born on Monday!", "We had the baby!"), not
+someone else's ("My sister gave birth")."""
+
+_PREGNANCY = re.compile(
+    r"\bpregnan\w*|\bexpecting\b|\bdue (?:in|on|date|any day)\b|\btrimester\b|"
+    r"\bweeks? (?:along|pregnant)\b|\bbaby (?:number|no\.?|#)|\bbump\b",
+    re.IGNORECASE,
+)
+
+
+def tells_a_birth(sentence: str) -> bool:
+    """Whether a sentence tells that the user's child was born (`_BIRTH`): it ends the user's
+    statements that they or their partner are expecting (`tells_a_pregnancy`)."""
+    return _BIRTH.search(sentence) is not None
+
+
+def tells_a_pregnancy(sentence: str) -> bool:
+    """Whether a sentence speaks of a pregnancy ("I'm pregnant with our first!", "We're
+    expecting in March", "Baby number two is due in May")."""
+    return _PREGNANCY.search(sentence) is not None
 
 
 def tells_an_ending(sentence: str) -> bool:

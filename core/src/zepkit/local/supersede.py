@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from zepkit.local.codec import timestamp
 from zepkit.local.habits import does_habit
-from zepkit.local.profile import about_someone, names_left, topic_value
+from zepkit.local.profile import about_someone, names_left, tells_a_pregnancy, topic_value
 from zepkit.local.text import fact_key, normalise_name
 
 
@@ -38,6 +38,9 @@ class Change(NamedTuple):
     left: str | None = None
     """The place or employer it says the user left (`profile.left_value`): it ends the home or
     work statements that give that value ("I left Google" ends "I work at Google")."""
+    birth: bool = False
+    """Whether it tells that the user's child was born (`profile.tells_a_birth`): it ends the
+    statements of the pregnancy ("I'm pregnant with our first!")."""
 
 
 def supersede(conn: sqlite3.Connection, graph: int, change: Change) -> None:
@@ -59,6 +62,8 @@ def supersede(conn: sqlite3.Connection, graph: int, change: Change) -> None:
         rivals.update(_doing_habit(conn, graph, change.statement, change.habit))
     if change.left:
         rivals.update(_valued(conn, graph, change.statement, change.left))
+    if change.birth:
+        rivals.update(_pregnancies(conn, graph, change.statement))
     same = fact_key(change.text)
     when = timestamp(change.valid_at)
     ended: list[int] = []
@@ -132,6 +137,18 @@ def _valued(
         for key, text, valid_at, invalid_at, topics in rows
         if any(names_left(topic, text, value) for topic in topics.split())
     }
+
+
+def _pregnancies(
+    conn: sqlite3.Connection, graph: int, statement: int
+) -> dict[int, tuple[str, str, str | None]]:
+    """The user's current profile statements, other than `statement`, of a pregnancy."""
+    rows = conn.execute(
+        "SELECT id, text, valid_at, invalid_at FROM statement_rows WHERE graph = ? "
+        "AND profile IS NOT NULL AND invalid_at IS NULL AND id != ?",
+        (graph, statement),
+    ).fetchall()
+    return {row[0]: row[1:] for row in rows if tells_a_pregnancy(row[1])}
 
 
 def reopen(conn: sqlite3.Connection, statements_sql: str, params: Sequence[object]) -> None:

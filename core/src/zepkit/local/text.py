@@ -34,17 +34,20 @@ STOP_WORDS: frozenset[str] = _wordset(
 
 _COMMON_STARTERS: frozenset[str] = _wordset(
     """
-    absolutely actually add afterwards agreed anyway apparently ask awesome basically book bought
-    bring buy call came can certainly check cheers congrats cool could definitely describe did do
-    does earlier email eventually exactly explain feel feeling finally find fine finished first
-    following found give glad go going good goodbye grab great guess happy has have hello help hey
-    hi hmm honestly hope how imagine indeed is just keep know last later let lets like likewise
-    listen look looking love made make maybe meanwhile meet met most moved my need never next nice
-    note nothing of often okay oops order perfect perhaps pick please plus probably recently
-    remember remind right saw schedule see send should show sometimes soon sorry sounds start
-    started still sure take tell text thank thanks that think thinking today tomorrow tonight took
-    true try trying unfortunately usually visit visited want was welcome well went were what when
-    where which who why will wish wonderful would wow yep yesterday
+    absolutely actually add admittedly afterwards agreed anyway apparently ask awesome basically
+    book bought bring buy call came can certainly check cheers clearly congrats cool could
+    currently definitely describe did do does earlier email eventually exactly explain feel
+    feeling finally find fine finished first following fortunately found frankly generally give
+    glad go going good goodbye grab great guess happily happy has have hello help hey hi hmm
+    honestly hope hopefully how imagine indeed initially interestingly ironically is just keep
+    know last lately later let lets like likewise listen literally look looking love luckily made
+    make maybe meanwhile meet met most moved my naturally need never next nice note nothing
+    obviously of often okay oops order originally perfect perhaps personally pick please plus
+    probably recently remember remind right sadly saw schedule see send seriously should show
+    sometimes soon sorry sounds start started still suddenly sure surprisingly take tell text
+    thank thankfully thanks that think thinking today tomorrow tonight took tragically true try
+    trying ultimately unfortunately usually visit visited want was welcome well went were what
+    when where which who why will wish wonderful would wow yep yesterday
     """
 )
 """Words that often open a sentence with a capital letter without naming anything."""
