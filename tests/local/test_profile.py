@@ -642,6 +642,10 @@ _KEPT = [
     ("Our son Leo was born in May.", "Our daughter Mia was born last week."),
     # driving, not the car driven
     ("I drive a VW Golf.", "I drive a lot for work."),
+    # someone else's outcome; an age among other things told
+    ("I'm looking for a job in marketing.", "My sister got a new job."),
+    ("I'm studying law at UCL.", "My brother graduated last summer."),
+    ("I'm 34, married, two kids.", "I just turned 35!"),
     # something sold that is not what was named
     ("I run an Etsy shop.", "I sold 20 candles on Etsy this week."),
 ]
@@ -661,6 +665,10 @@ _ENDED = [
     ("I'm pregnant with our first!", "Our baby girl Ada was born on Monday!"),
     ("We're expecting twins in March.", "We had the babies last night, two boys!"),
     ("I drive a VW Golf.", "I sold my car, I take the bus now."),
+    # a search ended by the job got, studies by the degree, an age by the next
+    ("I'm looking for a job in marketing.", "I got the job at Ogilvy, starting Monday!"),
+    ("I'm studying law at UCL.", "I graduated last summer!"),
+    ("I'm 34.", "I just turned 35!"),
     # a new role at the same employer changes the job too
     ("I'm a nurse at St Mary's.", "I'm now a doctor at St Mary's."),
     # a belonging sold, named shorter than before

@@ -50,10 +50,9 @@ class ExtractedStatement:
     speaker is the user and the statement is about themselves, `profile` is its salience (it
     joins the user's profile, which every context block considers), `topics` name the subjects
     that hold one value at a time (a newer statement on one ends the older ones: "home",
-    "work", "diet", "relationship", "car"), and `ends` says it ends what was true of the entities it
-    mentions (a pet that died; when the statement is not in the profile, "Mochi passed away",
-    only the user's profile statements about someone).
-    """
+    "work", "diet", "relationship", "car", "age"), and `ends` says it ends what was true of the
+    entities it mentions (a pet that died; when the statement is not in the profile, "Mochi
+    passed away", only the user's profile statements about someone)."""
 
     text: str
     entities: tuple[str, ...] = ()

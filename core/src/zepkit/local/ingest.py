@@ -15,7 +15,7 @@ from zepkit.local.codec import encode_time, now
 from zepkit.local.drafts import Draft
 from zepkit.local.habits import changed_habit
 from zepkit.local.ids import next_id
-from zepkit.local.profile import left_value, tells_a_birth
+from zepkit.local.profile import left_value, outcomes_told
 from zepkit.local.retrieval import unprefixed
 from zepkit.local.stats import count_terms
 from zepkit.local.supersede import Change, supersede
@@ -96,8 +96,8 @@ def write_episodes(
             maybe.append((statement_id, s.maybe))
             habit = changed_habit(s.text) if s.profile is not None else None
             left = left_value(s.text) if s.profile is not None else None
-            birth = s.profile is not None and tells_a_birth(s.text)
-            if s.topics or s.ends or habit or left or birth:
+            outcomes = outcomes_told(s.text) if s.profile is not None else ()
+            if s.topics or s.ends or habit or left or outcomes:
                 speakers = (s.speaker, user_name) if s.by_user else (s.speaker,)
                 changes.append(
                     Change(
@@ -110,7 +110,7 @@ def write_episodes(
                         tuple(name for name in speakers if name),
                         s.profile is not None,
                         left,
-                        birth,
+                        outcomes,
                     )
                 )
             statement_id += 1

@@ -792,6 +792,12 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"\bI(?:['’]?m| am) (?:now )?(?:dating (?:someone\b|(?-i:[A-Z]))|seeing someone\b)",
         ),
         (
+            "age",
+            r"(?:\bI(?:['’]?m| am) (?:now )?|(?:\bI |^\W*)(?:just |finally |recently )?turned )"
+            r"\d{1,3}(?: years? old| y\.?o\.?)?(?: (?:now|today|yesterday|this week|last week|"
+            r"this month|last month|lol|haha))?[\W_]*$",
+        ),
+        (
             "car",
             r"\bI (?:now |still |currently |just )?drive (?:a|an) (?:(?:old|new|used|little|tiny|"
             r"big|second-hand|electric|hybrid|red|blue|black|white|silver|grey|green) )*"
@@ -831,26 +837,57 @@ _BIRTH = re.compile(
     r"[^.!?]{0,30}?\barrived\b",
     re.IGNORECASE,
 )
-"""The user's own child born ("Our baby girl Ada was born on Monday!", "We had the baby!"), not
-someone else's ("My sister gave birth")."""
-
 _PREGNANCY = re.compile(
     r"\bpregnan\w*|\bexpecting\b|\bdue (?:in|on|date|any day)\b|\btrimester\b|"
     r"\bweeks? (?:along|pregnant)\b|\bbaby (?:number|no\.?|#)|\bbump\b",
     re.IGNORECASE,
 )
+_JOB_GOT = re.compile(
+    r"(?:\b(?:I|I['’]ve|I have|I['’]m|I am)\s+|^\W*)(?:just |finally |now |officially )?"
+    r"(?:(?:got|landed|accepted|started) (?:a |an |the |my )?(?:new )?(?:job|position|role)\b"
+    r"(?! (?:offer|interview|application))|accepted (?:a|an|the) (?:job )?offer\b|"
+    r"started (?:at|with) (?-i:[A-Z])|working (?:at|for) (?-i:[A-Z])|(?:got |been |was )?hired\b)|"
+    r"\bmy (?:first (?:day|week) (?:at|with) (?-i:[A-Z])|new job\b)",
+    re.IGNORECASE,
+)
+_JOB_SEARCH = re.compile(
+    r"\b(?:looking|searching|hunting|applying) (?:for|to) (?:a |an |another |new |my first )*"
+    r"(?:jobs?|work|positions?|roles?)\b|\bjob[- ]?(?:hunting|searching|seeking|hunt|search)\b|"
+    r"\bbetween jobs\b|\bout of work\b|\bunemployed\b",
+    re.IGNORECASE,
+)
+_GRADUATED = re.compile(
+    r"(?:\bI |^\W*)(?:just |finally |recently |officially )?(?:graduated|dropped out|"
+    r"finished (?:uni|university|college|my (?:degree|studies|course|phd|masters?|dissertation))|"
+    r"got my degree|completed my (?:degree|studies|course|phd|masters?))\b",
+    re.IGNORECASE,
+)
+_STUDYING = re.compile(
+    r"\bI(?:['’]?m| am) (?:currently |now |still )?(?:studying|doing (?:a|my) (?:degree|masters?|"
+    r"phd|ba|bsc|ma|msc|mba))\b|\bI(?:['’]?m| am) (?:a |an )?(?:[\w-]+ )?(?:student|"
+    r"undergrad(?:uate)?|postgrad(?:uate)?|fresher)\b|\bI(?:['’]?m| am) in my (?:first|second|"
+    r"third|fourth|final|last) year\b",
+    re.IGNORECASE,
+)
+_OUTCOMES: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
+    ("pregnancy", _BIRTH, _PREGNANCY),
+    ("job search", _JOB_GOT, _JOB_SEARCH),
+    ("studies", _GRADUATED, _STUDYING),
+)
+"""States that end with their outcome: (name, the outcome, the state). The user's own child born
+("Our baby girl Ada was born on Monday!", not "My sister gave birth") ends the pregnancy ("I'm
+pregnant with our first!"); a job got ends the search for one; a degree finished, or dropped,
+ends the studies. Not single-valued subjects: a second child's birth keeps the first's."""
 
 
-def tells_a_birth(sentence: str) -> bool:
-    """Whether a sentence tells that the user's child was born (`_BIRTH`): it ends the user's
-    statements that they or their partner are expecting (`tells_a_pregnancy`)."""
-    return _BIRTH.search(sentence) is not None
+def outcomes_told(sentence: str) -> tuple[str, ...]:
+    """The states whose outcome a sentence tells (`_OUTCOMES`)."""
+    return tuple(name for name, outcome, _ in _OUTCOMES if outcome.search(sentence))
 
 
-def tells_a_pregnancy(sentence: str) -> bool:
-    """Whether a sentence speaks of a pregnancy ("I'm pregnant with our first!", "We're
-    expecting in March", "Baby number two is due in May")."""
-    return _PREGNANCY.search(sentence) is not None
+def in_state(state: str, sentence: str) -> bool:
+    """Whether a sentence says the user is in `state`, one of `_OUTCOMES`' names."""
+    return any(name == state and rule.search(sentence) for name, _, rule in _OUTCOMES)
 
 
 def tells_an_ending(sentence: str) -> bool:
@@ -1127,6 +1164,7 @@ _VALUES = {
     ),
     "relationship": re.compile(r"\b(single|married|divorced|engaged|separated|widowed)\b", re.I),
     "diet": re.compile(r"\b(vegan|vegetarian|pescatarian|keto|paleo)\b", re.IGNORECASE),
+    "age": re.compile(r"\b(?:I['’]?m|I am|turned)(?: now| a)? (\d{1,3})\b", re.IGNORECASE),
 }
 _NEGATED = re.compile(
     r"\b(?:not|no longer|never|stopped|quit|gave up|given up|came off|dropped)\b|n['’]t\b",

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from zepkit.local.codec import timestamp
 from zepkit.local.habits import does_habit
-from zepkit.local.profile import about_someone, names_left, tells_a_pregnancy, topic_value
+from zepkit.local.profile import about_someone, in_state, names_left, topic_value
 from zepkit.local.text import fact_key, normalise_name
 
 
@@ -38,9 +38,9 @@ class Change(NamedTuple):
     left: str | None = None
     """The place or employer it says the user left (`profile.left_value`): it ends the home or
     work statements that give that value ("I left Google" ends "I work at Google")."""
-    birth: bool = False
-    """Whether it tells that the user's child was born (`profile.tells_a_birth`): it ends the
-    statements of the pregnancy ("I'm pregnant with our first!")."""
+    outcomes: tuple[str, ...] = ()
+    """The states it tells the outcome of (`profile.outcomes_told`): a child born ends the
+    user's statements of the pregnancy, a job got those of the search for one."""
 
 
 def supersede(conn: sqlite3.Connection, graph: int, change: Change) -> None:
@@ -62,8 +62,8 @@ def supersede(conn: sqlite3.Connection, graph: int, change: Change) -> None:
         rivals.update(_doing_habit(conn, graph, change.statement, change.habit))
     if change.left:
         rivals.update(_valued(conn, graph, change.statement, change.left))
-    if change.birth:
-        rivals.update(_pregnancies(conn, graph, change.statement))
+    for state in change.outcomes:
+        rivals.update(_in_state(conn, graph, change.statement, state))
     same = fact_key(change.text)
     when = timestamp(change.valid_at)
     ended: list[int] = []
@@ -139,16 +139,17 @@ def _valued(
     }
 
 
-def _pregnancies(
-    conn: sqlite3.Connection, graph: int, statement: int
+def _in_state(
+    conn: sqlite3.Connection, graph: int, statement: int, state: str
 ) -> dict[int, tuple[str, str, str | None]]:
-    """The user's current profile statements, other than `statement`, of a pregnancy."""
+    """The user's current profile statements, other than `statement`, that say they are in
+    `state` (`profile.in_state`)."""
     rows = conn.execute(
         "SELECT id, text, valid_at, invalid_at FROM statement_rows WHERE graph = ? "
         "AND profile IS NOT NULL AND invalid_at IS NULL AND id != ?",
         (graph, statement),
     ).fetchall()
-    return {row[0]: row[1:] for row in rows if tells_a_pregnancy(row[1])}
+    return {row[0]: row[1:] for row in rows if in_state(state, row[1])}
 
 
 def reopen(conn: sqlite3.Connection, statements_sql: str, params: Sequence[object]) -> None:
