@@ -414,16 +414,24 @@ _STANDING = (
     r"\b(?:always|never|from now on|going forward|in (?:the )?future|every time|each time|"
     r"by default)\b(?=.*\b(?:you|your|reply|replies|respond|answer|answers|write|use|keep|"
     r"format|explain|call|address|give|include|avoid|skip|stop|remember|remind|speak|talk)\b)|"
-    r"\b(?:call|address|refer to) me (?:as |by )?(?-i:[A-Z])|"
+    r"\b(?:call|address|refer to) me (?:as |by )?(?-i:[A-Z])"
+)
+"""A standing instruction to the assistant ("Please always reply in Spanish.", "From now on,
+keep your answers short.", "Please call me Alex."): how the user wants to be spoken to, worth
+every later block."""
+
+_ANSWERS_FORM = re.compile(
     r"\b(?:keep|make|write|format|start|end|limit)\b[^.?!]{0,40}?\byour (?:answers|replies|"
     r"responses|explanations)\b|\b(?:in|for|with) your (?:answers|replies|responses|"
     r"explanations)\b|\b(?:don'?t|do not|stop|no more|never|avoid)\s+(?:(?:using|use|adding|"
     r"add|including|include|putting|put|with) )?(?:any |so many |all the |the )?(?:emojis?|"
-    r"emoticons|jargon|bullet points|exclamation marks|markdown)\b"
+    r"emoticons|jargon|bullet points|exclamation marks|markdown)\b",
+    re.IGNORECASE,
 )
-"""A standing instruction to the assistant ("Please always reply in Spanish.", "From now on,
-keep your answers short.", "Please call me Alex.", "Keep your answers short.", "Stop using
-emojis."): how the user wants to be spoken to, worth every later block."""
+"""A standing instruction without "always" ("Keep your answers short.", "Stop using emojis."):
+how every answer is to be given. Read only where one of its words is (`_asks_a_form`)."""
+
+MANNER_WEIGHT = 2.0
 
 _NEVER_OFFER = (
     r"^\W*(?:please )?(?:(?:don'?t|do not) (?:ever )?(?:suggest|recommend|include|offer)"
@@ -444,10 +452,25 @@ _NEVER_OFFER_RULE = re.compile(_NEVER_OFFER, re.IGNORECASE)
 
 def is_standing(sentence: str) -> bool:
     """Whether a sentence is a standing instruction to the assistant (`_STANDING`,
-    `_NEVER_OFFER`)."""
+    `_NEVER_OFFER`, `_ANSWERS_FORM`)."""
     return (
-        _STANDING_RULE.search(sentence) is not None or _NEVER_OFFER_RULE.match(sentence) is not None
+        _STANDING_RULE.search(sentence) is not None
+        or _NEVER_OFFER_RULE.match(sentence) is not None
+        or _asks_a_form(sentence, sentence.lower())
     )
+
+
+def _asks_a_form(text: str, lowered: str) -> bool:
+    """Whether `text` (`lowered`: the same, lower-cased) asks for a form of every answer
+    (`_ANSWERS_FORM`)."""
+    return (
+        "your " in lowered
+        or "emo" in lowered
+        or "jargon" in lowered
+        or "bullet" in lowered
+        or "exclamation" in lowered
+        or "markdown" in lowered
+    ) and _ANSWERS_FORM.search(text) is not None
 
 
 class _Kind(NamedTuple):
@@ -473,12 +496,19 @@ def _kind(name: str, weight: float, lowered: str | None, cased: str | None = Non
     letters = "" if lowered is None else re.sub(r"\\.", "", lowered)  # escapes aside
     if letters != letters.lower() or "(?-i" in letters:
         raise ValueError(f"kind {name!r}: a lower-cased pattern must be written in lower case")
+    if lowered is not None and len(lowered) >= _LONG_KIND and lowered.startswith(r"\b(?:"):
+        # A long list of words is tried at every position of the text; a letter first lets the
+        # engine skip the others (the same matches, a third to a half faster for the longest).
+        lowered = f"(?=\\w){lowered}"
     return _Kind(
         name,
         weight,
         None if lowered is None else re.compile(lowered),
         None if cased is None else re.compile(cased, re.IGNORECASE),
     )
+
+
+_LONG_KIND = 300
 
 
 _KINDS: tuple[_Kind, ...] = tuple(
@@ -628,7 +658,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"crazy about|big on|passionate|keen|avid|can'?t get enough|supporters?|"
             r"season[- ]tickets?)\b",
         ),
-        ("manner", 2.0, _NEVER_OFFER, _STANDING),
+        ("manner", MANNER_WEIGHT, _NEVER_OFFER, _STANDING),
     )
 )
 """Kinds of subject a statement about the user touches, each with the weight it adds to the
@@ -952,6 +982,8 @@ def kind_weights(text: str) -> dict[str, float]:
             found[name] = weight
     if not _HOLDS_DEPENDANTS.isdisjoint(found) and _DEPENDANTS.touched(text, lowered):
         found[_DEPENDANTS.name] = _DEPENDANTS.weight
+    if "manner" not in found and _asks_a_form(text, lowered):
+        found["manner"] = MANNER_WEIGHT
     return found
 
 
