@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 from zepkit.core._backend import SearchRequest, UserProfile
@@ -84,3 +87,22 @@ def test_left_out_terms_count_once_per_text_as_whole_words() -> None:
     assert query.boost("unshared gardener_notes, reshared") == 0.0
     assert query.boost("share it") == 0.0  # "share" stems to itself, not to "shar"
     assert QueryPlan(ranked=("tromso",), boosts={}).boost("shared garden") == 0.0
+
+
+def test_a_texts_boost_is_the_same_float_in_every_process() -> None:
+    # Summed in a set's order, the last bits of the sum changed with the hash seed, and so could
+    # the order of two turns in a block from one process to the next.
+    script = (
+        "from zepkit.local.plan import QueryPlan\n"
+        "weights = {'cello': 0.1, 'tango': 0.2, 'lisbon': 0.3, 'ferry': 0.7, 'quince': 1.3}\n"
+        "plan = QueryPlan(ranked=('x',), boosts=weights)\n"
+        "print(repr(plan.boost('Cello and tango in Lisbon, a ferry, then quince.')))\n"
+    )
+    printed = set()
+    for seed in range(6):
+        env = {**os.environ, "PYTHONHASHSEED": str(seed)}
+        done = subprocess.run(
+            [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+        )
+        printed.add(done.stdout.strip())
+    assert printed == {repr(0.1 + 0.2 + 0.3 + 0.7 + 1.3)}

@@ -45,8 +45,10 @@ class QueryPlan:
         lowered = text.lower()
         if not any(key in lowered for key in self.boosts):  # most texts hold none: no stemming
             return 0.0
-        held = {stem(word) for word in _WORD.findall(lowered)} & self.boosts.keys()
-        return sum(self.boosts[key] for key in held)
+        held = {stem(word) for word in _WORD.findall(lowered)}
+        # Summed in the plan's order, not the set's: a set of strings iterates in an order that
+        # changes with each process's hash seed, and so would the last bits of the sum.
+        return sum(weight for key, weight in self.boosts.items() if key in held)
 
     def id_range(self, conn: sqlite3.Connection, table: str, graph: int) -> tuple[int, int]:
         """The row ids of `table` to search: the whole graph, or its newest `fraction`."""
