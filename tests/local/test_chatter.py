@@ -65,6 +65,8 @@ from zepkit.local.chatter import is_chatter
         ("What should I do now that it's raining?", "user"),  # nothing of the user's
         ("How should I cook kidney beans for my chilli?", "user"),  # food, not health
         ("Can you check your answers?", "user"),  # the answers, not how to give them
+        ("Do you always answer in English?", "user"),  # asks about the assistant's ways
+        ("Could you always be this helpful?", "user"),
     ],
 )
 def test_chatter(sentence: str, role: str) -> None:
@@ -129,6 +131,9 @@ def test_chatter(sentence: str, role: str) -> None:
         ("Is it safe to take ibuprofen if I'm on warfarin?", "user"),
         ("how long should i rest after my c-section before driving", "user"),
         ("How much water should I drink now that I'm breastfeeding?", "user"),  # told as it asks
+        # a standing instruction put as a question
+        ("Can you make your answers bullet points from now on?", "user"),
+        ("Could you always answer in bullet points?", "user"),
     ],
 )
 def test_facts(sentence: str, role: str | None) -> None:

@@ -83,6 +83,16 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("Our hens laid six eggs today.", "pets", True),
         ("I don't drive.", "constraints", True),
         ("I don't drive to work.", "constraints", True),
+        ("I'm paying off my student loan.", "constraints", True),
+        ("All my hard work is paying off.", "constraints", False),
+        ("I'm a practising Catholic.", "identity", True),
+        ("My friend Christian is visiting.", "identity", False),  # a name, not a faith
+        ("From now on, use bullet points.", "home", False),  # "from", but no place
+        ("I'm a civil servant.", "work", True),
+        ("I'm a lorry driver.", "work", True),
+        ("I had two knee replacements.", "health", True),
+        ("I use crutches since the accident.", "health", True),
+        ("I got my black belt in judo.", "fitness", True),
     ],
 )
 def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read: bool) -> None:
@@ -269,6 +279,20 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "We're expecting our first in March!",
         "We are expecting!",
         "Baby number two is due in May!",
+        # money saved for, owed and short
+        "Saving hard for a house deposit, so every penny counts right now.",
+        "Paying off my credit card.",
+        "Skint until payday.",
+        # a faith, the speaker's or the household's; traits and pronouns
+        "We're Jehovah's Witnesses so we don't do birthdays.",
+        "We're Muslim, so no pork at the party.",
+        "As a left-handed guitarist, which beginner guitars should I look at?",
+        "I'm a trans man, he/him please.",
+        # a standing instruction asked as a question, or with "from now on" last
+        "Can you make your answers bullet points from now on?",
+        "Could you always answer in bullet points?",
+        "Will you use metric from now on please?",
+        "Please use bullet points from now on.",
     ],
 )
 def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) -> None:
@@ -328,6 +352,7 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "The kids in the video are hilarious.",  # someone else's
         "Seriously, getting late.",
         "Got back from the shops.",  # no place named
+        "Saving for later.",  # a bookmark, not money put by
         "Don't suggest that again.",  # this once, not from now on
         "The page turned 3 times.",  # a number after "turned", but no age
         "Turned it off and on again.",
@@ -1014,6 +1039,26 @@ async def test_what_the_household_owns_and_a_question_asked_as_a_nurse_reach_a_n
     assert any("Ana: Our car is an old Prius." in line for line in lines)
     assert any("As a nurse on night shifts" in line for line in lines)
     assert not any("meeting" in line for line in lines)
+
+
+async def test_a_faith_money_put_by_and_a_form_asked_as_a_question_reach_a_new_conversation(
+    ana: LocalBackend,
+) -> None:
+    for said in (
+        "We're Jehovah's Witnesses so we don't do birthdays.",
+        "Saving hard for a house deposit, so every penny counts right now.",
+        "Can you make your answers bullet points from now on?",
+        "Can you tell me a joke?",
+    ):
+        await ana.add_messages("t1", [Message("user", said, name="Ana")])
+    block = await ana.add_messages(
+        "now", [Message("user", "Where should we go for dinner?", name="Ana")], return_context=True
+    )
+    lines = profile_of(block)
+    assert any("Jehovah's Witnesses" in line for line in lines)
+    assert any("house deposit" in line for line in lines)
+    assert any("bullet points from now on" in line for line in lines)
+    assert not any("joke" in line for line in lines)
 
 
 async def test_chat_typed_without_capitals_or_marks_keeps_facts_and_leaves_questions(

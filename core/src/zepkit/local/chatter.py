@@ -62,6 +62,10 @@ _REQUEST_OPENERS = re.compile(
 )
 """How a request opens: asking for something is not saying something."""
 
+_ASKED_OF_YOU = re.compile(r"^\W*(?:please,? )?(?:can|could|would|will) you\b", re.IGNORECASE)
+"""A request put as a question: one for every later answer ("Could you always answer in
+bullet points?") is a standing instruction all the same."""
+
 
 _SELF_CLAUSE = re.compile(
     rf"(?:^|[,;:—–-]\s*|\b(?:and|but|so)\s+)(?:{SPEAKER_I}|my|My|we|We|our|Our)\b"
@@ -95,6 +99,7 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
                 or _speaks_as(text)
                 or _tells_while_asking(text)
                 or _reveals(text)
+                or (_ASKED_OF_YOU.match(text) is not None and is_standing(text))
             )
         )
     if _FOR_A_FRIEND.match(text):

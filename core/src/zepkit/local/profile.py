@@ -78,6 +78,22 @@ _NOT_THE_SUBJECT = (
 """After an -ing opener: no verb follows in its clause, so the opener is not a subject ("Having a
 supportive team is awesome.", "Learning to code is hard." tell a view, not news)."""
 
+_PAYING_OFF = (
+    r"paying (?:off|back) (?:(?:my|our|the|a|an|some|all|\w+ of (?:my|our|the)) )?"
+    r"(?:[\w'’-]+ ){0,2}(?:loans?|debts?|cards?|credit|mortgage|overdraft|finance|bills|arrears)"
+)
+"""Money owed being paid back ("Paying off my credit card."), not work "paying off"."""
+
+_FAITHS = (
+    r"(?:(?:all|both|practi[sc]ing|devout|observant|lapsed|strict|proud|born-again) )?"
+    r"(?:muslims?|christians?|catholics?|jew(?:ish|s)?|hindus?|sikhs?|buddhists?|mormons?|"
+    r"jehovah['’]?s witness(?:es)?|atheists?|agnostics?|quakers?|pagans?|protestants?|"
+    r"evangelicals?|baptists?|methodists?|anglicans?|adventists?|orthodox)"
+)
+"""A faith or none, said of the speaker ("I'm a practising Catholic", "We're Jehovah's
+Witnesses"), lower case: the identity kind reads it only after "I'm", "we're", "as", "raised"
+or "born"."""
+
 _IMPLIED_I = re.compile(
     r"^\W*(?:(?:honestly|frankly|seriously|tbh|ngl|ugh),?\s+)?"
     r"(?:(?:just|recently|currently|finally|still|also|now|newly|officially|actually|"
@@ -99,6 +115,8 @@ _IMPLIED_I = re.compile(
     r"raised in (?-i:[A-Z])\w*|(?:originally from|born (?:and raised )?(?:in|on)|"
     r"grew up (?:in|on|near|around|outside)) \w+|"
     r"job[- ]hunting|looking for (?:a )?(?:new )?(?:work|job)|"
+    r"saving (?:(?:up|hard|like mad) )?(?:for|towards|to buy) (?!later\b|now\b|last\b)|skint|"
+    rf"{_PAYING_OFF}|"
     r"lived(?= (?:in|on|abroad|overseas|near|with|all over)\b)|"
     r"ended up(?= (?:going with|buying|getting|choosing|picking|taking|booking|moving)\b)|"
     r"living|studying|allergic|intolerant|retired|love|loving|enjoy|enjoying|hate|hating|into|"
@@ -345,7 +363,8 @@ OCCUPATIONS = (
     r"janitor|welder|roofer|soldier|hygienist|radiographer|sonographer|baker|builder|gardener|"
     r"painter|decorator|photographer|musician|bartender|florist|tailor|locksmith|plasterer|"
     r"bricklayer|lifeguard|postman|postwoman|illustrator|animator|copywriter|recruiter|"
-    r"writer|author|artist"
+    r"writer|author|artist|civil servant|treasurer|security guard|childminder|"
+    r"(?:software |qa )?tester|(?:lorry|truck|bus|taxi|cab|delivery|van|train|hgv) driver|trucker"
 )
 """Occupations: a kind of work, and with "I'm a" the user's job."""
 
@@ -377,16 +396,22 @@ _WE_EACH_WORK = re.compile(
 elsewhere a plural is too often something else ("the game mechanics")."""
 
 
+_WE_FAITH = re.compile(rf"\bwe(?:['’]re| are) (?:an? )?{_FAITHS}\b", re.IGNORECASE)
+"""The household's faith ("We're Muslim, so no pork at the party.")."""
+
+
 def _of_the_household(sentence: str, kinds: Iterable[str]) -> bool:
     """Whether a sentence with "we" or "our" is about the household's people, pets, home, health
-    or diet, what it owns (`_HOUSEHOLD_OWNS`), what each of its group is (`_WE_EACH`), or the
-    speaker's workplace (`_OUR_WORKPLACE`)."""
+    or diet, what it owns (`_HOUSEHOLD_OWNS`), what each of its group is (`_WE_EACH`), the
+    speaker's workplace (`_OUR_WORKPLACE`) or the household's faith (`_WE_FAITH`)."""
     found = set(kinds)
     if _HOUSEHOLD_KINDS & found or _OUR_CHILDREN.search(sentence):
         return True
     if (found - {"plans"} and _WE_EACH.search(sentence)) or _WE_EACH_WORK.search(sentence):
         return True
     if "work" in found and _OUR_WORKPLACE.search(sentence):
+        return True
+    if "identity" in found and _WE_FAITH.search(sentence):
         return True
     return _HOUSEHOLD_OWNS.search(sentence) is not None and (
         "belongings" in found or _A_NAME_OWNED.search(sentence) is not None
@@ -446,18 +471,35 @@ _NEVER_OFFER = (
 use metric units."). Anchored and apart from `_STANDING`, so a search of either reads only what
 it must (every sentence is read against both)."""
 
+_STANDING_LAST = re.compile(
+    r"\b(?:use|reply|respond|answer|write|keep|format|give|include|avoid|skip|stop|speak|talk)\b"
+    r"[^.?!]*\b(?:from now on|going forward|by default)(?:,? (?:please|thanks|thank you))?\W*$",
+    re.IGNORECASE,
+)
+"""The same with "from now on" last ("Please use bullet points from now on."); read only where
+those words are (`_ends_standing`)."""
+
 _STANDING_RULE = re.compile(_STANDING, re.IGNORECASE)
 _NEVER_OFFER_RULE = re.compile(_NEVER_OFFER, re.IGNORECASE)
 
 
 def is_standing(sentence: str) -> bool:
     """Whether a sentence is a standing instruction to the assistant (`_STANDING`,
-    `_NEVER_OFFER`, `_ANSWERS_FORM`)."""
+    `_NEVER_OFFER`, `_ANSWERS_FORM`, `_STANDING_LAST`)."""
     return (
         _STANDING_RULE.search(sentence) is not None
         or _NEVER_OFFER_RULE.match(sentence) is not None
         or _asks_a_form(sentence, sentence.lower())
+        or _ends_standing(sentence, sentence.lower())
     )
+
+
+def _ends_standing(text: str, lowered: str) -> bool:
+    """Whether `text` (`lowered`: the same, lower-cased) ends on "from now on" after asking for
+    something (`_STANDING_LAST`)."""
+    return (
+        "from now on" in lowered or "going forward" in lowered or "by default" in lowered
+    ) and _STANDING_LAST.search(text) is not None
 
 
 def _asks_a_form(text: str, lowered: str) -> bool:
@@ -537,12 +579,14 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"(?:got|get|getting|had|needed|need|have) (?:(?:\d+|a few|some|two|three|four|five|"
             r"six|seven|eight|nine|ten|twelve|twenty) )?stitches|"
             r"physiotherapy|physio (?:sessions?|appointments?|exercises?)|rehab|breastfeed\w*|"
-            r"biopsy|(?:hip|knee|joint) replacement|my operation|"
+            r"biopsy|(?:hip|knee|joint) replacements?|my operation|"
             r"an operation on|(?:appendic|vasec|hysterec|mastec|tonsillec)tomy|warfarin|insulin|"
             r"metformin|statins?|anti-?depressants?|ssris?|sertraline|fluoxetine|prozac|"
             r"blood thinners?|inhalers?|steroids?|antibiotics|beta[- ]blockers?|the pill|"
             r"birth control|painkillers?|hrt|levothyroxine|methotrexate|"
             r"cigarettes?|nicotine|bad (?:back|knees?|hips?|shoulders?|ankles?|heart)|"
+            r"partially sighted|visually impaired|screen readers?|guide dog|crutches|"
+            r"walking stick|"
             r"(?:broke|broken|fractured|sprained|twisted|tore|torn|dislocated|pulled) (?:my |a )?"
             r"(?:left |right )?(?:arm|leg|wrist|ankle|foot|hand|finger|thumb|toe|collarbone|ribs?|"
             r"hip|knee|back|nose|shoulder|elbow|hamstring|calf|acl|ligament|tendon|muscle)s?)\b",
@@ -611,7 +655,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             "home",
             2.0,
             r"\b(?:live|lived|living|moved|moving|relocat\w*|flat|apartment|house|home|renovat\w*|"
-            r"neighbou?rhood|rent\w*|grew up|born|raised (?:in|on)|from|based in)\b|"
+            r"neighbou?rhood|rent\w*|grew up|born|raised (?:in|on)|from(?! now on)|based in)\b|"
             r"\bwhere (?:\w+ ){0,3}based\b",
         ),
         (
@@ -620,7 +664,9 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"\b(?:my name|i'?m called|call me|calls me|go(?:es)? by|known as|nickname|years old|"
             r"speak\w*|language|native|nationality|fluent|bilingual|trilingual|multilingual|"
             r"mother tongue|"
-            r"citizen|religio\w*|pronouns?|"
+            r"citizen|religio\w*|pronouns?|he/him|she/her|they/them|trans (?:man|woman)|"
+            r"transgender|non-?binary|left-handed|right-handed|ambidextrous|"
+            rf"(?:i['’]?m|i am|we['’]?re|we are|as|raised|born) (?:an? )?(?:{_FAITHS})|"
             r"turn(?:ed|ing|s)? \d+(?= (?:today|tomorrow|yesterday|next|last|this|on|in|soon)\b|"
             r"\W*$))\b",
         ),
@@ -638,14 +684,16 @@ _KINDS: tuple[_Kind, ...] = tuple(
             "constraints",
             1.5,
             r"\b(?:budget|afford|money|loans?|debt|savings?|no more than|at most|can'?t|cannot|"
-            r"unable|avoid|never|only|without|don'?t (?:drive|fly)|do not (?:drive|fly))\b",
+            r"unable|avoid|never|only|without|don'?t (?:drive|fly)|do not (?:drive|fly)|skint|"
+            rf"overdraft|{_PAYING_OFF})\b",
         ),
         (
             "fitness",
             1.5,
             r"\b(?:gym|workouts?|work out|exercis\w*|fitness|running|jog\w*|cycling|cycle|biking|"
             r"swim\w*|yoga|pilates|hik(?:e|es|ed|ing)|climbing|boulder\w*|sports?|football|"
-            r"soccer|tennis|"
+            r"soccer|tennis|judo|karate|taekwondo|jiu[- ]?jitsu|kickboxing|martial arts|"
+            r"black belt|"
             r"basketball|weight|(?:lose|lost|losing|gain|gained|put on) (?:\w+ ){0,2}"
             r"(?:kg|kilos?|lbs?|pounds|stone)|"
             r"i run (?=\d|(?:about|around|every|daily|most|marathons?|half|regularly|a lot)\b))\b",
@@ -982,7 +1030,7 @@ def kind_weights(text: str) -> dict[str, float]:
             found[name] = weight
     if not _HOLDS_DEPENDANTS.isdisjoint(found) and _DEPENDANTS.touched(text, lowered):
         found[_DEPENDANTS.name] = _DEPENDANTS.weight
-    if "manner" not in found and _asks_a_form(text, lowered):
+    if "manner" not in found and (_asks_a_form(text, lowered) or _ends_standing(text, lowered)):
         found["manner"] = MANNER_WEIGHT
     return found
 
