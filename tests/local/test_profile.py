@@ -93,6 +93,10 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("I had two knee replacements.", "health", True),
         ("I use crutches since the accident.", "health", True),
         ("I got my black belt in judo.", "fitness", True),
+        ("I have a pacemaker.", "health", True),
+        ("I stammer when I'm nervous.", "health", True),
+        ("I'm a trainee solicitor.", "work", True),
+        ("We go to church every Sunday.", "identity", True),
     ],
 )
 def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read: bool) -> None:
@@ -293,6 +297,7 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Could you always answer in bullet points?",
         "Will you use metric from now on please?",
         "Please use bullet points from now on.",
+        "3 kids under 5, so quiet is a distant memory lol",  # a note, then what it means
     ],
 )
 def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) -> None:
@@ -353,6 +358,7 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Seriously, getting late.",
         "Got back from the shops.",  # no place named
         "Saving for later.",  # a bookmark, not money put by
+        "Busy week, so dinner is late.",  # a note on nothing of the speaker's kinds
         "Don't suggest that again.",  # this once, not from now on
         "The page turned 3 times.",  # a number after "turned", but no age
         "Turned it off and on again.",

@@ -282,13 +282,14 @@ is a milestone ("Two years sober today!"): its kind decides."""
 _ASIDE = re.compile(
     r"(?:(?:so|and|but)\s+)?(?:please\s+)?(?:be (?:careful|mindful|aware)|"
     r"(?:keep|bear) (?:that|this|it) in mind|"
-    r"(?:it|that|things|life|everything)(?:['’]s| is| was| are| were| has been| have been| can be)"
-    r"(?!.*\b(?:the|my|his|her|their|our)\b)(?: [\w'’-]+){1,3}\W*$)",
+    r"(?:it|that|things|life|everything|(?<=so )[\w'’-]+)"
+    r"(?:['’]s| is| was| are| were| has been| have been| can be)"
+    r"(?!.*\b(?:the|my|his|her|their|our)\b)(?: [\w'’-]+){1,3}(?: (?:lol|haha|tbh|ngl))?\W*$)",
     re.IGNORECASE,
 )
 """A clause after a note that still belongs to it: a caution to the listener or a comment on it
 ("Shellfish allergy, so be careful with recipes.", "Job hunting, it's brutal.", "Going through
-a divorce, so things are rough.")."""
+a divorce, so things are rough.", "3 kids under 5, so quiet is a distant memory lol")."""
 
 
 def headline(sentence: str) -> bool:
@@ -363,7 +364,8 @@ OCCUPATIONS = (
     r"janitor|welder|roofer|soldier|hygienist|radiographer|sonographer|baker|builder|gardener|"
     r"painter|decorator|photographer|musician|bartender|florist|tailor|locksmith|plasterer|"
     r"bricklayer|lifeguard|postman|postwoman|illustrator|animator|copywriter|recruiter|"
-    r"writer|author|artist|civil servant|treasurer|security guard|childminder|"
+    r"writer|author|artist|civil servant|treasurer|security guard|childminder|solicitor|"
+    r"barrister|postie|"
     r"(?:software |qa )?tester|(?:lorry|truck|bus|taxi|cab|delivery|van|train|hgv) driver|trucker"
 )
 """Occupations: a kind of work, and with "I'm a" the user's job."""
@@ -586,7 +588,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"birth control|painkillers?|hrt|levothyroxine|methotrexate|"
             r"cigarettes?|nicotine|bad (?:back|knees?|hips?|shoulders?|ankles?|heart)|"
             r"partially sighted|visually impaired|screen readers?|guide dog|crutches|"
-            r"walking stick|"
+            r"walking stick|hard of hearing|cochlear|pacemaker|stoma|stammer\w*|stutter\w*|"
             r"(?:broke|broken|fractured|sprained|twisted|tore|torn|dislocated|pulled) (?:my |a )?"
             r"(?:left |right )?(?:arm|leg|wrist|ankle|foot|hand|finger|thumb|toe|collarbone|ribs?|"
             r"hip|knee|back|nose|shoulder|elbow|hamstring|calf|acl|ligament|tendon|muscle)s?)\b",
@@ -667,6 +669,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"citizen|religio\w*|pronouns?|he/him|she/her|they/them|trans (?:man|woman)|"
             r"transgender|non-?binary|left-handed|right-handed|ambidextrous|"
             rf"(?:i['’]?m|i am|we['’]?re|we are|as|raised|born) (?:an? )?(?:{_FAITHS})|"
+            r"(?:go|goes|going|went) to (?:the )?(?:mosque|church|synagogue|temple|gurdwara|mass)|"
             r"turn(?:ed|ing|s)? \d+(?= (?:today|tomorrow|yesterday|next|last|this|on|in|soon)\b|"
             r"\W*$))\b",
         ),
