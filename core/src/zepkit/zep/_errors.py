@@ -104,6 +104,13 @@ def zep_errors(operation: str, **ids: object) -> Iterator[None]:
         yield
     except ZepkitError:
         raise
+    except UnicodeEncodeError as exc:
+        # The request could not be encoded: an id with half a character (a lone surrogate;
+        # texts are mended before this) is the caller's error, as `check_id` reports it.
+        where = f"Zep {operation} ({describe(**ids)})"
+        raise ValueError(
+            f"{where}: a lone surrogate (half a character) cannot be sent: {exc.reason}"
+        ) from None
     except Exception as exc:
         # `from None`: SDK errors print response bodies, which may hold message content.
         raise translate(exc, f"Zep {operation} ({describe(**ids)})") from None
