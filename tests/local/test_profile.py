@@ -97,6 +97,8 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("I stammer when I'm nervous.", "health", True),
         ("I'm a trainee solicitor.", "work", True),
         ("We go to church every Sunday.", "identity", True),
+        ("I volunteer at the library.", "tastes", True),
+        ("We've booked flights to Lisbon.", "plans", True),
     ],
 )
 def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read: bool) -> None:
@@ -298,6 +300,12 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Will you use metric from now on please?",
         "Please use bullet points from now on.",
         "3 kids under 5, so quiet is a distant memory lol",  # a note, then what it means
+        "Don't like spicy food at all, even black pepper is too much.",
+        "Only have Tuesday and Thursday evenings free for the gym.",
+        "We've got a holiday booked to Crete in August.",  # the household's trip ahead
+        "We've booked flights to Tokyo for the cherry blossom.",
+        "Been volunteering at the food bank every Saturday for years.",
+        "Do the school run every morning, so nothing before 9:30.",
     ],
 )
 def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) -> None:
@@ -359,6 +367,9 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Got back from the shops.",  # no place named
         "Saving for later.",  # a bookmark, not money put by
         "Busy week, so dinner is late.",  # a note on nothing of the speaker's kinds
+        "Our trip to Rome was amazing.",  # a trip told of, not one ahead
+        "Yeah, our trip got off to a bad start.",
+        "Only two days left!",
         "Don't suggest that again.",  # this once, not from now on
         "The page turned 3 times.",  # a number after "turned", but no age
         "Turned it off and on again.",

@@ -96,7 +96,7 @@ or "born"."""
 
 _IMPLIED_I = re.compile(
     r"^\W*(?:(?:honestly|frankly|seriously|tbh|ngl|ugh),?\s+)?"
-    r"(?:(?:just|recently|currently|finally|still|also|now|newly|officially|actually|"
+    r"(?:(?:just|recently|currently|finally|still|also|now|newly|officially|actually|only|"
     r"really|totally|kinda|sort of|mostly|absolutely|genuinely|truly)\s+)*"
     rf"(?:(?:(?:(?:started|starting|been) )?(?:{_LEARNING})|having|renovating|doing up)"
     rf"{_NOT_THE_SUBJECT}|"
@@ -124,7 +124,9 @@ _IMPLIED_I = re.compile(
     r"can'?t get enough of|"
     r"adopted|have|had|lost|quit|gave up|given up|giving up|stopped|trying to|on an?|"
     r"not (?:a|much of a) (?:big |huge )?fan|(?:a )?(?:big |huge )?fan of|"
-    r"can'?t (?:eat|have|do|drink|stand|swim|drive|cook|walk)|don'?t (?:eat|drink|do)|"
+    r"can'?t (?:eat|have|do|drink|stand|swim|drive|cook|walk)|"
+    r"don'?t (?:eat|drink|do|like|enjoy|care for)|"
+    r"do (?:the|all the|most of the) school (?:run|drop-?offs?|pick-?ups?)|"
     r"not (?:great|good|big) (?:with|on)|(?:scared|terrified|afraid|frightened) of|"
     r"join(?:ed|ing)|divorced|separated|widowed|"
     r"single(?= (?:again|now|mom|mum|dad|parent|after|since|for)\b)|"
@@ -402,10 +404,22 @@ _WE_FAITH = re.compile(rf"\bwe(?:['’]re| are) (?:an? )?{_FAITHS}\b", re.IGNORE
 """The household's faith ("We're Muslim, so no pork at the party.")."""
 
 
+_WE_TRIP = re.compile(
+    r"\b(?:we|our)\b(?=[^.?!]*\b(?:holiday|trip|flights?|cruise|getaway|honeymoon|vacation)s?\b)"
+    r"(?=[^.?!]*\b(?:booked|going|(?<!got )(?<!get )off to|heading|flying|next|"
+    r"this (?:summer|winter|spring|autumn|fall)|"
+    r"in (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*)\b)",
+    re.IGNORECASE,
+)
+"""The household's trip ahead ("We've got a holiday booked to Crete in August."): a trip booked
+or coming, not one told of ("Our trip was great.")."""
+
+
 def _of_the_household(sentence: str, kinds: Iterable[str]) -> bool:
     """Whether a sentence with "we" or "our" is about the household's people, pets, home, health
     or diet, what it owns (`_HOUSEHOLD_OWNS`), what each of its group is (`_WE_EACH`), the
-    speaker's workplace (`_OUR_WORKPLACE`) or the household's faith (`_WE_FAITH`)."""
+    speaker's workplace (`_OUR_WORKPLACE`), the household's faith (`_WE_FAITH`) or a trip
+    ahead (`_WE_TRIP`)."""
     found = set(kinds)
     if _HOUSEHOLD_KINDS & found or _OUR_CHILDREN.search(sentence):
         return True
@@ -414,6 +428,8 @@ def _of_the_household(sentence: str, kinds: Iterable[str]) -> bool:
     if "work" in found and _OUR_WORKPLACE.search(sentence):
         return True
     if "identity" in found and _WE_FAITH.search(sentence):
+        return True
+    if "plans" in found and _WE_TRIP.search(sentence):
         return True
     return _HOUSEHOLD_OWNS.search(sentence) is not None and (
         "belongings" in found or _A_NAME_OWNED.search(sentence) is not None
@@ -614,6 +630,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"aunts?|uncles?|nieces?|nephews?|fianc[ée]e?|girlfriend|boyfriend|married|family|"
             r"friend|(?:my|our|best|close|old) friends|best mates?|roommates?|flatmates?|"
             r"colleague|boss|wedding|anniversary|engaged|honeymoon|divorc\w*|"
+            r"school (?:run|drop-?offs?|pick-?ups?)|"
             r"(?:my|our|\d|two|three|four|five|six) (?:little |young |teenage |"
             r"grown-up )?(?:boys|girls)|"
             r"relationship|dating|couple(?! of)|"
@@ -676,7 +693,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
         (
             "plans",
             1.5,
-            r"\b(?:going to|planning|plan|trip|travel\w*|visit\w*|fly|flying|flight|"
+            r"\b(?:going to|planning|plan|trip|travel\w*|visit\w*|fly|flying|flights?|booked|"
             r"marathon|race|"
             r"festival|holiday|vacation|deadline|due|next (?:week|month|year)|tomorrow|"
             r"preparing|training|appointment|interview|concert|birthday|conference|"
@@ -706,7 +723,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             1.0,
             r"\b(?:love|like|enjoy|hate|dislike|prefer|favou?rite|fans?|into|can'?t stand|"
             r"hobby|hobbies|play|plays|playing|learning|collect\w*|obsessed|addicted|"
-            r"crazy about|big on|passionate|keen|avid|can'?t get enough|supporters?|"
+            r"crazy about|big on|passionate|keen|avid|can'?t get enough|supporters?|volunteer\w*|"
             r"season[- ]tickets?)\b",
         ),
         ("manner", MANNER_WEIGHT, _NEVER_OFFER, _STANDING),
