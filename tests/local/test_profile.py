@@ -21,6 +21,14 @@ def profile_of(context: str | None) -> list[str]:
     return section.splitlines()
 
 
+async def profile_after(ana: LocalBackend, told: tuple[str, ...], asked: str) -> list[str]:
+    """The profile lines of the block a new conversation gets after Ana told `told` in one."""
+    for said in told:
+        await ana.add_messages("t1", [Message("user", said, name="Ana")])
+    block = await ana.add_messages("now", [Message("user", asked, name="Ana")], return_context=True)
+    return profile_of(block)
+
+
 @pytest.fixture
 async def ana(backend: LocalBackend) -> LocalBackend:
     await backend.ensure_user(UserProfile("ana", first_name="Ana"))
@@ -1043,16 +1051,12 @@ async def test_a_move_told_without_i_ends_the_older_home(ana: LocalBackend) -> N
 async def test_what_the_household_owns_and_a_question_asked_as_a_nurse_reach_a_new_conversation(
     ana: LocalBackend,
 ) -> None:
-    for said in (
+    told = (
         "Our car is an old Prius.",
         "As a nurse on night shifts, how do I sleep during the day?",
         "We have a meeting at 3.",
-    ):
-        await ana.add_messages("t1", [Message("user", said, name="Ana")])
-    block = await ana.add_messages(
-        "now", [Message("user", "Where should I go this summer?", name="Ana")], return_context=True
     )
-    lines = profile_of(block)
+    lines = await profile_after(ana, told, "Where should I go this summer?")
     assert any("Ana: Our car is an old Prius." in line for line in lines)
     assert any("As a nurse on night shifts" in line for line in lines)
     assert not any("meeting" in line for line in lines)
@@ -1061,17 +1065,13 @@ async def test_what_the_household_owns_and_a_question_asked_as_a_nurse_reach_a_n
 async def test_a_faith_money_put_by_and_a_form_asked_as_a_question_reach_a_new_conversation(
     ana: LocalBackend,
 ) -> None:
-    for said in (
+    told = (
         "We're Jehovah's Witnesses so we don't do birthdays.",
         "Saving hard for a house deposit, so every penny counts right now.",
         "Can you make your answers bullet points from now on?",
         "Can you tell me a joke?",
-    ):
-        await ana.add_messages("t1", [Message("user", said, name="Ana")])
-    block = await ana.add_messages(
-        "now", [Message("user", "Where should we go for dinner?", name="Ana")], return_context=True
     )
-    lines = profile_of(block)
+    lines = await profile_after(ana, told, "Where should we go for dinner?")
     assert any("Jehovah's Witnesses" in line for line in lines)
     assert any("house deposit" in line for line in lines)
     assert any("bullet points from now on" in line for line in lines)

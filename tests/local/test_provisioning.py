@@ -61,20 +61,13 @@ async def test_thread_of_another_user_conflicts(backend: LocalBackend) -> None:
         await backend.ensure_thread("t", "b")
 
 
-async def test_an_id_with_half_a_character_is_the_callers_error(backend: LocalBackend) -> None:
-    # A lone surrogate has no UTF-8 form: SQLite cannot take it, and the caller must fix the id.
+async def test_a_thread_id_with_half_a_character_is_the_callers_error(
+    backend: LocalBackend,
+) -> None:
+    # The contract checks provisioning and search (`BackendContract`); SQLite cannot take a
+    # lone surrogate in a thread id read or written either, and the caller must fix it.
     half = "\ud83d"
-    await backend.ensure_user(UserProfile("u"))
-    await backend.ensure_thread("t", "u")
-    calls = [
-        lambda: backend.ensure_user(UserProfile(f"eve{half}")),
-        lambda: backend.ensure_thread(f"t{half}", "u"),
-        lambda: backend.add_messages(f"t{half}", [Message("user", "hi")]),
-        lambda: backend.get_messages(f"t{half}"),
-        lambda: backend.search(SearchRequest("hi", user_id=f"u{half}")),
-    ]
-    for call in calls:
-        with pytest.raises(ValueError, match="lone surrogate"):
-            await call()
-    await backend.add_messages("t", [Message("user", "I live in Oslo.")])  # still usable
-    assert [m.content for m in await backend.get_messages("t")] == ["I live in Oslo."]
+    with pytest.raises(ValueError, match="lone surrogate"):
+        await backend.add_messages(f"t{half}", [Message("user", "hi")])
+    with pytest.raises(ValueError, match="lone surrogate"):
+        await backend.get_messages(f"t{half}")

@@ -180,21 +180,3 @@ async def test_a_retry_after_longer_than_worth_waiting_fails_at_once(fake: FakeZ
             await backend.ensure_user(UserProfile("alice"))
     assert len(fake.calls("POST", "/users")) == 1
     await backend.aclose()
-
-
-async def test_an_id_with_half_a_character_is_the_callers_error(zep: ZepBackend) -> None:
-    # A lone surrogate has no UTF-8 form, so no request can carry it: the caller must fix the
-    # id (as on the local engine), and the backend stays usable.
-    half = "\ud83d"
-    await zep.ensure_user(UserProfile("u"))
-    await zep.ensure_thread("t", "u")
-    calls = [
-        lambda: zep.ensure_user(UserProfile(f"eve{half}")),
-        lambda: zep.ensure_thread(f"t{half}", "u"),
-        lambda: zep.search(SearchRequest("hi", user_id=f"u{half}")),
-    ]
-    for call in calls:
-        with pytest.raises(ValueError, match="lone surrogate"):
-            await call()
-    await zep.add_messages("t", [Message("user", "I live in Oslo.")])
-    assert [m.content for m in await zep.get_messages("t")] == ["I live in Oslo."]

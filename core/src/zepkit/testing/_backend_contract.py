@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -159,6 +159,22 @@ class BackendContract:
     async def test_errors_are_typed(self, backend: Backend) -> None:
         with pytest.raises(BackendError):
             await backend.get_context("missing")
+
+    async def test_an_id_with_half_a_character_is_the_callers_error(self, backend: Backend) -> None:
+        # A lone surrogate has no UTF-8 form, so no file or request can hold it: the caller
+        # must fix the id (a ValueError, as `check_id` gives), and the backend stays usable.
+        half = "\ud83d"
+        await _user_thread(backend, "u", "t")
+        calls: list[Callable[[], Awaitable[object]]] = [
+            lambda: backend.ensure_user(UserProfile(f"eve{half}")),
+            lambda: backend.ensure_thread(f"t{half}", "u"),
+            lambda: backend.search(SearchRequest("hi", user_id=f"u{half}")),
+        ]
+        for call in calls:
+            with pytest.raises(ValueError, match="lone surrogate"):
+                await call()
+        await backend.add_messages("t", [Message("user", "I live in Oslo.")])
+        assert [m.content for m in await backend.get_messages("t")] == ["I live in Oslo."]
 
     # -- context -----------------------------------------------------------------------------------
 

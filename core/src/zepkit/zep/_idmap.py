@@ -96,6 +96,9 @@ class SqliteIdMap:
         try:
             row = connection.execute(sql, params).fetchone()
             return None if row is None else str(row[0])
+        except UnicodeEncodeError as exc:  # an id with half a character: the caller's to fix
+            reason = f"a lone surrogate (half a character) cannot be stored: {exc}"
+            raise ValueError(reason) from None
         finally:
             connection.close()
 
