@@ -1048,34 +1048,39 @@ async def test_a_move_told_without_i_ends_the_older_home(ana: LocalBackend) -> N
     assert not any("London" in line and line.endswith("present)") for line in block.splitlines())
 
 
-async def test_what_the_household_owns_and_a_question_asked_as_a_nurse_reach_a_new_conversation(
-    ana: LocalBackend,
+@pytest.mark.parametrize(
+    ("told", "asked", "kept", "left_out"),
+    [
+        (  # what the household owns, a question asked as a nurse; not a group's meeting
+            (
+                "Our car is an old Prius.",
+                "As a nurse on night shifts, how do I sleep during the day?",
+                "We have a meeting at 3.",
+            ),
+            "Where should I go this summer?",
+            ["Ana: Our car is an old Prius.", "As a nurse on night shifts"],
+            "meeting",
+        ),
+        (  # a faith, money put by, a form asked as a question; not a request for a joke
+            (
+                "We're Jehovah's Witnesses so we don't do birthdays.",
+                "Saving hard for a house deposit, so every penny counts right now.",
+                "Can you make your answers bullet points from now on?",
+                "Can you tell me a joke?",
+            ),
+            "Where should we go for dinner?",
+            ["Jehovah's Witnesses", "house deposit", "bullet points from now on"],
+            "joke",
+        ),
+    ],
+)
+async def test_what_is_told_in_passing_reaches_a_new_conversation(
+    ana: LocalBackend, told: tuple[str, ...], asked: str, kept: list[str], left_out: str
 ) -> None:
-    told = (
-        "Our car is an old Prius.",
-        "As a nurse on night shifts, how do I sleep during the day?",
-        "We have a meeting at 3.",
-    )
-    lines = await profile_after(ana, told, "Where should I go this summer?")
-    assert any("Ana: Our car is an old Prius." in line for line in lines)
-    assert any("As a nurse on night shifts" in line for line in lines)
-    assert not any("meeting" in line for line in lines)
-
-
-async def test_a_faith_money_put_by_and_a_form_asked_as_a_question_reach_a_new_conversation(
-    ana: LocalBackend,
-) -> None:
-    told = (
-        "We're Jehovah's Witnesses so we don't do birthdays.",
-        "Saving hard for a house deposit, so every penny counts right now.",
-        "Can you make your answers bullet points from now on?",
-        "Can you tell me a joke?",
-    )
-    lines = await profile_after(ana, told, "Where should we go for dinner?")
-    assert any("Jehovah's Witnesses" in line for line in lines)
-    assert any("house deposit" in line for line in lines)
-    assert any("bullet points from now on" in line for line in lines)
-    assert not any("joke" in line for line in lines)
+    lines = await profile_after(ana, told, asked)
+    for said in kept:
+        assert any(said in line for line in lines), said
+    assert not any(left_out in line for line in lines)
 
 
 async def test_chat_typed_without_capitals_or_marks_keeps_facts_and_leaves_questions(
