@@ -62,6 +62,7 @@ from zepkit.local.chatter import is_chatter
         ("How old is my son?", "user"),
         ("what's my husband's name again", "user"),
         ("Can you plan my trip to the beach?", "user"),  # no place named
+        ("can you plan my trip to the beach", "user"),
         ("What should I do now that it's raining?", "user"),  # nothing of the user's
         ("How should I cook kidney beans for my chilli?", "user"),  # food, not health
         ("Can you check your answers?", "user"),  # the answers, not how to give them
@@ -127,6 +128,7 @@ def test_chatter(sentence: str, role: str) -> None:
         ("Can you suggest a name for my new bakery?", "user"),
         # ... a trip they are making, the job they do, their health by a medicine or procedure
         ("Should I get travel insurance for my trip to Peru in April?", "user"),
+        ("should i get travel insurance for my trip to peru in april", "user"),  # no capitals
         ("How do I set up a budget on my part-time barista wage?", "user"),
         ("Is it safe to take ibuprofen if I'm on warfarin?", "user"),
         ("how long should i rest after my c-section before driving", "user"),

@@ -259,23 +259,33 @@ def _reveals(question: str) -> bool:
     mine = {found[0] for found in _FIRST_PERSON.finditer(question)}
     if not mine or (mine == {"me"} and _YOURS.search(question)) or _RECALL.match(question):
         return False
-    return bool(kinds_in(question) & _REVEALING_KINDS) or _MINE_NAMED.search(question) is not None
+    if kinds_in(question) & _REVEALING_KINDS:
+        return True
+    # Typed all in lower case, a place has no capital to tell it by: any word will do there.
+    named = _MINE_NAMED if any(ch.isupper() for ch in question) else _MINE_NAMED_LOWER
+    return named.search(question) is not None
 
 
-_MINE_NAMED = re.compile(
+_MINE_NAMED_FORM = (
     r"\b(?:my|our) (?:new |own |little |first |upcoming |next |big )?(?:(?:flat|house|apartment|"
-    r"home|place) (?:in|near) (?-i:[A-Z])|bakery|caf[eé]|restaurant|salon|farm|food truck|b&b|"
+    r"home|place) (?:in|near) {place}|bakery|caf[eé]|restaurant|salon|farm|food truck|b&b|"
     r"bnb|guesthouse|(?:own|small|family) business|startup|etsy shop|online shop|"
     r"(?:(?:road |school |work |business |family )?trip|holiday|vacation|honeymoon|move|"
-    r"relocation) to (?-i:[A-Z])|(?:part-time |full-time |weekend )?"
+    r"relocation) to {place}|(?:part-time |full-time |weekend )?"
     rf"(?:{OCCUPATIONS}) (?:job|wage|salary|pay|shifts?|role|career|training|course|exams?|"
-    r"interview|licen[cs]e))",
-    re.IGNORECASE,
+    r"interview|licen[cs]e))"
 )
+_MINE_NAMED = re.compile(_MINE_NAMED_FORM.replace("{place}", "(?-i:[A-Z])"), re.IGNORECASE)
 """The user's own home by its place, their own business, a trip they are making or the job
 they do, named in a question or request ("Draft an email about the damp in my flat in
 Glasgow.", "A name for my new bakery?", "Do I need insurance for my trip to Peru?", "A budget on
 my barista wage?")."""
+_MINE_NAMED_LOWER = re.compile(
+    _MINE_NAMED_FORM.replace("{place}", r"(?!the\b|a\b|an\b|my\b|our\b|see\b|get\b)[a-z]"),
+    re.IGNORECASE,
+)
+"""The same for a question typed all in lower case ("my trip to peru"; not "my move to the
+new flat", whose place is not named)."""
 
 
 def _content_words(text: str) -> list[str]:
