@@ -287,6 +287,13 @@ def test_a_bare_answer_has_no_subject_of_its_own(sentence: str, bare: bool) -> N
     assert is_fragment(sentence) is bare
 
 
+@pytest.mark.parametrize("reply", ["4 and 7.", "3", "Eight and eleven."])
+def test_ages_answered_in_digits_are_kept_like_words(reply: str) -> None:
+    [found] = RuleExtractor().extract_reply(reply, speaker="Kim", question="How old are your kids?")
+    assert found.text == f'Kim, asked "How old are your kids?": {reply}'
+    assert found.profile is not None
+
+
 async def test_a_long_reply_reads_as_usual() -> None:
     reply = (
         "Thanks! Such a lovely question. Recently, mostly education reform and roads. "

@@ -68,6 +68,8 @@ from zepkit.local.chatter import is_chatter
         ("Can you check your answers?", "user"),  # the answers, not how to give them
         ("Do you always answer in English?", "user"),  # asks about the assistant's ways
         ("Could you always be this helpful?", "user"),
+        ("Could you make the answers rhyme this time?", "user"),  # these answers, this once
+        ("Can you keep the answers coming?", "user"),
     ],
 )
 def test_chatter(sentence: str, role: str) -> None:

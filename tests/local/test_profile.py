@@ -107,6 +107,18 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("We go to church every Sunday.", "identity", True),
         ("I volunteer at the library.", "tastes", True),
         ("We've booked flights to Lisbon.", "plans", True),
+        ("Our little one has reflux.", "health", True),
+        ("Our little one has reflux.", "people", True),
+        ("Gran is 95 and lives with us.", "people", True),
+        ("The loss is nan after epoch 3.", "people", False),  # not a grandmother
+        ("I've got severe arachnophobia.", "health", True),
+        ("My uncle is homophobic.", "health", False),
+        ("Been off the booze for six months.", "diet", True),
+        ("I'm in my early 30s.", "identity", True),  # an age, told roughly
+        ("I'm nearly 50.", "identity", True),
+        ("Just turned 40 and feeling it.", "identity", True),
+        ("I paid nearly 50 quid for it.", "identity", False),  # a price, not an age
+        ("Turn 2 and then left.", "identity", False),
     ],
 )
 def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read: bool) -> None:
@@ -138,6 +150,12 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Do not include recipes with nuts.",
         "Please use metric units, I'm in Australia.",  # units and spelling stand for every turn
         "Please answer in British English.",
+        "Please don't use American spellings, I'm British.",
+        "Please keep replies short, I read them on my phone between meetings.",  # plural: all
+        "Our budget for the kitchen is 15k, not a penny more.",  # the household's money
+        "We're on a tight budget this year.",
+        "the missus is pregnant again, due in may",
+        "Severe arachnophobia here, don't even joke.",  # a note, then a word to the listener
         # chat's dropped "I"
         "Been vegan for 5 years now.",
         "Recently diagnosed with celiac.",
@@ -331,6 +349,8 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Heads up: the gym closes early on Sundays.",
         "By the way, Paris is lovely in spring.",
         "It always rains here in November.",  # "always", but no instruction
+        "Our marketing budget for Q3 is 2M.",  # a workplace's money, not the household's
+        "We're over budget on the project.",
         # an opener without "I" that points at something else
         "Love the way you explain things!",
         "Hate when that happens.",
@@ -1071,6 +1091,16 @@ async def test_a_move_told_without_i_ends_the_older_home(ana: LocalBackend) -> N
             "Where should we go for dinner?",
             ["Jehovah's Witnesses", "house deposit", "bullet points from now on"],
             "joke",
+        ),
+        (  # the household's money and its grandmother; not a team's budget
+            (
+                "Our marketing budget for Q3 is 2M.",
+                "Our budget for the kitchen is 15k, not a penny more.",
+                "Gran is 95 and lives with us.",
+            ),
+            "What should we prioritise this year?",
+            ["kitchen is 15k", "Gran is 95"],
+            "marketing",
         ),
     ],
 )

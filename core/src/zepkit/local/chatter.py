@@ -81,6 +81,7 @@ _GREETING = re.compile(
 """Greetings and farewells, matched in lower-cased text (faster than IGNORECASE)."""
 
 _CAPITAL_WORD = re.compile(r"\b[A-Z]\w*")
+_DIGIT = re.compile(r"\d")
 _FIRST_PERSON = re.compile(rf"(?<![\w'’])(?:{SPEAKER_I}|my|My|me|we|We|our|Our)\b")
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|you're|you’re|you've|you’ve)\b", re.IGNORECASE)
 
@@ -106,8 +107,10 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
         return True
     content = _content_words(text)
     rest = [w for w in content if w not in PHATIC_WORDS]
-    if not rest or (_FIRST_PERSON.search(text) is None and _only_names(text, rest)):
-        return True  # politeness, or names said in passing ("Thanks, Melanie!")
+    if not rest:  # politeness, unless it is a number ("4 and 7.": the children's ages asked)
+        return _DIGIT.search(text) is None
+    if _FIRST_PERSON.search(text) is None and _only_names(text, rest):
+        return True  # names said in passing ("Thanks, Melanie!")
     if _is_cheer(text):
         return True
     if role == "user":  # a request is chatter, unless it stands for every later turn

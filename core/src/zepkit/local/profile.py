@@ -138,15 +138,16 @@ _IMPLIED_I = re.compile(
     r"(?:kids|twins|boys|girls|parents|in-laws)(?= (?:(?:are|were) (?:\d|both|all|now|still|"
     r"grown|teens|at|in|away|home|back|off|visiting|coming|staying|going|starting|leaving|"
     r"moving|driving|growing)|turn|turned|start|started|live|just)\b)|"
-    r"the (?:kids|twins|wife|hubby|husband)(?= (?:is|are|was|were|has|have|just|both|turns?|"
+    r"the (?:kids|twins|wife|hubby|husband|missus|missis|mrs|other half|better half)"
+    r"(?= (?:is|are|was|were|has|have|just|both|turns?|"
     r"turned|starts?|started|lives?)\b)|baby (?:number|no\.?|#) ?(?:\d|two|three|four))\b",
     re.IGNORECASE,
 )
 """Chat's dropped "I" or "my" ("Been vegan for 5 years now.", "Recently diagnosed with celiac.",
 "Just got engaged!", "Husband is vegetarian.", "Wife's a surgeon.", "Kids are 4 and 7.", "The
-kids are 5 and 8.", "Originally from Ghana.", "Baby number two is due in May!"): a user's
-sentence opening with a verb or state only the speaker can be the subject of, or with one of
-their people, pets or their job."""
+kids are 5 and 8.", "The missus is pregnant again.", "Originally from Ghana.", "Baby number two
+is due in May!"): a user's sentence opening with a verb or state only the speaker can be the
+subject of, or with one of their people, pets or their job."""
 
 _ANY_KIND = re.compile(
     r"^\W*(?:(?:just|finally|also|now|soon)\s+)?(?:(?:heading|headed|off|flying|driving|"
@@ -283,6 +284,8 @@ is a milestone ("Two years sober today!"): its kind decides."""
 
 _ASIDE = re.compile(
     r"(?:(?:so|and|but)\s+)?(?:please\s+)?(?:be (?:careful|mindful|aware)|"
+    r"(?:don['’]?t|do not|never) (?:even )?(?:joke|mention|suggest|recommend|offer|show|send|"
+    r"bring)\b|"
     r"(?:keep|bear) (?:that|this|it) in mind|"
     r"(?:it|that|things|life|everything|(?<=so )[\w'’-]+)"
     r"(?:['’]s| is| was| are| were| has been| have been| can be)"
@@ -290,7 +293,8 @@ _ASIDE = re.compile(
     re.IGNORECASE,
 )
 """A clause after a note that still belongs to it: a caution to the listener or a comment on it
-("Shellfish allergy, so be careful with recipes.", "Job hunting, it's brutal.", "Going through
+("Shellfish allergy, so be careful with recipes.", "Severe arachnophobia here, don't even
+joke.", "Nut allergy, so don't suggest satay.", "Job hunting, it's brutal.", "Going through
 a divorce, so things are rough.", "3 kids under 5, so quiet is a distant memory lol")."""
 
 
@@ -415,11 +419,22 @@ _WE_TRIP = re.compile(
 or coming, not one told of ("Our trip was great.")."""
 
 
+_WE_BUDGET = re.compile(
+    r"^(?!.*\b(?:marketing|project|team|department|company|client|quarter|q[1-4]|fiscal|"
+    r"campaign|advertising|sprint|hiring|board|budget (?:meeting|review|cuts?))\b)"
+    r".*\b(?:our (?:[\w-]+ )?budget|we(?:['’]re| are) on (?:an? )?(?:[\w-]+ )?budget|"
+    r"we can(?:['’]t|not)? (?:only )?afford)\b",
+    re.IGNORECASE,
+)
+"""The household's money ("Our budget for the kitchen is 15k.", "We're on a tight budget."), not
+a workplace's ("Our marketing budget for Q3 is 2M.")."""
+
+
 def _of_the_household(sentence: str, kinds: Iterable[str]) -> bool:
     """Whether a sentence with "we" or "our" is about the household's people, pets, home, health
     or diet, what it owns (`_HOUSEHOLD_OWNS`), what each of its group is (`_WE_EACH`), the
-    speaker's workplace (`_OUR_WORKPLACE`), the household's faith (`_WE_FAITH`) or a trip
-    ahead (`_WE_TRIP`)."""
+    speaker's workplace (`_OUR_WORKPLACE`), the household's faith (`_WE_FAITH`), a trip ahead
+    (`_WE_TRIP`) or its money (`_WE_BUDGET`)."""
     found = set(kinds)
     if _HOUSEHOLD_KINDS & found or _OUR_CHILDREN.search(sentence):
         return True
@@ -430,6 +445,8 @@ def _of_the_household(sentence: str, kinds: Iterable[str]) -> bool:
     if "identity" in found and _WE_FAITH.search(sentence):
         return True
     if "plans" in found and _WE_TRIP.search(sentence):
+        return True
+    if "constraints" in found and "work" not in found and _WE_BUDGET.search(sentence):
         return True
     return _HOUSEHOLD_OWNS.search(sentence) is not None and (
         "belongings" in found or _A_NAME_OWNED.search(sentence) is not None
@@ -465,14 +482,17 @@ every later block."""
 
 _ANSWERS_FORM = re.compile(
     r"\b(?:keep|make|write|format|start|end|limit)\b[^.?!]{0,40}?\byour (?:answers|replies|"
-    r"responses|explanations)\b|\b(?:in|for|with) your (?:answers|replies|responses|"
-    r"explanations)\b|\b(?:don'?t|do not|stop|no more|never|avoid)\s+(?:(?:using|use|adding|"
-    r"add|including|include|putting|put|with) )?(?:any |so many |all the |the )?(?:emojis?|"
+    r"responses|explanations)\b|(?:^\W*|\bplease,? |\byou )(?:keep|make|limit) (?:all |any )?"
+    r"(?:answers|replies|responses|explanations)\b(?![^.?!]*\b(?:this time|coming)\b)|"
+    r"\b(?:in|for|with) your (?:answers|replies|responses|explanations)\b|"
+    r"\b(?:don'?t|do not|stop|no more|never|avoid)\s+(?:(?:using|use|adding|add|including|"
+    r"include|putting|put|with) )?(?:any |so many |all the |the )?(?:emojis?|"
     r"emoticons|jargon|bullet points|exclamation marks|markdown)\b",
     re.IGNORECASE,
 )
 """A standing instruction without "always" ("Keep your answers short.", "Stop using emojis."):
-how every answer is to be given. Read only where one of its words is (`_asks_a_form`)."""
+how every answer is to be given; "Keep replies short." too, the plural saying every one. Read
+only where one of its words is (`_asks_a_form`)."""
 
 MANNER_WEIGHT = 2.0
 
@@ -480,14 +500,16 @@ _NEVER_OFFER = (
     r"^\W*(?:please )?(?:(?:don'?t|do not) (?:ever )?(?:suggest|recommend|include|offer)"
     r"(?: me)? (?:anything|any|things?|foods?|dishes|recipes|meals|places|restaurants|"
     r"products|brands|books|films|movies|shows|songs|music)|"
-    r"(?:use|give (?:me )?|answer in|reply in|respond in|write in|stick to|switch to) (?:the )?"
-    r"(?:metric|imperial|celsius|fahrenheit|(?:british|american|uk|us|australian|canadian) "
-    r"(?:english|spelling|units|measurements)))\b"
+    r"(?:(?:don'?t|do not|never) )?(?:use|give (?:me )?|answer in|reply in|respond in|"
+    r"write in|stick to|switch to) (?:the )?(?:metric|imperial|celsius|fahrenheit|"
+    r"(?:british|american|uk|us|australian|canadian) (?:english|spellings?|units|"
+    r"measurements)))\b"
 )
 """A standing instruction in a request's form, written in lower case: what never to offer
-("Please don't suggest anything with mushrooms.") and which units or spelling to use ("Please
-use metric units."). Anchored and apart from `_STANDING`, so a search of either reads only what
-it must (every sentence is read against both)."""
+("Please don't suggest anything with mushrooms.") and which units or spelling to use or not
+("Please use metric units.", "Please don't use American spellings."). Anchored and apart from
+`_STANDING`, so a search of either reads only what it must (every sentence is read against
+both)."""
 
 _STANDING_LAST = re.compile(
     r"\b(?:use|reply|respond|answer|write|keep|format|give|include|avoid|skip|stop|speak|talk)\b"
@@ -523,14 +545,14 @@ def _ends_standing(text: str, lowered: str) -> bool:
 def _asks_a_form(text: str, lowered: str) -> bool:
     """Whether `text` (`lowered`: the same, lower-cased) asks for a form of every answer
     (`_ANSWERS_FORM`)."""
-    return (
-        "your " in lowered
-        or "emo" in lowered
-        or "jargon" in lowered
-        or "bullet" in lowered
-        or "exclamation" in lowered
-        or "markdown" in lowered
-    ) and _ANSWERS_FORM.search(text) is not None
+    return any(word in lowered for word in _FORM_WORDS) and _ANSWERS_FORM.search(text) is not None
+
+
+_FORM_WORDS = (
+    "your ", "emo", "jargon", "bullet", "exclamation", "markdown", "answers", "replies",
+    "responses", "explanations",
+)  # fmt: skip
+"""A word `_ANSWERS_FORM` needs: a sentence without any is not read against it."""
 
 
 class _Kind(NamedTuple):
@@ -580,8 +602,9 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"\b(?:allerg\w*|intoleran\w*|asthma\w*|diabet\w*|pregnan\w*|coeliac|celiac|disease|"
             r"disorder|syndrome|chronic|pain|injur\w*|surgery|medication|medicine|doctor|"
             r"blood pressure|epipen|condition|migraine\w*|anxiety|depress\w*|sick\w*|"
-            r"disab\w*|deaf|blind|wheelchair|phobia|fear|afraid|scared of|terrified of|"
-            r"frightened of|can'?t swim|cannot swim|"
+            r"disab\w*|deaf|blind|wheelchair|(?:arachno|claustro|agora|acro|emeto|trypo|ha?emo|"
+            r"cyno|ophidio|nycto|aero|thanato|social )?phobi(?:a|as|c)|fear|afraid|scared of|"
+            r"terrified of|frightened of|can'?t swim|cannot swim|"
             r"dyslex\w*|adhd|autis\w*|therapy|diagnos\w*|recover\w*|colou?rblind|"
             r"(?:short|near|far|long)[- ]?sighted|glasses|contact lenses|hearing aids?|chemo\w*|"
             r"cancer|trimester|post-?partum|post-?natal|ocd|ptsd|arthritis|insomnia|ibs|smok\w*|"
@@ -590,7 +613,8 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"failure)|cholesterol|thyroid|crohn'?s|colitis|lupus|endometriosis|pcos|"
             r"fibromyalgia|multiple sclerosis|parkinson'?s|alzheimer'?s|dementia|hernia|"
             r"concussion|eczema|psoriasis|tinnitus|vertigo|an(?:a)?emi\w*|hypertension|"
-            r"osteoporosis|scoliosis|sciatica|gout|kidney(?! beans?)|dialysis|miscarr\w*|ivf|"
+            r"osteoporosis|scoliosis|sciatica|gout|reflux|colic|kidney(?! beans?)|dialysis|"
+            r"miscarr\w*|ivf|"
             r"(?:in)?fertility|infertile|(?:organ|marrow|lung|liver|heart|stem cell) transplant|"
             r"(?:peri)?menopaus\w*|hay ?fever|anorexi\w*|bulimi\w*|"
             r"eating disorder|bipolar|panic attacks?|c-? ?section|c(?:a)?esarean|"
@@ -613,6 +637,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             "diet",
             3.0,
             r"\b(?:(?:vegan|vegetarian|pescatarian)s?|gluten|dairy|lactose|halal|kosher|alcohol|sober|"
+            r"booze|"
             r"teetotal(?:ler)?|tee-total|non-?drinker|"
             r"diet\w*|don'?t eat|do not eat|can'?t eat|don'?t drink|spicy|sugar|meat|nuts?|"
             r"caffeine|coffees?|veggie|keto|paleo|whole30|low[- ]carb|fodmap|plant[- ]based|"
@@ -622,11 +647,14 @@ _KINDS: tuple[_Kind, ...] = tuple(
             "people",
             2.5,
             r"\b(?:wife|wifey|husband|hubby|partner|spouse|sons?|daughters?|kids?|child|children|"
+            r"missus|missis|the mrs|other half|better half|"
             r"twins|baby|"
             r"babies|toddlers?|newborns?|infants?|teenagers?|(?:\d+|one|two|three|four|five|six|"
             r"seven|eight|nine|ten)[- ](?:year|month)[- ]olds?|"
             r"step(?:son|daughter|kid|child|children|mom|mum|dad|mother|father)s?|"
             r"brothers?|sisters?|sibling\w*|mother|mom|mum|father|dad|parents?|grand\w+|cousins?|"
+            r"gran|granny|grannie|nana|nanna|(?:my|our) nan|nan(?=['’]s |\s(?:is|was|lives|has|"
+            r"had)\b)|"
             r"aunts?|uncles?|nieces?|nephews?|fianc[ée]e?|girlfriend|boyfriend|married|family|"
             r"friend|(?:my|our|best|close|old) friends|best mates?|roommates?|flatmates?|"
             r"colleague|boss|wedding|anniversary|engaged|honeymoon|divorc\w*|"
@@ -634,6 +662,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"(?:my|our|\d|two|three|four|five|six) (?:little |young |teenage |"
             r"grown-up )?(?:boys|girls)|"
             r"relationship|dating|couple(?! of)|"
+            r"(?:my|our) (?:youngest|eldest|oldest|middle (?:one|child)|little ones?)|"
             r"widow\w*|empty nesters?|single (?:again|now|mom|mum|dad|parent|after|since|for)|"
             r"expecting (?:(?:our|my|a|another) (?:first|second|third|fourth|\d(?:st|nd|rd|th)|"
             r"baby|boy|girl|little one)|twins)|expecting(?=\W*$)|due date|"
@@ -688,7 +717,12 @@ _KINDS: tuple[_Kind, ...] = tuple(
             rf"(?:i['’]?m|i am|we['’]?re|we are|as|raised|born) (?:an? )?(?:{_FAITHS})|"
             r"(?:go|goes|going|went) to (?:the )?(?:mosque|church|synagogue|temple|gurdwara|mass)|"
             r"turn(?:ed|ing|s)? \d+(?= (?:today|tomorrow|yesterday|next|last|this|on|in|soon)\b|"
-            r"\W*$))\b",
+            r"\W*$)|turn(?:ed|ing) \d+(?= (?:and|but)\b|,)|"
+            r"in (?:my|his|her|their) (?:early |mid |mid-|late )?(?:[1-9]0s|teens|twenties|"
+            r"thirties|forties|fifties|sixties|seventies|eighties|nineties)|"
+            r"^\W*(?:early|mid|late)[- ]?(?:[2-9]0s|twenties|thirties|forties|fifties|sixties|"
+            r"seventies|eighties|nineties)|"
+            r"(?:nearly|almost) [1-9]\d(?=\W*$|,| and\b| now\b| years\b| myself\b))\b",
         ),
         (
             "plans",
@@ -735,12 +769,13 @@ statement's salience."""
 _DEPENDANTS = _kind(
     "dependants",
     1.5,
-    r"\b(?:wife|husband|hubby|partner|spouse|fianc[ée]e?|kids|children|sons?|daughters?|"
-    r"twins|bab(?:y|ies)|toddlers?|newborns?|infants?|"
+    r"\b(?:wife|husband|hubby|partner|spouse|fianc[ée]e?|missus|other half|better half|kids|"
+    r"children|sons?|daughters?|twins|bab(?:y|ies)|toddlers?|newborns?|infants?|"
     r"step(?:son|daughter|kid|child|children)s?|(?:my|our) (?:\w+ )?(?:kid|child)|"
     r"single (?:mom|mum|dad|parent)|pregnan\w*|expecting (?:our|my|a|another|twins)|"
     r"(?:my|our|\d|two|three|four|five|six) (?:little |young |teenage |grown-up )?"
-    r"(?:boys|girls)|carer for|caring for (?:my|our))\b",
+    r"(?:boys|girls)|(?:my|our) (?:youngest|eldest|oldest|little ones?)|carer for|"
+    r"caring for (?:my|our))\b",
 )
 """Read for weight only, and only where a person or health is touched (each of its words is
 one): the people the user lives with and answers for (a partner, children, a baby on the way)
