@@ -114,6 +114,9 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("I've got severe arachnophobia.", "health", True),
         ("My uncle is homophobic.", "health", False),
         ("Been off the booze for six months.", "diet", True),
+        ("Dave's been made redundant.", "work", True),
+        ("Single at the moment.", "people", True),
+        ("Met someone at a friend's wedding.", "people", True),
         ("I'm in my early 30s.", "identity", True),  # an age, told roughly
         ("I'm nearly 50.", "identity", True),
         ("Just turned 40 and feeling it.", "identity", True),
@@ -156,6 +159,8 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "We're on a tight budget this year.",
         "the missus is pregnant again, due in may",
         "Severe arachnophobia here, don't even joke.",  # a note, then a word to the listener
+        "Landed a job at the council, start Monday!",
+        "Met someone!",
         # chat's dropped "I"
         "Been vegan for 5 years now.",
         "Recently diagnosed with celiac.",
@@ -716,6 +721,7 @@ _KEPT = [
     ("I'm looking for a job in marketing.", "My sister got a new job."),
     ("I'm studying law at UCL.", "My brother graduated last summer."),
     ("I'm 34, married, two kids.", "I just turned 35!"),
+    ("I'm looking for a job in marketing.", "Got the job done at last."),  # a task, not a job
     # something sold that is not what was named
     ("I run an Etsy shop.", "I sold 20 candles on Etsy this week."),
 ]
@@ -739,6 +745,12 @@ _ENDED = [
     ("I'm looking for a job in marketing.", "I got the job at Ogilvy, starting Monday!"),
     ("I'm studying law at UCL.", "I graduated last summer!"),
     ("I'm 34.", "I just turned 35!"),
+    # the same told without "I", as the sentence opens
+    ("I'm unemployed at the moment.", "Got the job! Starting Monday."),
+    ("I'm studying law at UCL.", "Graduated today!"),
+    ("Job hunting at the moment, it's grim.", "Landed a job at the council, start Monday!"),
+    # the household's home, told with "we"
+    ("We live in a flat in Croydon.", "Moved to a house in Reigate last month."),
     # a new role at the same employer changes the job too
     ("I'm a nurse at St Mary's.", "I'm now a doctor at St Mary's."),
     # a belonging sold, named shorter than before

@@ -101,6 +101,7 @@ _IMPLIED_I = re.compile(
     rf"(?:(?:(?:(?:started|starting|been) )?(?:{_LEARNING})|having|renovating|doing up)"
     rf"{_NOT_THE_SUBJECT}|"
     r"been|(?:got|gotten|getting)(?! (?:home|back|there|here|it|that|this|to)\b)|"
+    r"(?:landed|bagged|secured)(?= (?:a|an|my|the)\b)|met (?:someone|somebody)\b|"
     r"starting|started|diagnosed|expecting|engaged|married|pregnant|relocat(?:ed|ing)|"
     r"(?:went|gone|going)(?= (?:vegan|vegetarian|pescatarian|keto|paleo|plant-based|"
     r"gluten-free|dairy-free|sober|teetotal)\b)|"
@@ -129,7 +130,8 @@ _IMPLIED_I = re.compile(
     r"do (?:the|all the|most of the) school (?:run|drop-?offs?|pick-?ups?)|"
     r"not (?:great|good|big) (?:with|on)|(?:scared|terrified|afraid|frightened) of|"
     r"join(?:ed|ing)|divorced|separated|widowed|"
-    r"single(?= (?:again|now|mom|mum|dad|parent|after|since|for)\b)|"
+    r"single(?= (?:again|now|mom|mum|dad|parent|after|since|for|at the moment|right now|"
+    r"these days|atm)\b)|"
     r"(?:husband|hubby|wife|wifey|partner|boyfriend|girlfriend|fianc[eé]e?|son|daughter|"
     r"mum|mom|dad|toddler|baby|brother|sister|grandma|grandpa|granny|boss|dog|cat|puppy|"
     r"kitten|(?:new )?job|work|budget|money|cash)(?:(?:'s|’s)(?= )|(?= (?:is|was|has|had|just|"
@@ -661,9 +663,11 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"school (?:run|drop-?offs?|pick-?ups?)|"
             r"(?:my|our|\d|two|three|four|five|six) (?:little |young |teenage |"
             r"grown-up )?(?:boys|girls)|"
-            r"relationship|dating|couple(?! of)|"
+            r"relationship|dating|couple(?! of)|met (?:someone|somebody)|"
+            r"(?:i['’]?m|am|been|started|starting) seeing (?:someone|somebody)|"
             r"(?:my|our) (?:youngest|eldest|oldest|middle (?:one|child)|little ones?)|"
-            r"widow\w*|empty nesters?|single (?:again|now|mom|mum|dad|parent|after|since|for)|"
+            r"widow\w*|empty nesters?|single (?:again|now|mom|mum|dad|parent|after|since|for|"
+            r"at the moment|right now|these days|atm)|"
             r"expecting (?:(?:our|my|a|another) (?:first|second|third|fourth|\d(?:st|nd|rd|th)|"
             r"baby|boy|girl|little one)|twins)|expecting(?=\W*$)|due date|"
             r"baby (?:number|no\.?|#) ?(?:\d|two|three|four))\b",
@@ -694,6 +698,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"compan(?:y|ies)|office|"
             r"retir\w*|business|employer|intern\w*|shift\w*|hired|promot\w*|salary|for a living|"
             r"startup|firm|freelanc\w*|self-employed|unemployed|colleagues?|coworkers?|"
+            r"redundan\w*|laid off|(?:got|been|was|were) (?:fired|sacked)|"
             r"clients?|customers?|(?:our|my|tech|software) stack|codebase|monorepo|"
             r"(?:fiscal|financial) year|(?:fully|all) remote|b2b|saas|"
             rf"graduat\w*|{OCCUPATIONS})\b",
@@ -858,7 +863,8 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     for name, pattern in (
         (
             "home",
-            rf"\bI(?:['’]?m| am|['’]ve been| have been)? "
+            rf"\b(?:I(?:['’]?m| am|['’]ve been| have been)?|"
+            rf"we(?:['’]re| are|['’]ve been| have been)?) "
             rf"(?:just |recently |now |finally |currently |still )?"
             rf"(?:live|living) (?:[\w'’-]+ ){{0,4}}?(?:in|on) {_PLACE}|"
             r"\b(?:my|our) new (?:place|house|flat|apartment|home)\b|\band (?:just )?moved in\b|"
@@ -978,7 +984,7 @@ _PREGNANCY = re.compile(
 _JOB_GOT = re.compile(
     r"(?:\b(?:I|I['’]ve|I have|I['’]m|I am)\s+|^\W*)(?:just |finally |now |officially )?"
     r"(?:(?:got|landed|accepted|started) (?:a |an |the |my )?(?:new )?(?:job|position|role)\b"
-    r"(?! (?:offer|interview|application))|accepted (?:a|an|the) (?:job )?offer\b|"
+    r"(?! (?:offer|interview|application|done|finished))|accepted (?:a|an|the) (?:job )?offer\b|"
     r"started (?:at|with) (?-i:[A-Z])|working (?:at|for) (?-i:[A-Z])|(?:got |been |was )?hired\b)|"
     r"\bmy (?:first (?:day|week) (?:at|with) (?-i:[A-Z])|new job\b)",
     re.IGNORECASE,
