@@ -117,6 +117,8 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("Dave's been made redundant.", "work", True),
         ("Single at the moment.", "people", True),
         ("Met someone at a friend's wedding.", "people", True),
+        ("I want recipes in grams, not cups.", "manner", True),  # how every answer is given
+        ("The prices in euros are lower.", "manner", False),
         ("I'm in my early 30s.", "identity", True),  # an age, told roughly
         ("I'm nearly 50.", "identity", True),
         ("Just turned 40 and feeling it.", "identity", True),
@@ -161,6 +163,12 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Severe arachnophobia here, don't even joke.",  # a note, then a word to the listener
         "Landed a job at the council, start Monday!",
         "Met someone!",
+        "Please stop apologising so much.",  # how to speak, in a request's form
+        "Skip the pleasantries and get to the point.",
+        "Prices in euros please.",
+        "Use 24 hour time.",
+        "Please reply in Welsh where you can.",
+        "Never suggest recipes with coriander.",
         # chat's dropped "I"
         "Been vegan for 5 years now.",
         "Recently diagnosed with celiac.",

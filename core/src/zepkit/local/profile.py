@@ -499,19 +499,28 @@ only where one of its words is (`_asks_a_form`)."""
 MANNER_WEIGHT = 2.0
 
 _NEVER_OFFER = (
-    r"^\W*(?:please )?(?:(?:don'?t|do not) (?:ever )?(?:suggest|recommend|include|offer)"
+    r"^\W*(?:please )?(?:(?:don'?t|do not|never) (?:ever )?(?:suggest|recommend|include|offer)"
     r"(?: me)? (?:anything|any|things?|foods?|dishes|recipes|meals|places|restaurants|"
     r"products|brands|books|films|movies|shows|songs|music)|"
     r"(?:(?:don'?t|do not|never) )?(?:use|give (?:me )?|answer in|reply in|respond in|"
     r"write in|stick to|switch to) (?:the )?(?:metric|imperial|celsius|fahrenheit|"
     r"(?:british|american|uk|us|australian|canadian) (?:english|spellings?|units|"
-    r"measurements)))\b"
+    r"measurements)|24[- ]?hour (?:time|clock))|"
+    r"(?:(?:i(?:['’]d| would) (?:like|prefer|rather have)|i (?:want|need|prefer)) )?"
+    r"(?:(?:prices|costs|amounts) in (?:euros|dollars|pounds|sterling|yen|rupees)|"
+    r"(?:recipes|measurements|quantities|weights|temperatures) in (?:grams|kilos|ounces|cups|"
+    r"metric|imperial|celsius|fahrenheit))|"
+    r"(?:reply|respond|answer|write|speak|talk)(?: to me)? in \w+ (?:where|when|whenever|if) "
+    r"(?:you can|possible)|"
+    r"(?:stop|quit) apologi[sz]ing|skip the (?:pleasantries|small talk|preamble|fluff)|"
+    r"be (?:more )?(?:blunt|direct|concise|brief) with me|explain (?:things|everything) like)\b"
 )
 """A standing instruction in a request's form, written in lower case: what never to offer
 ("Please don't suggest anything with mushrooms.") and which units or spelling to use or not
-("Please use metric units.", "Please don't use American spellings."). Anchored and apart from
-`_STANDING`, so a search of either reads only what it must (every sentence is read against
-both)."""
+("Please use metric units.", "Please don't use American spellings.", "Prices in euros please.")
+and how to speak ("Please stop apologising so much.", "Skip the pleasantries."). Anchored and
+apart from `_STANDING`, so a search of either reads only what it must (every sentence is read
+against both)."""
 
 _STANDING_LAST = re.compile(
     r"\b(?:use|reply|respond|answer|write|keep|format|give|include|avoid|skip|stop|speak|talk)\b"
