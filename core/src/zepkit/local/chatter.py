@@ -81,7 +81,6 @@ _GREETING = re.compile(
 """Greetings and farewells, matched in lower-cased text (faster than IGNORECASE)."""
 
 _CAPITAL_WORD = re.compile(r"\b[A-Z]\w*")
-_DIGIT = re.compile(r"\d")
 _FIRST_PERSON = re.compile(rf"(?<![\w'’])(?:{SPEAKER_I}|my|My|me|we|We|our|Our)\b")
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|you're|you’re|you've|you’ve)\b", re.IGNORECASE)
 

@@ -97,8 +97,7 @@ def write_episodes(
             habit = changed_habit(s.text) if s.profile is not None else None
             left = left_value(s.text) if s.profile is not None else None
             # Read without the speaker's prefix: "Got the job!" opens the sentence.
-            said = unprefixed(s.text, s.speaker)
-            outcomes = outcomes_told(said) if s.profile is not None else ()
+            outcomes = outcomes_told(unprefixed(s.text, s.speaker)) if s.profile is not None else ()
             if s.topics or s.ends or habit or left or outcomes:
                 speakers = (s.speaker, user_name) if s.by_user else (s.speaker,)
                 changes.append(
