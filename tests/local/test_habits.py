@@ -40,6 +40,12 @@ def test_a_habit_is_matched_by_its_root(words: tuple[str, ...], same: bool) -> N
         ("Ana: Gave up coffee last week, feeling great.", "coffe"),
         ("Ana: I started smoking again, sadly.", "smok"),  # taken up again
         ("Ana: I've quit Instagram for good.", "instagram"),
+        ("Ana: I've come off the sertraline now.", "sertralin"),  # a medicine stopped
+        ("Ana: Came off my antidepressants last month.", "antidepressant"),
+        ("Ana: I've been smoke-free for six weeks!", "smok"),
+        ("Ana: The restaurant was smoke-free.", None),  # a place, not the speaker
+        ("Ana: I came off my bike yesterday.", None),  # a fall
+        ("Ana: I came off the phone to my mum.", None),
         ("Ana: My dad quit smoking.", None),  # someone else's habit
         ("Ana: I stopped by the shop.", None),
         ("Ana: I quit.", None),

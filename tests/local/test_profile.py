@@ -732,6 +732,36 @@ _KEPT = [
     ("I'm looking for a job in marketing.", "Got the job done at last."),  # a task, not a job
     # something sold that is not what was named
     ("I run an Etsy shop.", "I sold 20 candles on Etsy this week."),
+    # a step on the way, not the outcome
+    ("I'm learning to drive.", "Passed my first driving lesson with flying colours."),
+    ("I'm learning to drive.", "I failed my driving test again, gutted."),
+    ("I'm training for the London marathon.", "Did a 20 mile training run today."),
+    ("I'm revising for my exams.", "Finished my first exam today."),
+    ("I'm doing my A levels.", "Passed my A level mocks!"),
+    ("I'm training for a marathon.", "Ran the Parkrun on Saturday, PB!"),
+    ("I'm waiting for my visa.", "I had my interview at the embassy."),
+    ("I'm on maternity leave.", "I'm going back to work in March."),
+    ("I'm on maternity leave.", "I'm back at work next week."),
+    # someone else's outcome
+    ("I'm waiting for my visa.", "My sister's visa got approved today."),
+    ("I'm recovering from knee surgery.", "My dad has fully recovered from his stroke."),
+    ("We're house hunting.", "My brother bought a house in Leeds."),
+    ("We're house hunting.", "My son moved out last week."),
+    ("I'm on maternity leave.", "My husband went back to work today."),
+    ("I'm single.", "My sister started dating someone."),
+    ("We're trying for a baby.", "My best friend is pregnant!"),
+    ("I'm recovering from a broken leg.", "The dog has healed nicely after her op."),
+    # an outcome of something else
+    ("I'm applying for jobs.", "Got an offer on the house!"),
+    ("I'm on crutches.", "My phone is back to normal."),
+    ("I'm waiting on a new kidney.", "My parcel arrived."),
+    ("I'm training for a triathlon.", "Did the school run and then a swim."),
+    ("I'm studying for the bar exam.", "I sat in the bar for hours last night."),
+    ("I'm on sertraline.", "I came off my bike yesterday, ouch."),
+    ("I'm a smoker.", "The restaurant was smoke-free, annoyingly."),
+    ("We rent a flat in Leith.", "We bought a house in Spain for holidays."),
+    ("I'm single.", "Single malt is my favourite whisky."),
+    ("I still live with my parents.", "We moved the sofa out of the living room."),
 ]
 _ENDED = [
     # the place or employer named left
@@ -764,6 +794,33 @@ _ENDED = [
     # a belonging sold, named shorter than before
     ("I drive a Ford Fiesta.", "Sold the Fiesta, I cycle everywhere now."),
     ("We have an old Volvo.", "I finally got rid of the Volvo."),
+    # a state ended by its outcome
+    ("We're trying for a baby, fingers crossed.", "I'm pregnant! Eight weeks today."),
+    ("I'm learning to drive, my test is in May.", "Passed my driving test first time!"),
+    ("I'm revising for my finals, so stressed.", "Just finished my finals, free at last!"),
+    ("We're house hunting in Leeds at the moment.", "We got the keys to our new house!"),
+    ("I still live with my parents.", "Finally moved out, got my own flat in Hove."),
+    ("I'm training for the London marathon.", "Ran the marathon on Sunday, 4 hours 10!"),
+    ("I'm off work with stress at the moment.", "Back at work this week, a phased return."),
+    ("I'm a stay-at-home dad.", "I've gone back to work full time as an engineer."),
+    ("I'm waiting for my visa to come through.", "Visa approved, I fly to Toronto in March!"),
+    ("I'm applying for a mortgage, fingers crossed.", "Our mortgage has been approved!"),
+    ("I'm applying to universities to study medicine.", "Got an offer to study medicine!"),
+    ("I'm on crutches after breaking my ankle.", "The crutches are gone, I'm walking again."),
+    ("I'm recovering from knee surgery.", "My knee is fully healed, I'm back to running."),
+    ("I'm on the waiting list for knee surgery.", "Had the knee operation on Tuesday."),
+    ("I'm job hunting, applying everywhere.", "I start at Tesco head office on Monday!"),
+    # a habit given up in other words
+    ("I'm on sertraline for my anxiety.", "I've come off the sertraline now, doing well."),
+    ("I'm a smoker, about ten a day.", "I've been smoke-free for six weeks!"),
+    # the home and the relationship in more forms
+    ("We rent a flat in Leith.", "We've bought our first home, a cottage in Fife!"),
+    ("I'm single at the moment.", "I've started seeing someone, his name is Tom."),
+    ("I'm single and not looking.", "I've started dating a guy called Ryan."),
+    ("Single at the moment.", "Met a lovely guy, we started dating in May."),
+    # a pet put to sleep; an ending told before a comma
+    ("We have a dog called Max.", "We had to put Max to sleep last week."),
+    ("We have a hamster called Nibbles.", "Nibbles died last night, the kids are gutted."),
 ]
 
 

@@ -18,12 +18,19 @@ _LABEL = re.compile(r"^[^:\n]{1,60}?:\s+")
 
 _CHANGE = re.compile(
     r"\b(?:quit|quitting|stopped|gave up|given up|giving up|kicked|no longer|"
+    r"(?:come|came|coming|weaned(?: myself)?) off(?!\s+(?:(?:my|the|a|his|her)\s+)?(?:bikes?|"
+    r"bicycle|horse|ladder|motorbike|scooter|skateboard|board|wall|stage|pitch|field|road|"
+    r"motorway|roof|slide|swing|lift|train|bus|plane|phone|call|shift|bench)\b)|"
     r"(?:do not|don['’]?t)(?=\s+[\w'’-]+(?:\s+[\w'’-]+){0,2}\s+any\s?more\b))"
     r"\s+(?:(?:the|my|a|an|all|on)\s+)*(?P<habit>[a-z][\w'’-]*)(?:\s+(?P<object>[a-z]\w*))?|"
     r"\b(?:started|began|am|['’]m)\s+(?P<again>[a-z]\w*ing)(?:\s+\w+)?\s+again\b",
     re.IGNORECASE,
 )
-"""Giving a habit up, or taking it up again; `habit` (or `again`) is the habit's word."""
+"""Giving a habit up ("quit smoking", "came off the sertraline"), or taking it up again; `habit`
+(or `again`) is the habit's word."""
+_FREE = re.compile(r"\b(?P<habit>[a-z]+)-free\b", re.IGNORECASE)
+"""Free of a habit ("I've been smoke-free for six weeks"), looked for only in a clause that says
+"-free"."""
 
 _LEAD = re.compile(
     r"\W*(?:(?:I|i)(?:['’](?:ve|m)|\s+have|\s+am)?\s+|i(?:ve|m)\s+)?"
@@ -101,10 +108,13 @@ def changed_habit(text: str) -> str | None:
     body = _LABEL.sub("", text, count=1)
     for clause in _CLAUSE.split(body):
         found = _CHANGE.search(clause)
+        if found is None and "-free" in clause:
+            found = _FREE.search(clause)
         if found is None or _LEAD.fullmatch(clause[: found.start()]) is None:
             continue
-        habit = (found["habit"] or found["again"]).lower()
-        thing = (found["object"] or "").lower()
+        named = found.groupdict()
+        habit = (named["habit"] or named.get("again") or "").lower()
+        thing = (named.get("object") or "").lower()
         if habit in _LIGHT_VERBS and thing and thing not in STOP_WORDS and thing != "anymore":
             habit = thing
         if habit not in STOP_WORDS and len(habit) >= 3:

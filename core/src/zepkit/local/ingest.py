@@ -15,7 +15,8 @@ from zepkit.local.codec import encode_time, now
 from zepkit.local.drafts import Draft
 from zepkit.local.habits import changed_habit
 from zepkit.local.ids import next_id
-from zepkit.local.profile import left_value, outcomes_told
+from zepkit.local.outcomes import outcomes_told
+from zepkit.local.profile import left_value
 from zepkit.local.retrieval import unprefixed
 from zepkit.local.stats import count_terms
 from zepkit.local.supersede import Change, supersede
@@ -96,8 +97,10 @@ def write_episodes(
             maybe.append((statement_id, s.maybe))
             habit = changed_habit(s.text) if s.profile is not None else None
             left = left_value(s.text) if s.profile is not None else None
-            # Read without the speaker's prefix: "Got the job!" opens the sentence.
-            outcomes = outcomes_told(unprefixed(s.text, s.speaker)) if s.profile is not None else ()
+            # Read without the speaker's prefix: "Got the job!" opens the sentence. Any of the
+            # user's sentences may tell an outcome ("Ran the marathon on Sunday!" is no profile
+            # statement), and it ends only their profile statements.
+            outcomes = outcomes_told(unprefixed(s.text, s.speaker)) if s.by_user else ()
             if s.topics or s.ends or habit or left or outcomes:
                 speakers = (s.speaker, user_name) if s.by_user else (s.speaker,)
                 changes.append(

@@ -880,6 +880,12 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             rf"\bI(?:['’]?ve| have)? (?:just |recently |finally |now )?"
             rf"(?:moved|relocated){_NO_OBJECT}(?! (?:here|there)\b)\b|"
             r"\bI no longer live\b|\bI'?m based in\b|\bmy (?:new )?home is\b|"
+            rf"\b(?:I|we) (?:now |still |currently )?rent (?:a|an|our|my) (?:[\w'’-]+ ){{0,3}}?"
+            rf"(?:in|on) {_PLACE}|"
+            r"\b(?:I|we)(?:['’]ve| have)? (?:just |finally |recently )?bought (?:a|an|our|my) "
+            r"(?:first |own |new |forever |dream )*(?:home|house|flat|apartment|cottage|bungalow)\b"
+            r"(?![^.!?]*\b(?:holidays?|vacation|second|investment|buy[- ]to[- ]let|to let|rent "
+            r"(?:it )?out)\b)|"
             rf"\bwe(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated){_NO_OBJECT}\b|"
             + _not_anymore("live"),
         ),
@@ -937,7 +943,12 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"\bI (?:now )?have a (?:new )?(?:girlfriend|boyfriend|partner)\b|"
             r"\bI(?:['’]ve| have)? (?:now |finally |just )?got a (?:new )?"
             r"(?:girlfriend|boyfriend)\b|"
-            r"\bI(?:['’]?m| am) (?:now )?(?:dating (?:someone\b|(?-i:[A-Z]))|seeing someone\b)",
+            r"\bI(?:['’]?m| am) (?:now )?(?:dating (?:someone\b|(?-i:[A-Z]))|seeing someone\b)|"
+            r"(?:\b(?:I|we)(?:['’]ve| have)? |^\W*)(?:just |finally |recently )?started (?:seeing|"
+            r"dating) (?:someone\b|(?-i:[A-Z])|(?:a|an) (?:\w+ )?(?:guy|girl|man|woman|lad|bloke|"
+            r"lass)\b)|\bwe(?:['’]ve| have)? (?:just |finally |recently )?started "
+            r"(?:dating|going out|seeing each other)\b|"
+            r"^\W*(?:I )?(?:still |happily |newly )?single\b",
         ),
         (
             "age",
@@ -965,77 +976,17 @@ plan, and the user still lives where they do; "I love my job" or a job offer kee
 
 _ENDED = re.compile(
     r"\b(?:died|passed away|was put down|were put down|"
-    r"put (?:him|her|them|(?-i:[A-Z])\w+) down|ran away|rehomed|broke up|split up|divorced)\b|"
+    r"put (?:him|her|them|(?-i:[A-Z])\w+) (?:down|to sleep)|ran away|rehomed|broke up|split up|"
+    r"divorced)\b|"
     r"\b(?:we|i) lost (?:(?:my|our) (?:\w+ )?)?(?-i:[A-Z])(?!\w*['’]s\b)|"
     r"\b(?:sold|got rid of|gave away|traded in|scrapped|wrote off) (?:the |my |our )?"
     r"(?:old |little )?(?-i:[A-Z])(?!\w*['’]s\b)",
     re.IGNORECASE,
 )
-"""A statement that ends what was true of the names it mentions (a pet that died; "we lost
+"""A statement that ends what was true of the names it mentions (a pet that died or was put to
+sleep; "we lost
 Pepper", not "I lost Pepper's leash"; a car sold, "Sold the Fiesta", not "sold candles on
 Etsy")."""
-
-
-_BIRTH = re.compile(
-    r"\b(?:I|we)(?: just| finally| have| had|['’]ve)? (?:gave birth|had (?:the|our|my|a) "
-    r"(?:baby|babies|twins|little ones?)|welcomed (?:our|a|baby))\b|"
-    r"\b(?:our|my) (?:[\w-]+ ){0,2}(?:baby|son|daughter|boy|girl|twins|little one)\b"
-    r"[^.!?]{0,40}?\b(?:was|were|is|are|got|has|have) (?:finally |just )?(?:born|here|arrived)\b|"
-    r"\b(?:our|my) (?:[\w-]+ ){0,2}(?:baby|son|daughter|boy|girl|twins|little one)\b"
-    r"[^.!?]{0,30}?\barrived\b",
-    re.IGNORECASE,
-)
-_PREGNANCY = re.compile(
-    r"\bpregnan\w*|\bexpecting\b|\bdue (?:in|on|date|any day)\b|\btrimester\b|"
-    r"\bweeks? (?:along|pregnant)\b|\bbaby (?:number|no\.?|#)|\bbump\b",
-    re.IGNORECASE,
-)
-_JOB_GOT = re.compile(
-    r"(?:\b(?:I|I['’]ve|I have|I['’]m|I am)\s+|^\W*)(?:just |finally |now |officially )?"
-    r"(?:(?:got|landed|accepted|started) (?:a |an |the |my )?(?:new )?(?:job|position|role)\b"
-    r"(?! (?:offer|interview|application|done|finished))|accepted (?:a|an|the) (?:job )?offer\b|"
-    r"started (?:at|with) (?-i:[A-Z])|working (?:at|for) (?-i:[A-Z])|(?:got |been |was )?hired\b)|"
-    r"\bmy (?:first (?:day|week) (?:at|with) (?-i:[A-Z])|new job\b)",
-    re.IGNORECASE,
-)
-_JOB_SEARCH = re.compile(
-    r"\b(?:looking|searching|hunting|applying) (?:for|to) (?:a |an |another |new |my first )*"
-    r"(?:jobs?|work|positions?|roles?)\b|\bjob[- ]?(?:hunting|searching|seeking|hunt|search)\b|"
-    r"\bbetween jobs\b|\bout of work\b|\bunemployed\b",
-    re.IGNORECASE,
-)
-_GRADUATED = re.compile(
-    r"(?:\bI |^\W*)(?:just |finally |recently |officially )?(?:graduated|dropped out|"
-    r"finished (?:uni|university|college|my (?:degree|studies|course|phd|masters?|dissertation))|"
-    r"got my degree|completed my (?:degree|studies|course|phd|masters?))\b",
-    re.IGNORECASE,
-)
-_STUDYING = re.compile(
-    r"\bI(?:['’]?m| am) (?:currently |now |still )?(?:studying|doing (?:a|my) (?:degree|masters?|"
-    r"phd|ba|bsc|ma|msc|mba))\b|\bI(?:['’]?m| am) (?:a |an )?(?:[\w-]+ )?(?:student|"
-    r"undergrad(?:uate)?|postgrad(?:uate)?|fresher)\b|\bI(?:['’]?m| am) in my (?:first|second|"
-    r"third|fourth|final|last) year\b",
-    re.IGNORECASE,
-)
-_OUTCOMES: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
-    ("pregnancy", _BIRTH, _PREGNANCY),
-    ("job search", _JOB_GOT, _JOB_SEARCH),
-    ("studies", _GRADUATED, _STUDYING),
-)
-"""States that end with their outcome: (name, the outcome, the state). The user's own child born
-("Our baby girl Ada was born on Monday!", not "My sister gave birth") ends the pregnancy ("I'm
-pregnant with our first!"); a job got ends the search for one; a degree finished, or dropped,
-ends the studies. Not single-valued subjects: a second child's birth keeps the first's."""
-
-
-def outcomes_told(sentence: str) -> tuple[str, ...]:
-    """The states whose outcome a sentence tells (`_OUTCOMES`)."""
-    return tuple(name for name, outcome, _ in _OUTCOMES if outcome.search(sentence))
-
-
-def in_state(state: str, sentence: str) -> bool:
-    """Whether a sentence says the user is in `state`, one of `_OUTCOMES`' names."""
-    return any(name == state and rule.search(sentence) for name, _, rule in _OUTCOMES)
 
 
 def tells_an_ending(sentence: str) -> bool:
@@ -1208,6 +1159,7 @@ def self_statement(sentence: str) -> SelfStatement | None:
     if _HYPOTHETICAL.search(sentence):
         return None
     own = _SELF.search(sentence) is not None
+    whole = sentence  # the news of an ending may be the lead-in: "Rex died, the kids are gutted."
     after_lead_in = None
     if not (
         own
@@ -1251,7 +1203,7 @@ def self_statement(sentence: str) -> SelfStatement | None:
         read = f"I {sentence.lstrip()}"  # "Just moved to Leeds!" moves the user's home
     topics = _topics_of(read, typed_lower=not any(ch.isupper() for ch in sentence))
     salience = BASE_SALIENCE + sum(kinds.values()) + (TOPIC_SALIENCE if topics else 0.0)
-    return SelfStatement(salience, topics, tells_an_ending(sentence))
+    return SelfStatement(salience, topics, tells_an_ending(whole))
 
 
 def subjects_apart(sentence: str) -> tuple[str, str] | None:

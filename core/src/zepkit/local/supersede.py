@@ -14,7 +14,8 @@ from typing import NamedTuple
 
 from zepkit.local.codec import timestamp
 from zepkit.local.habits import does_habit
-from zepkit.local.profile import about_someone, in_state, names_left, topic_value
+from zepkit.local.outcomes import in_state
+from zepkit.local.profile import about_someone, names_left, topic_value
 from zepkit.local.text import fact_key, normalise_name
 
 
@@ -39,7 +40,7 @@ class Change(NamedTuple):
     """The place or employer it says the user left (`profile.left_value`): it ends the home or
     work statements that give that value ("I left Google" ends "I work at Google")."""
     outcomes: tuple[str, ...] = ()
-    """The states it tells the outcome of (`profile.outcomes_told`): a child born ends the
+    """The states it tells the outcome of (`outcomes.outcomes_told`): a child born ends the
     user's statements of the pregnancy, a job got those of the search for one."""
 
 
@@ -63,7 +64,7 @@ def supersede(conn: sqlite3.Connection, graph: int, change: Change) -> None:
     if change.left:
         rivals.update(_valued(conn, graph, change.statement, change.left))
     for state in change.outcomes:
-        rivals.update(_in_state(conn, graph, change.statement, state))
+        rivals.update(_in_state(conn, graph, change, state))
     same = fact_key(change.text)
     when = timestamp(change.valid_at)
     ended: list[int] = []
@@ -140,16 +141,16 @@ def _valued(
 
 
 def _in_state(
-    conn: sqlite3.Connection, graph: int, statement: int, state: str
+    conn: sqlite3.Connection, graph: int, change: Change, state: str
 ) -> dict[int, tuple[str, str, str | None]]:
-    """The user's current profile statements, other than `statement`, that say they are in
-    `state` (`profile.in_state`)."""
+    """The user's current profile statements, other than `change`'s, that say they are in
+    `state`, which `change` tells the outcome of (`outcomes.in_state`)."""
     rows = conn.execute(
         "SELECT id, text, valid_at, invalid_at FROM statement_rows WHERE graph = ? "
         "AND profile IS NOT NULL AND invalid_at IS NULL AND id != ?",
-        (graph, statement),
+        (graph, change.statement),
     ).fetchall()
-    return {row[0]: row[1:] for row in rows if in_state(state, row[1])}
+    return {row[0]: row[1:] for row in rows if in_state(state, row[1], change.text)}
 
 
 def reopen(conn: sqlite3.Connection, statements_sql: str, params: Sequence[object]) -> None:

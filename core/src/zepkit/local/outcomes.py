@@ -1,0 +1,333 @@
+"""States that end with their outcome: which of the user's older statements a piece of news
+closes.
+
+A pregnancy ends with the birth, a job search with the job got, exams with the results, time off
+work with the return to it. Such a state is not a single-valued subject (a user can be job
+hunting and pregnant at once), so each kind of state has its own pair of rules: the news that
+tells its outcome, and the statements that say the user is in it. Kinds whose words are general
+("waiting for", "recovering from", "training for") also need the news and the state to share a
+content word: "Visa approved!" ends "I'm waiting for my visa", not "I'm waiting for my results".
+Rules over English, no model.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from zepkit.local.text import STOP_WORDS, words
+
+
+class Outcome(NamedTuple):
+    """A kind of state: its name, the news of its outcome, the statements of being in it, the
+    words (lower case, a space for a word's end) of which news of the outcome holds one (`cues`:
+    a sentence without any is not searched, which spares most sentences every pattern), and
+    whether the state and the news must share a content word (`shared`)."""
+
+    name: str
+    outcome: re.Pattern[str]
+    state: re.Pattern[str]
+    cues: tuple[str, ...]
+    shared: bool = False
+
+
+_BIRTH = re.compile(
+    r"\b(?:I|we)(?: just| finally| have| had|['’]ve)? (?:gave birth|had (?:the|our|my|a) "
+    r"(?:baby|babies|twins|little ones?)|welcomed (?:our|a|baby))\b|"
+    r"\b(?:our|my) (?:[\w-]+ ){0,2}(?:baby|son|daughter|boy|girl|twins|little one)\b"
+    r"[^.!?]{0,40}?\b(?:was|were|is|are|got|has|have) (?:finally |just )?(?:born|here|arrived)\b|"
+    r"\b(?:our|my) (?:[\w-]+ ){0,2}(?:baby|son|daughter|boy|girl|twins|little one)\b"
+    r"[^.!?]{0,30}?\barrived\b",
+    re.IGNORECASE,
+)
+_PREGNANCY = re.compile(
+    r"\bpregnan\w*|\bexpecting\b|\bdue (?:in|on|date|any day)\b|\btrimester\b|"
+    r"\bweeks? (?:along|pregnant)\b|\bbaby (?:number|no\.?|#)|\bbump\b",
+    re.IGNORECASE,
+)
+_JOB_GOT = re.compile(
+    r"(?:\b(?:I|I['’]ve|I have|I['’]m|I am)\s+|^\W*)(?:just |finally |now |officially )?"
+    r"(?:(?:got|landed|accepted|started) (?:a |an |the |my )?(?:new )?(?:job|position|role)\b"
+    r"(?! (?:offer|interview|application|done|finished))|accepted (?:a|an|the) (?:job )?offer\b|"
+    r"started (?:at|with) (?-i:[A-Z])|working (?:at|for) (?-i:[A-Z])|(?:got |been |was )?hired\b|"
+    r"start(?:ing)? (?:at|with) (?-i:[A-Z])[^.!?]*\b(?:on|next|tomorrow|in) )|"
+    r"\bmy (?:first (?:day|week) (?:at|with) (?-i:[A-Z])|new job\b)",
+    re.IGNORECASE,
+)
+_JOB_SEARCH = re.compile(
+    r"\b(?:looking|searching|hunting|applying) (?:for|to) (?:a |an |another |new |my first )*"
+    r"(?:jobs?|work|positions?|roles?)\b|\bjob[- ]?(?:hunting|searching|seeking|hunt|search)\b|"
+    r"\bbetween jobs\b|\bout of work\b|\bunemployed\b",
+    re.IGNORECASE,
+)
+_GRADUATED = re.compile(
+    r"(?:\bI |^\W*)(?:just |finally |recently |officially )?(?:graduated|dropped out|"
+    r"finished (?:uni|university|college|my (?:degree|studies|course|phd|masters?|dissertation))|"
+    r"got my degree|completed my (?:degree|studies|course|phd|masters?))\b",
+    re.IGNORECASE,
+)
+_STUDYING = re.compile(
+    r"\bI(?:['’]?m| am) (?:currently |now |still )?(?:studying|doing (?:a|my) (?:degree|masters?|"
+    r"phd|ba|bsc|ma|msc|mba))\b|\bI(?:['’]?m| am) (?:a |an )?(?:[\w-]+ )?(?:student|"
+    r"undergrad(?:uate)?|postgrad(?:uate)?|fresher)\b|\bI(?:['’]?m| am) in my (?:first|second|"
+    r"third|fourth|final|last) year\b",
+    re.IGNORECASE,
+)
+_BY_ME = (
+    r"(?:\b(?:I|we)(?:['’](?:ve|m|re))?(?: have| am| are)? |^\W*)"
+    r"(?:(?:just|finally|now|officially|recently|already) )*"
+)
+"""The speaker's own news: their "I" or "we", or nothing before it (chat's dropped "I":
+"Passed my driving test!"), with adverbs."""
+
+_CONCEIVED = re.compile(
+    r"\b(?:I|we)(?:['’]re|['’]m| am| are) (?:finally |now |officially )?(?:pregnant|expecting)\b|"
+    r"^\W*(?:finally |officially )?pregnant\b|"
+    r"\b(?:I|we) (?:got|had) (?:a|our|my) (?:first )?(?:positive|BFP)\b",
+    re.IGNORECASE,
+)
+_TRYING = re.compile(
+    r"\btrying (?:for (?:a|another|our first) (?:baby|child)|to (?:conceive|get pregnant|"
+    r"have (?:a|another) (?:baby|child)))\b|\bTTC\b|\b(?:going through|doing|having|started|"
+    r"starting) (?:a round of |our (?:first |second |third |last )?round of )?IVF\b",
+    re.IGNORECASE,
+)
+_TAKEN = re.compile(
+    _BY_ME + r"(?:passed|finished|completed|aced|nailed) (?!(?:my |the |an? )?"
+    r"(?:first|second|next|one|another)\b)(?![^.!?]*\b(?:mocks?|practice|trial)\b)|"
+    r"\b(?:I|we) got (?:my|the|our) (?:\w+ )?results\b|^\W*got (?:my|the) (?:\w+ )?results\b",
+    re.IGNORECASE,
+)
+_TESTED = re.compile(
+    r"\blearning to drive\b|\b(?:driving|theory|bar|board|citizenship|entrance) (?:test|exams?)\b|"
+    r"\b(?:revising|studying|cramming|preparing|prepping) for (?:my |the |our )?(?:[\w'’-]+ ){0,3}?"
+    r"(?:exams?|tests?|finals|boards|bar|gcses|a[- ]levels|highers|sats|resits?)\b|"
+    r"\bI(?:['’]?m| am) (?:doing|sitting|taking|retaking) (?:my |the )?(?:[\w'’-]+ ){0,2}?"
+    r"(?:exams?|tests?|finals|gcses|a[- ]levels|highers|sats|resits?)\b|"
+    r"\b(?:my|the) (?:[\w'’-]+ ){0,2}?(?:exams?|test|finals|gcses|a[- ]levels) (?:is|are) "
+    r"(?:on|in|next|this|coming|tomorrow|soon)\b",
+    re.IGNORECASE,
+)
+_HOUSED = re.compile(
+    _BY_ME + r"(?:(?:got|picked up|collected) (?:the|our|my) keys\b|moved out\b|"
+    r"(?:found|bought|completed on|moved into|signed (?:for|the lease on)|got) (?:a|an|our|my|"
+    r"the) (?:new |first |dream |own |lovely |little )*(?:house|flat|home|apartment|place|room|"
+    r"bungalow|cottage|condo)\b)",
+    re.IGNORECASE,
+)
+_HOUSE_HUNTING = re.compile(
+    r"\b(?:house|flat|home|apartment|property)[- ]?hunting\b|"
+    r"\b(?:looking|searching|hunting) (?:for|at) (?:a |an |our |my )?(?:new |bigger |smaller |"
+    r"first |cheaper )*(?:houses?|flats?|homes?|apartments?|places? to (?:live|rent)|rooms? to "
+    r"rent|rentals?|properties)\b|\btrying to (?:buy|find) (?:a |our |my )?(?:first )?"
+    r"(?:house|flat|home|place)\b|\b(?:I|we) (?:still )?(?:live|living) (?:at home )?with (?:my |"
+    r"our )?(?:parents|mum and dad|mom and dad|folks|mum|mom|dad|in-laws)\b|"
+    r"\bI(?:['’]?m| am) (?:still )?living at home\b",
+    re.IGNORECASE,
+)
+_BACK_AT_WORK = re.compile(
+    _BY_ME + r"(?:back (?:at|to|in) (?:work|the office)|(?:went|gone|been|got|returned) back to "
+    r"work|returned to work)\b(?! (?:next|in|on|tomorrow|soon|from)\b)",
+    re.IGNORECASE,
+)
+_OFF_WORK = re.compile(
+    r"\bI(?:['’]?m| am|['’]ve been| have been) (?:currently |still |now )?(?:on (?:my )?"
+    r"(?:maternity|paternity|parental|sick|medical|compassionate|adoption|mat|pat|long[- ]term "
+    r"sick) leave|off (?:work|sick)|signed off|on (?:a )?(?:career break|sabbatical|furlough))\b|"
+    r"\bI(?:['’]?m| am) (?:a |now a )?(?:stay[- ]at[- ]home|full[- ]time) (?:mum|mom|dad|"
+    r"parent)\b",
+    re.IGNORECASE,
+)
+_HEALED = re.compile(
+    r"\b(?:fully |finally |completely )?(?:healed|recovered)\b|"
+    r"\b(?:crutches|cast|sling|boot|brace|stitches|splint) (?:is|are|came|come) (?:off|out|gone)\b|"
+    r"\b(?:off|out of) (?:the |my )?(?:crutches|cast|sling|boot|brace)\b|"
+    r"\bback to (?:normal|running|full fitness|the gym|training|walking|football)\b|"
+    r"\bwalking (?:normally|again|unaided|fine)\b|\ball clear\b",
+    re.IGNORECASE,
+)
+_RECOVERING = re.compile(
+    r"\bI(?:['’]?m| am) (?:still |currently |slowly )?(?:recovering from|on crutches|in a (?:cast|"
+    r"sling|boot|brace|splint)|laid up with|getting over)\b|"
+    r"\bI(?:['’]ve| have)? (?:just )?(?:broken|broke|fractured|sprained|torn|tore|ruptured) my\b",
+    re.IGNORECASE,
+)
+_CAME_THROUGH = re.compile(
+    r"\b(?:approved|granted|came through|come through|arrived|went well|been done|confirmed|"
+    r"issued|accepted)\b|\bhad (?:my|the|our) (?:[\w'’-]+ ){0,3}?(?:done|operation|op|surgery|"
+    r"appointment|interview|scan)\b|\bgot (?:my|the|our) (?:[\w'’-]+ )?(?:visa|results?|"
+    r"diagnosis|date|passport|offer|place|letter)\b",
+    re.IGNORECASE,
+)
+_WAITING = re.compile(
+    r"\b(?:waiting|still waiting|on the waiting list|on a waiting list|on the list) (?:for|on) "
+    r"(?!(?:you|him|her|them|the (?:bus|train|kettle))\b)",
+    re.IGNORECASE,
+)
+_ADMITTED = re.compile(
+    r"\b(?:got|received|accepted|had) (?:an?|the|my|our) (?:[\w'’-]+ )?(?:offer|place)\b|"
+    r"\b(?:been |was |got |is |were )?(?:approved|granted)\b|"
+    r"\bgot (?:in|into|onto|accepted)\b|\b(?:been |was |got )accepted (?:at|to|into|onto|by)\b",
+    re.IGNORECASE,
+)
+_APPLYING = re.compile(
+    r"\bI(?:['’]?m| am|['’]ve been| have been) (?:currently |still |now )?(?:applying|"
+    r"waiting to hear back) (?:to|for|from)\b",
+    re.IGNORECASE,
+)
+_RACED = re.compile(
+    _BY_ME + r"(?:ran|did|finished|completed|raced|walked|climbed|swam|cycled|rode|won|smashed|"
+    r"survived) (?:the|my|our|a|an|it)\b(?![^.!?]*\b(?:train|practi[cs]e))",
+    re.IGNORECASE,
+)
+_IN_TRAINING = re.compile(
+    r"\b(?:training|in training|preparing) for (?:a |an |the |my |our )?(?:[\w'’-]+ ){0,3}?"
+    r"(?:marathon|half|10k|5k|triathlon|ironman|race|ultra|sportive|swim|climb|trek|challenge|"
+    r"fight|bout|competition|tournament|championships?|match|games)\b",
+    re.IGNORECASE,
+)
+
+_OUTCOMES: tuple[Outcome, ...] = (
+    Outcome(
+        "pregnancy", _BIRTH, _PREGNANCY, ("birth", " had ", "welcomed", "born", " here", "arrived")
+    ),
+    Outcome("trying for a baby", _CONCEIVED, _TRYING, ("pregnant", "expecting", "positive", "bfp")),
+    Outcome(
+        "job search",
+        _JOB_GOT,
+        _JOB_SEARCH,
+        (
+            "job",
+            "position",
+            "role",
+            "offer",
+            "start",
+            "working",
+            "hired",
+            "first day",
+            "first week",
+        ),
+    ),
+    Outcome(
+        "studies",
+        _GRADUATED,
+        _STUDYING,
+        ("graduat", "dropped out", "finished", "degree", "completed"),
+    ),
+    Outcome(
+        "exams",
+        _TAKEN,
+        _TESTED,
+        ("passed", "finished", "completed", "aced", "nailed", "results"),
+        shared=True,
+    ),
+    Outcome(
+        "home search",
+        _HOUSED,
+        _HOUSE_HUNTING,
+        (
+            *("keys", "moved out", "house", "flat", "home", "apartment", "place", "room"),
+            *("bungalow", "cottage", "condo"),
+        ),
+    ),
+    Outcome("time off work", _BACK_AT_WORK, _OFF_WORK, ("back", "returned")),
+    Outcome(
+        "recovery",
+        _HEALED,
+        _RECOVERING,
+        (
+            *("healed", "recovered", "crutches", "cast", "sling", "boot", "brace", "stitches"),
+            *("splint", "back to", "walking", "all clear"),
+        ),
+        shared=True,
+    ),
+    Outcome(
+        "waiting",
+        _CAME_THROUGH,
+        _WAITING,
+        (
+            *("approved", "granted", "came through", "come through", "arrived", "went well"),
+            *("been done", "confirmed", "issued", "accepted", " had ", " got "),
+        ),
+        shared=True,
+    ),
+    Outcome(
+        "applications",
+        _ADMITTED,
+        _APPLYING,
+        ("offer", "place", "approved", "granted", "got in", "got onto", "accepted"),
+        shared=True,
+    ),
+    Outcome(
+        "training",
+        _RACED,
+        _IN_TRAINING,
+        (
+            *(" ran ", " did ", "finished", "completed", "raced", "walked", "climbed", "swam"),
+            *("cycled", "rode", " won ", "smashed", "survived"),
+        ),
+        shared=True,
+    ),
+)
+"""The kinds of state and their outcomes. The user's own child born ("Our baby girl Ada was born
+on Monday!", not "My sister gave birth") ends the pregnancy; a pregnancy ends the trying for one;
+a job got ends the search for one; a degree finished, or dropped, ends the studies; a test passed
+ends the learning and revising for it (a test failed does not); keys got or a home found ends the
+house hunt, and living with one's parents; a return to work ends the leave; an offer or an
+approval the application it answers; a healed knee the recovery from its surgery; a visa approved
+the wait for it; a race run the training for it. A second child's birth keeps the first's."""
+
+_GENERAL = frozenset(
+    {
+        *("just", "now", "toda", "week", "mont", "year", "last", "next", "firs", "new", "stil"),
+        *("reco", "heal", "wait", "list", "trai", "prep", "lear", "revi", "stud", "pass", "fini"),
+        *("comp", "appr", "appl", "acce", "conf", "got", "had", "done", "full", "curr"),
+    }
+)
+"""Roots two statements share without being about the same thing: times, and the words of
+waiting, recovering, training and their outcomes ("recovering" and "recovered")."""
+_SOMEONE_ELSES = re.compile(
+    r"\b(?:my|our|his|her|their) (?:[\w-]+ )?(?:sister|brother|mum|mom|dad|mother|father|"
+    r"parents?|friend|partner|wife|husband|son|daughter|boyfriend|girlfriend|colleague|boss|"
+    r"neighbou?r|cousin|aunt|uncle|nan|gran|grandma|grandad|kids?|child|baby)s?\b|"
+    r"\b(?-i:[A-Z])\w+['’]s\b|\b(?:he|she|they)\b",
+    re.IGNORECASE,
+)
+"""Someone else in the news ("My dad has recovered", "Sam's visa came through"): a state that
+needs a shared word to end is not ended by another person's outcome."""
+
+
+_LABEL = re.compile(r"^[^:\n]{1,60}?:\s+")
+"""A stored statement's "<speaker>: "."""
+
+
+def outcomes_told(sentence: str) -> tuple[str, ...]:
+    """The kinds of state whose outcome a sentence tells (`_OUTCOMES`)."""
+    lowered = f" {sentence.lower()} "  # a cue's spaces stand for the ends of a word
+    return tuple(
+        kind.name
+        for kind in _OUTCOMES
+        if any(cue in lowered for cue in kind.cues) and kind.outcome.search(sentence)
+    )
+
+
+def in_state(state: str, sentence: str, news: str) -> bool:
+    """Whether `sentence` says the user is in `state`, one of `_OUTCOMES`' names, that `news`
+    (a sentence telling its outcome) closes."""
+    for kind in _OUTCOMES:
+        if kind.name == state and kind.state.search(sentence):
+            if not kind.shared:
+                return True
+            told = _LABEL.sub("", news, count=1)
+            return not _SOMEONE_ELSES.search(told) and bool(_content(sentence) & _content(told))
+    return False
+
+
+def _content(sentence: str) -> set[str]:
+    """A sentence's content words without its speaker's label, cut to a common root ("driving",
+    "drive": "driv")."""
+    return {
+        word[:4] if len(word) > 4 else word
+        for word in words(_LABEL.sub("", sentence, count=1))
+        if len(word) > 2 and word not in STOP_WORDS and word[:4] not in _GENERAL
+    }

@@ -1,0 +1,79 @@
+"""States that end with their outcome: which news closes which of the user's statements."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from zepkit.core._models import Message
+from zepkit.local import LocalBackend
+from zepkit.local.outcomes import in_state, outcomes_told
+
+T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("news", "kinds"),
+    [
+        ("I'm pregnant! Eight weeks today.", ("trying for a baby",)),
+        ("Passed my driving test first time!", ("exams",)),
+        ("We got the keys to our new house!", ("home search",)),
+        ("Back at work this week.", ("time off work",)),
+        ("My knee is fully healed.", ("recovery",)),
+        ("Visa approved!", ("waiting", "applications")),
+        ("Ran the marathon on Sunday!", ("training",)),
+        ("I start at Tesco head office on Monday!", ("job search",)),
+        # steps on the way, plans, other people's news
+        ("Passed my first driving lesson.", ()),
+        ("I'm going back to work in March.", ()),
+        ("My best friend is pregnant!", ()),
+        ("My son moved out last week.", ()),
+        ("Did a 20 mile training run today.", ()),
+    ],
+)
+def test_the_outcomes_a_sentence_tells(news: str, kinds: tuple[str, ...]) -> None:
+    assert outcomes_told(news) == kinds
+
+
+@pytest.mark.parametrize(
+    ("state", "statement", "news", "closes"),
+    [
+        ("waiting", "user: I'm waiting for my visa.", "user: Visa approved!", True),
+        # a general outcome closes only the state it shares a word with
+        ("waiting", "user: I'm waiting for my results.", "user: Visa approved!", False),
+        ("recovery", "user: I'm recovering from knee surgery.", "user: Knee healed!", True),
+        ("recovery", "user: I'm recovering from knee surgery.", "user: I've recovered.", False),
+        # the shared word must be the user's: someone else's outcome closes nothing
+        ("waiting", "user: I'm waiting for my visa.", "user: Sam's visa came through.", False),
+        (
+            "recovery",
+            "user: I'm recovering from knee surgery.",
+            "user: My dad's knee healed.",
+            False,
+        ),
+        # kinds of their own need no shared word
+        ("trying for a baby", "user: We're trying for a baby.", "user: I'm pregnant!", True),
+        ("time off work", "user: I'm on maternity leave.", "user: Back at work today.", True),
+        ("time off work", "user: I work at the bank.", "user: Back at work today.", False),
+    ],
+)
+def test_what_news_closes(state: str, statement: str, news: str, closes: bool) -> None:
+    assert in_state(state, statement, news) is closes
+
+
+async def test_the_block_shows_the_state_as_ended_after_its_outcome(
+    alice: LocalBackend,
+) -> None:
+    learning = "I'm learning to drive, my test is in May."
+    passed = "Passed my driving test first time!"
+    await alice.add_messages("a1", [Message("user", learning, created_at=T0)])
+    later = T0 + timedelta(days=40)
+    await alice.add_messages("a1", [Message("user", passed, created_at=later)])
+    block = await alice.add_messages(
+        "a2", [Message("user", "Should I buy a car?")], return_context=True
+    )
+    assert block is not None
+    lines = {line.split(" (Date range")[0].strip(): line for line in block.splitlines()}
+    assert lines[f"- user: {passed}"].endswith("present)")
+    assert lines[f"- user: {learning}"].endswith(f"{later:%Y-%m-%d %H:%M:%S})")
