@@ -110,6 +110,8 @@ def test_chatter(sentence: str, role: str) -> None:
         ("Turning 30 next week!", "user"),  # a number is news, not a cheer
         ("New puppy!!!", "user"),  # so is a headline of the speaker's own
         ("Three months smoke-free now!", "user"),  # and a span counted: a milestone
+        ("The adoption went through!", "user"),  # news of an outcome, not a cheer
+        ("Kitchen refit done, finally!", "user"),
         ("Coffee lover here!", "user"),  # what the speaker is, not a cheer
         ("Hate cooking!", "user"),
         ("Teaching English in Seoul.", "user"),  # capitalised words, but not only names
@@ -152,6 +154,8 @@ def test_facts(sentence: str, role: str | None) -> None:
         "Hey Mel, long time no chat!",
         "That's great news about your friend!",
         "Your garden looks amazing!",
+        "Well done!",
+        "Push through it and you'll make it!",  # an outcome, but the listener's
         "New record!",  # a headline of nothing of the speaker's
         "What a day!",  # no number: no span counted
         "Asking for a friend.",  # the question before was someone else's

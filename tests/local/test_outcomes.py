@@ -14,26 +14,40 @@ T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 
 
 @pytest.mark.parametrize(
-    ("news", "kinds"),
+    ("news", "kind"),
     [
-        ("I'm pregnant! Eight weeks today.", ("trying for a baby",)),
-        ("Passed my driving test first time!", ("exams",)),
-        ("We got the keys to our new house!", ("home search",)),
-        ("Back at work this week.", ("time off work",)),
-        ("My knee is fully healed.", ("recovery",)),
-        ("Visa approved!", ("waiting", "applications")),
-        ("Ran the marathon on Sunday!", ("training",)),
-        ("I start at Tesco head office on Monday!", ("job search",)),
-        # steps on the way, plans, other people's news
-        ("Passed my first driving lesson.", ()),
-        ("I'm going back to work in March.", ()),
-        ("My best friend is pregnant!", ()),
-        ("My son moved out last week.", ()),
-        ("Did a 20 mile training run today.", ()),
+        ("I'm pregnant! Eight weeks today.", "trying for a baby"),
+        ("Passed my driving test first time!", "exams"),
+        ("We got the keys to our new house!", "home search"),
+        ("Back at work this week.", "time off work"),
+        ("My knee is fully healed.", "recovery"),
+        ("Visa approved!", "waiting"),
+        ("Ran the marathon on Sunday!", "training"),
+        ("I start at Tesco head office on Monday!", "job search"),
+        ("I qualified as a solicitor this week!", "qualification"),
+        ("Discharged today, so glad to be home.", "hospital stay"),
+        ("The extension is finally finished!", "a thing under way"),
+        ("Baby number two is here!", "pregnancy"),
+        # steps on the way, plans, other people's news, news denied
+        ("Passed my first driving lesson.", None),
+        ("I'm going back to work in March.", None),
+        ("My best friend is pregnant!", None),
+        ("My son moved out last week.", None),
+        ("My mum was discharged yesterday.", None),
+        ("Did a 20 mile training run today.", None),
+        ("The visa wasn't approved.", None),
+        ("Another patient got the kidney, not me.", None),
     ],
 )
-def test_the_outcomes_a_sentence_tells(news: str, kinds: tuple[str, ...]) -> None:
-    assert outcomes_told(news) == kinds
+def test_the_outcomes_a_sentence_tells(news: str, kind: str | None) -> None:
+    told = outcomes_told(news)
+    assert kind in told if kind else told == ()
+
+
+def test_a_return_ahead_is_no_return() -> None:
+    ahead = "Back in the office for a keeping in touch day next week."
+    assert "time off work" not in outcomes_told(ahead)
+    assert "time off work" in outcomes_told("Back in the office today, it's strange.")
 
 
 @pytest.mark.parametrize(
@@ -56,6 +70,20 @@ def test_the_outcomes_a_sentence_tells(news: str, kinds: tuple[str, ...]) -> Non
         ("trying for a baby", "user: We're trying for a baby.", "user: I'm pregnant!", True),
         ("time off work", "user: I'm on maternity leave.", "user: Back at work today.", True),
         ("time off work", "user: I work at the bank.", "user: Back at work today.", False),
+        # a thing under way ends with its own outcome, named next to it
+        ("a thing under way", "user: We're selling our caravan.", "user: Sold the caravan!", True),
+        (
+            "a thing under way",
+            "user: I'm renovating an old farmhouse.",
+            "user: Sold the old farmhouse table at auction.",
+            False,
+        ),
+        (
+            "a thing under way",
+            "user: I'm saving for a wedding.",
+            "user: We bought a cake stand for the wedding.",
+            False,
+        ),
     ],
 )
 def test_what_news_closes(state: str, statement: str, news: str, closes: bool) -> None:

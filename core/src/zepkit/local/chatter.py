@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import re
 
+from zepkit.local.outcomes import outcomes_told
 from zepkit.local.profile import (
     OCCUPATIONS,
     SPAN,
@@ -337,4 +338,5 @@ def _is_cheer(text: str) -> bool:
         return False
     if _SECOND_PERSON.search(text):
         return True
-    return len(text.split()) <= 4 and not headline(text)
+    # news of an outcome is no cheer: "The adoption went through!"
+    return len(text.split()) <= 4 and not headline(text) and not outcomes_told(text)

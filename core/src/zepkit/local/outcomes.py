@@ -5,9 +5,11 @@ A pregnancy ends with the birth, a job search with the job got, exams with the r
 work with the return to it. Such a state is not a single-valued subject (a user can be job
 hunting and pregnant at once), so each kind of state has its own pair of rules: the news that
 tells its outcome, and the statements that say the user is in it. Kinds whose words are general
-("waiting for", "recovering from", "training for") also need the news and the state to share a
-content word: "Visa approved!" ends "I'm waiting for my visa", not "I'm waiting for my results".
-Rules over English, no model.
+("waiting for", "recovering from", "in the middle of") also need the news and the state to share
+a content word, the user's own: "Visa approved!" ends "I'm waiting for my visa", not "I'm waiting
+for my results", and "My sister's visa got approved" neither. News that denies its outcome ("The
+visa wasn't approved") closes nothing. Rules over English, no model: they read the forms they
+know, and a state told in other words stays current beside its news.
 """
 
 from __future__ import annotations
@@ -20,15 +22,23 @@ from zepkit.local.text import STOP_WORDS, words
 
 class Outcome(NamedTuple):
     """A kind of state: its name, the news of its outcome, the statements of being in it, the
-    words (lower case, a space for a word's end) of which news of the outcome holds one (`cues`:
-    a sentence without any is not searched, which spares most sentences every pattern), and
-    whether the state and the news must share a content word (`shared`)."""
+    words (lower case) of which news of the outcome holds one (`cues`: a sentence without any is
+    not searched, which spares most sentences every pattern), whether
+    the state and the news must share a content word (`shared`), and whether that word must
+    stand by the outcome in the news (`near`: "We bought a house!", not "We bought a cake stand
+    for the wedding" after "I'm saving for a wedding")."""
 
     name: str
     outcome: re.Pattern[str]
     state: re.Pattern[str]
-    cues: tuple[str, ...]
+    cues: frozenset[str]
     shared: bool = False
+    near: bool = False
+
+
+def _words(cues: str) -> frozenset[str]:
+    """Cue words, given as one string."""
+    return frozenset(cues.split())
 
 
 _BIRTH = re.compile(
@@ -37,7 +47,9 @@ _BIRTH = re.compile(
     r"\b(?:our|my) (?:[\w-]+ ){0,2}(?:baby|son|daughter|boy|girl|twins|little one)\b"
     r"[^.!?]{0,40}?\b(?:was|were|is|are|got|has|have) (?:finally |just )?(?:born|here|arrived)\b|"
     r"\b(?:our|my) (?:[\w-]+ ){0,2}(?:baby|son|daughter|boy|girl|twins|little one)\b"
-    r"[^.!?]{0,30}?\barrived\b",
+    r"[^.!?]{0,30}?\barrived\b|"
+    r"^\W*(?:the )?(?:baby|babies|twins|triplets)(?: number \w+| no\.? ?\d)? "
+    r"(?:is |are |has |have )?(?:finally )?(?:here|arrived|(?:was|were) born)\b",
     re.IGNORECASE,
 )
 _PREGNANCY = re.compile(
@@ -47,7 +59,8 @@ _PREGNANCY = re.compile(
 )
 _JOB_GOT = re.compile(
     r"(?:\b(?:I|I['’]ve|I have|I['’]m|I am)\s+|^\W*)(?:just |finally |now |officially )?"
-    r"(?:(?:got|landed|accepted|started) (?:a |an |the |my )?(?:new )?(?:job|position|role)\b"
+    r"(?:(?:got|landed|accepted|started) (?:a |an |the |my )?(?:[\w-]+ ){0,3}?"
+    r"(?:job|position|role)\b"
     r"(?! (?:offer|interview|application|done|finished))|accepted (?:a|an|the) (?:job )?offer\b|"
     r"started (?:at|with) (?-i:[A-Z])|working (?:at|for) (?-i:[A-Z])|(?:got |been |was )?hired\b|"
     r"start(?:ing)? (?:at|with) (?-i:[A-Z])[^.!?]*\b(?:on|next|tomorrow|in) )|"
@@ -57,13 +70,14 @@ _JOB_GOT = re.compile(
 _JOB_SEARCH = re.compile(
     r"\b(?:looking|searching|hunting|applying) (?:for|to) (?:a |an |another |new |my first )*"
     r"(?:jobs?|work|positions?|roles?)\b|\bjob[- ]?(?:hunting|searching|seeking|hunt|search)\b|"
-    r"\bbetween jobs\b|\bout of work\b|\bunemployed\b",
+    r"\bbetween jobs\b|\bout of work\b|\bunemployed\b|\binterviewing (?:for|with|at)\b",
     re.IGNORECASE,
 )
 _GRADUATED = re.compile(
     r"(?:\bI |^\W*)(?:just |finally |recently |officially )?(?:graduated|dropped out|"
     r"finished (?:uni|university|college|my (?:degree|studies|course|phd|masters?|dissertation))|"
-    r"got my degree|completed my (?:degree|studies|course|phd|masters?))\b",
+    r"got my degree|completed my (?:degree|studies|course|phd|masters?)|passed my viva|"
+    r"defended my (?:thesis|dissertation|phd))\b",
     re.IGNORECASE,
 )
 _STUDYING = re.compile(
@@ -93,15 +107,16 @@ _TRYING = re.compile(
     re.IGNORECASE,
 )
 _TAKEN = re.compile(
-    _BY_ME + r"(?:passed|finished|completed|aced|nailed) (?!(?:my |the |an? )?"
+    _BY_ME + r"(?:passed|finished|completed|aced|nailed)\b(?! (?:my |the |an? )?"
     r"(?:first|second|next|one|another)\b)(?![^.!?]*\b(?:mocks?|practice|trial)\b)|"
     r"\b(?:I|we) got (?:my|the|our) (?:\w+ )?results\b|^\W*got (?:my|the) (?:\w+ )?results\b",
     re.IGNORECASE,
 )
 _TESTED = re.compile(
     r"\blearning to drive\b|\b(?:driving|theory|bar|board|citizenship|entrance) (?:test|exams?)\b|"
-    r"\b(?:revising|studying|cramming|preparing|prepping) for (?:my |the |our )?(?:[\w'’-]+ ){0,3}?"
-    r"(?:exams?|tests?|finals|boards|bar|gcses|a[- ]levels|highers|sats|resits?)\b|"
+    r"\b(?:revising|studying|cramming|preparing|prepping|practi[sc]ing|learning [\w'’-]+(?: "
+    r"[\w'’-]+)?) for (?:my |the |our )?(?:[\w'’-]+ ){0,3}?"
+    r"(?:exams?|tests?|finals|boards|bar|gcses|a[- ]levels|highers|sats|resits?|grade \d+)\b|"
     r"\bI(?:['’]?m| am) (?:doing|sitting|taking|retaking) (?:my |the )?(?:[\w'’-]+ ){0,2}?"
     r"(?:exams?|tests?|finals|gcses|a[- ]levels|highers|sats|resits?)\b|"
     r"\b(?:my|the) (?:[\w'’-]+ ){0,2}?(?:exams?|test|finals|gcses|a[- ]levels) (?:is|are) "
@@ -122,12 +137,16 @@ _HOUSE_HUNTING = re.compile(
     r"rent|rentals?|properties)\b|\btrying to (?:buy|find) (?:a |our |my )?(?:first )?"
     r"(?:house|flat|home|place)\b|\b(?:I|we) (?:still )?(?:live|living) (?:at home )?with (?:my |"
     r"our )?(?:parents|mum and dad|mom and dad|folks|mum|mom|dad|in-laws)\b|"
-    r"\bI(?:['’]?m| am) (?:still )?living at home\b",
+    r"\bI(?:['’]?m| am) (?:still )?living at home\b|\b(?:look|looking|search|searching) for "
+    r"(?:somewhere|a place) to (?:buy|live|rent)\b",
     re.IGNORECASE,
 )
 _BACK_AT_WORK = re.compile(
-    _BY_ME + r"(?:back (?:at|to|in) (?:work|the office)|(?:went|gone|been|got|returned) back to "
-    r"work|returned to work)\b(?! (?:next|in|on|tomorrow|soon|from)\b)",
+    _BY_ME + r"(?:back (?:at|to|in) (?:work|the office|my desk)|back at my desk|"
+    r"(?:went|gone|been|got|returned) back to "
+    r"work|returned to work)\b(?![^.!?;]*\b(?:next|tomorrow|soon)\b)(?! from\b)"
+    r"(?! (?:in|on) (?:a |an |two |three |\d|(?:mon|tues|wednes|thurs|fri|satur|sun)day|jan|"
+    r"feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|the new year))",
     re.IGNORECASE,
 )
 _OFF_WORK = re.compile(
@@ -143,31 +162,39 @@ _HEALED = re.compile(
     r"\b(?:crutches|cast|sling|boot|brace|stitches|splint) (?:is|are|came|come) (?:off|out|gone)\b|"
     r"\b(?:off|out of) (?:the |my )?(?:crutches|cast|sling|boot|brace)\b|"
     r"\bback to (?:normal|running|full fitness|the gym|training|walking|football)\b|"
+    r"\bback (?:on|at|in) (?:the|my) \w+|\b(?:good|as good) as new\b|"
+    r"\b(?:off|out of) (?:the |my )?(?:plaster|bandages?|wheelchair|physio)\b|"
     r"\bwalking (?:normally|again|unaided|fine)\b|\ball clear\b",
     re.IGNORECASE,
 )
 _RECOVERING = re.compile(
     r"\bI(?:['’]?m| am) (?:still |currently |slowly )?(?:recovering from|on crutches|in a (?:cast|"
     r"sling|boot|brace|splint)|laid up with|getting over)\b|"
-    r"\bI(?:['’]ve| have)? (?:just )?(?:broken|broke|fractured|sprained|torn|tore|ruptured) my\b",
+    r"\bI(?:['’]ve| have)? (?:just )?(?:broken|broke|fractured|sprained|torn|tore|ruptured) my\b|"
+    r"\bI(?:['’]ve| have) (?:got )?(?:a )?(?:broken|fractured|sprained|torn|bad) \w+|"
+    r"\bI(?:['’]?m| am) (?:in a wheelchair|on crutches) (?:while|until|after|for now|for (?:a|the) "
+    r"(?:few|next|time being))\b",
     re.IGNORECASE,
 )
 _CAME_THROUGH = re.compile(
-    r"\b(?:approved|granted|came through|come through|arrived|went well|been done|confirmed|"
-    r"issued|accepted)\b|\bhad (?:my|the|our) (?:[\w'’-]+ ){0,3}?(?:done|operation|op|surgery|"
-    r"appointment|interview|scan)\b|\bgot (?:my|the|our) (?:[\w'’-]+ )?(?:visa|results?|"
-    r"diagnosis|date|passport|offer|place|letter)\b",
+    r"(?:\b(?:approved|granted|came through|come through|arrived|went well|been done|confirmed|"
+    r"issued|accepted|started|(?:been|were|was|got) given|been offered)\b|"
+    r"\bhad (?:my|the|our) (?:[\w'’-]+ ){0,3}?(?:done|operation|op|surgery|"
+    r"appointment|interview|scan)\b|\bgot (?:my|the|our) [\w'’-]+)"
+    r"(?![^.!?]*\b(?:still|pending|not yet|no news|waiting)\b)",
     re.IGNORECASE,
 )
 _WAITING = re.compile(
-    r"\b(?:waiting|still waiting|on the waiting list|on a waiting list|on the list) (?:for|on) "
+    r"\b(?:waiting|still waiting|on the waiting list|on a waiting list|on the list) (?:for|on) |"
+    r"\bwaiting to hear (?:about|back|from|on|if|whether)\b"
     r"(?!(?:you|him|her|them|the (?:bus|train|kettle))\b)",
     re.IGNORECASE,
 )
 _ADMITTED = re.compile(
     r"\b(?:got|received|accepted|had) (?:an?|the|my|our) (?:[\w'’-]+ )?(?:offer|place)\b|"
     r"\b(?:been |was |got |is |were )?(?:approved|granted)\b|"
-    r"\bgot (?:in|into|onto|accepted)\b|\b(?:been |was |got )accepted (?:at|to|into|onto|by)\b",
+    r"\bgot (?:in|into|onto|accepted)\b|\b(?:been |was |got )accepted (?:at|to|into|onto|by)\b|"
+    r"\bI(?:['’]?m| am) (?:now )?officially\b",
     re.IGNORECASE,
 )
 _APPLYING = re.compile(
@@ -186,58 +213,85 @@ _IN_TRAINING = re.compile(
     r"fight|bout|competition|tournament|championships?|match|games)\b",
     re.IGNORECASE,
 )
+_QUALIFIED = re.compile(
+    _BY_ME + r"(?:qualified|passed my (?:bar|finals|boards|exams)|got my (?:licen[cs]e|certificate|"
+    r"qualification|ticket|wings))\b|\bI(?:['’]?m| am) (?:now )?(?:a )?(?:fully )?qualified\b",
+    re.IGNORECASE,
+)
+_TRAINEE = re.compile(
+    r"\bI(?:['’]?m| am) (?:a |an )?(?:trainee|apprentice|student|probationary) [\w-]+|"
+    r"\b(?:training|studying|retraining) (?:to be(?:come)?|as) (?:a|an)\b",
+    re.IGNORECASE,
+)
+_DISCHARGED = re.compile(
+    _BY_ME + r"(?:(?:been|got|was) )?(?:discharged|out of hospital|home from (?:the )?hospital|"
+    r"left hospital)\b|\b(?:let|sent|allowed) me (?:go )?home\b",
+    re.IGNORECASE,
+)
+_IN_HOSPITAL = re.compile(
+    r"\bI(?:['’]?m| am|['’]ve been| have been) (?:still |currently )?(?:in|stuck in|back in) "
+    r"(?:the )?hospital\b|\bI(?:['’]ve| have) been (?:admitted|kept in)\b",
+    re.IGNORECASE,
+)
+_DONE = re.compile(
+    r"(?:\b(?:I|we)(?:['’](?:ve|m|re))?(?: have| am| are)? |^\W*(?:[\w'’-]+ ){0,2}|"
+    r"\b(?:my|our|the) \w+(?: \w+)? )"
+    r"(?:(?:just|finally|now|officially|all|completely|been) )*(?:(?:is|are|was|were|has been|"
+    r"have been|got) )?(?:(?:just|finally|now|officially|all|completely) )*"
+    r"(?:finished(?! \w+ing\b)|completed|complete|(?<!well )done(?! for)|handed in|submitted|sold|"
+    r"bought|hit|reached|achieved|over(?! (?:the|a|an|my|our|there|here|to|at|in|by|it)\b)|final|"
+    r"through|paid off|came through|went through|tied the knot|moved in)\b"
+    r"(?![^.!?]*\b(?:chapters?|drafts?|parts?|steps?|stages?|phases?|halves|half|modules?|"
+    r"rounds?|sessions?|levels?|episodes?|sections?|pages?|first|mocks?|practice|to go|so far|"
+    r"halfway|nearly|almost)\b)",
+    re.IGNORECASE,
+)
+_UNDER_WAY = re.compile(
+    r"\b(?:I|we)(?:['’]m|['’]re| am| are) (?:currently |still |now )?(?:in the (?:middle|process|"
+    r"midst) of|saving (?:up )?(?:for|to)|writing (?:my|a|the|our)|renovating|doing up|building|"
+    r"trying to (?:lose|sell|buy|pay off|finish|get rid of|save)|going through (?:a|the|my|our)|"
+    r"selling (?:our|my|the)|paying off|(?:on|taking|doing) a course of)\b|"
+    r"\b(?:our|my) (?:house|flat|home|car|business|company|shop|place) is (?:on the market|up for "
+    r"sale|for sale)\b",
+    re.IGNORECASE,
+)
 
 _OUTCOMES: tuple[Outcome, ...] = (
-    Outcome(
-        "pregnancy", _BIRTH, _PREGNANCY, ("birth", " had ", "welcomed", "born", " here", "arrived")
-    ),
-    Outcome("trying for a baby", _CONCEIVED, _TRYING, ("pregnant", "expecting", "positive", "bfp")),
+    Outcome("pregnancy", _BIRTH, _PREGNANCY, _words("birth had welcomed born here arrived")),
+    Outcome("trying for a baby", _CONCEIVED, _TRYING, _words("pregnant expecting positive bfp")),
     Outcome(
         "job search",
         _JOB_GOT,
         _JOB_SEARCH,
-        (
-            "job",
-            "position",
-            "role",
-            "offer",
-            "start",
-            "working",
-            "hired",
-            "first day",
-            "first week",
-        ),
+        _words("job position role offer start started starting working hired first"),
     ),
     Outcome(
         "studies",
         _GRADUATED,
         _STUDYING,
-        ("graduat", "dropped out", "finished", "degree", "completed"),
+        _words("graduated graduate graduating dropped finished degree completed viva defended"),
     ),
     Outcome(
         "exams",
         _TAKEN,
         _TESTED,
-        ("passed", "finished", "completed", "aced", "nailed", "results"),
+        _words("passed finished completed aced nailed results"),
         shared=True,
     ),
     Outcome(
         "home search",
         _HOUSED,
         _HOUSE_HUNTING,
-        (
-            *("keys", "moved out", "house", "flat", "home", "apartment", "place", "room"),
-            *("bungalow", "cottage", "condo"),
-        ),
+        _words("keys moved house flat home apartment place room bungalow cottage condo"),
     ),
-    Outcome("time off work", _BACK_AT_WORK, _OFF_WORK, ("back", "returned")),
+    Outcome("time off work", _BACK_AT_WORK, _OFF_WORK, _words("back returned")),
     Outcome(
         "recovery",
         _HEALED,
         _RECOVERING,
-        (
-            *("healed", "recovered", "crutches", "cast", "sling", "boot", "brace", "stitches"),
-            *("splint", "back to", "walking", "all clear"),
+        _words(
+            "healed recovered crutches cast sling boot brace stitches splint back walking clear "
+            "new plaster bandage bandages wheelchair physio"
         ),
         shared=True,
     ),
@@ -245,9 +299,9 @@ _OUTCOMES: tuple[Outcome, ...] = (
         "waiting",
         _CAME_THROUGH,
         _WAITING,
-        (
-            *("approved", "granted", "came through", "come through", "arrived", "went well"),
-            *("been done", "confirmed", "issued", "accepted", " had ", " got "),
+        _words(
+            "approved granted through arrived went done confirmed issued accepted had got "
+            "started given offered"
         ),
         shared=True,
     ),
@@ -255,16 +309,28 @@ _OUTCOMES: tuple[Outcome, ...] = (
         "applications",
         _ADMITTED,
         _APPLYING,
-        ("offer", "place", "approved", "granted", "got in", "got onto", "accepted"),
+        _words("offer place approved granted got accepted officially"),
         shared=True,
+    ),
+    Outcome("qualification", _QUALIFIED, _TRAINEE, _words("qualified passed got"), shared=True),
+    Outcome("hospital stay", _DISCHARGED, _IN_HOSPITAL, _words("discharged hospital home")),
+    Outcome(
+        "a thing under way",
+        _DONE,
+        _UNDER_WAY,
+        _words(
+            "finished complete completed done handed submitted sold bought hit reached achieved "
+            "over final through paid knot moved"
+        ),
+        shared=True,
+        near=True,
     ),
     Outcome(
         "training",
         _RACED,
         _IN_TRAINING,
-        (
-            *(" ran ", " did ", "finished", "completed", "raced", "walked", "climbed", "swam"),
-            *("cycled", "rode", " won ", "smashed", "survived"),
+        _words(
+            "ran did finished completed raced walked climbed swam cycled rode won smashed survived"
         ),
         shared=True,
     ),
@@ -275,40 +341,49 @@ a job got ends the search for one; a degree finished, or dropped, ends the studi
 ends the learning and revising for it (a test failed does not); keys got or a home found ends the
 house hunt, and living with one's parents; a return to work ends the leave; an offer or an
 approval the application it answers; a healed knee the recovery from its surgery; a visa approved
-the wait for it; a race run the training for it. A second child's birth keeps the first's."""
+the wait for it; a race run the training for it; qualifying the traineeship; a discharge the stay
+in hospital; and a thing under way (a sale, a build, a move, a dissertation, a loan paid off) its
+own completion, named next to it. A second child's birth keeps the first's."""
 
-_GENERAL = frozenset(
-    {
-        *("just", "now", "toda", "week", "mont", "year", "last", "next", "firs", "new", "stil"),
-        *("reco", "heal", "wait", "list", "trai", "prep", "lear", "revi", "stud", "pass", "fini"),
-        *("comp", "appr", "appl", "acce", "conf", "got", "had", "done", "full", "curr"),
-    }
+_GENERAL = re.compile(
+    r"(?:just|now|today|tonight|yesterday|week|month|year|last|next|first|new|still|currently|"
+    r"fully|finally|got|had|done|pass|passed|passing|back)$|"
+    r"(?:recover|heal|wait|list|train|prepar|learn|revis|stud|finish|complet|approv|appl|accept|"
+    r"confirm)"
 )
-"""Roots two statements share without being about the same thing: times, and the words of
-waiting, recovering, training and their outcomes ("recovering" and "recovered")."""
+"""Words two statements share without being about the same thing: times, and the words of
+waiting, recovering, training and their outcomes ("recovering" and "recovered"; "back" to work,
+not a bad back; "passport" is not "passed")."""
 _SOMEONE_ELSES = re.compile(
     r"\b(?:my|our|his|her|their) (?:[\w-]+ )?(?:sister|brother|mum|mom|dad|mother|father|"
     r"parents?|friend|partner|wife|husband|son|daughter|boyfriend|girlfriend|colleague|boss|"
     r"neighbou?r|cousin|aunt|uncle|nan|gran|grandma|grandad|kids?|child|baby)s?\b|"
-    r"\b(?-i:[A-Z])\w+['’]s\b|\b(?:he|she|they)\b",
+    r"\bthe (?:kids|children|boys|girls|neighbours|neighbors)\b|"
+    r"\b(?-i:[A-Z])\w+['’]s\b|\b(?:he|she|they|another|someone|somebody|everyone)\b",
     re.IGNORECASE,
 )
 """Someone else in the news ("My dad has recovered", "Sam's visa came through"): a state that
 needs a shared word to end is not ended by another person's outcome."""
 
 
+_DENIED = re.compile(
+    r"\b(?:not|never|didn['’]?t|did not|wasn['’]?t|was not|weren['’]?t|hasn['’]?t|haven['’]?t|"
+    r"isn['’]?t|aren['’]?t|won['’]?t|no luck|yet to)\b",
+    re.IGNORECASE,
+)
+"""News that denies or defers the outcome ("The visa wasn't approved", "Another patient got the
+kidney, not me"): it closes nothing."""
 _LABEL = re.compile(r"^[^:\n]{1,60}?:\s+")
 """A stored statement's "<speaker>: "."""
 
 
 def outcomes_told(sentence: str) -> tuple[str, ...]:
     """The kinds of state whose outcome a sentence tells (`_OUTCOMES`)."""
-    lowered = f" {sentence.lower()} "  # a cue's spaces stand for the ends of a word
-    return tuple(
-        kind.name
-        for kind in _OUTCOMES
-        if any(cue in lowered for cue in kind.cues) and kind.outcome.search(sentence)
-    )
+    said = frozenset(words(sentence))
+    cued = [kind for kind in _OUTCOMES if not kind.cues.isdisjoint(said)]
+    if not cued or _DENIED.search(sentence):
+        return ()
+    return tuple(kind.name for kind in cued if kind.outcome.search(sentence))
 
 
 def in_state(state: str, sentence: str, news: str) -> bool:
@@ -319,8 +394,35 @@ def in_state(state: str, sentence: str, news: str) -> bool:
             if not kind.shared:
                 return True
             told = _LABEL.sub("", news, count=1)
-            return not _SOMEONE_ELSES.search(told) and bool(_content(sentence) & _content(told))
+            if _SOMEONE_ELSES.search(told):
+                return False
+            found = kind.outcome.search(told) if kind.near else None
+            if found is not None:
+                told = _around(told, found.start(), found.end())
+            return bool(_content(sentence) & _content(told))
     return False
+
+
+NEAR_WORDS = 3
+"""Words before an outcome that may name what it is the outcome of (`Outcome.near`)."""
+_PHRASE_END = re.compile(
+    r"[^\w\s'’-]|\b(?:yesterday|today|tonight|this|last|next|on|in|at|to|for|from|with|by|of|"
+    r"after|before|and|but|so|finally|now|again)\b",
+    re.IGNORECASE,
+)
+"""Where the words after an outcome stop naming its object ("Sold the old farmhouse table at
+auction": "table")."""
+
+
+def _around(text: str, start: int, end: int) -> str:
+    """`text[start:end]` with the `NEAR_WORDS` words before it (its subject: "The extension is
+    finished") and the last word of the phrase after it (its object's head: "Sold the caravan
+    to a couple", not "Sold the old farmhouse table")."""
+    before = text[:start].split()[-NEAR_WORDS:]
+    rest = text[end:]
+    cut = _PHRASE_END.search(rest)
+    after = (rest[: cut.start()] if cut else rest).split()[-1:]
+    return " ".join([*before, text[start:end], *after])
 
 
 def _content(sentence: str) -> set[str]:
@@ -329,5 +431,5 @@ def _content(sentence: str) -> set[str]:
     return {
         word[:4] if len(word) > 4 else word
         for word in words(_LABEL.sub("", sentence, count=1))
-        if len(word) > 2 and word not in STOP_WORDS and word[:4] not in _GENERAL
+        if len(word) > 2 and word not in STOP_WORDS and not _GENERAL.match(word)
     }

@@ -668,7 +668,10 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"had)\b)|"
             r"aunts?|uncles?|nieces?|nephews?|fianc[ée]e?|girlfriend|boyfriend|married|family|"
             r"friend|(?:my|our|best|close|old) friends|best mates?|roommates?|flatmates?|"
-            r"colleague|boss|wedding|anniversary|engaged|honeymoon|divorc\w*|"
+            r"colleague|boss|wedding|anniversary|engaged|honeymoon|divorc\w*|tied the knot|"
+            r"adoption|fostering|adopting (?:a |an |our |my |two |three )?(?:little |baby |young )?"
+            r"(?:boy|girl|child|children|baby|kids?|son|daughter|siblings?)\b|"
+            r"got hitched|"
             r"school (?:run|drop-?offs?|pick-?ups?)|"
             r"(?:my|our|\d|two|three|four|five|six) (?:little |young |teenage |"
             r"grown-up )?(?:boys|girls)|"
@@ -867,6 +870,15 @@ _JUDGED = (
 )
 """Words that make "I'm a terrible artist" a judgement or a pastime, not the user's job."""
 
+_DIET_DROPPED = (
+    r"(?:just )?(?:gave up|quit|stopped|dropped|came off) (?:the )?"
+    r"(?:keto|paleo|whole30|vegan|vegetarian|veganism|vegetarianism|pescatarian)\b"
+)
+_STARTED_DATING = (
+    r"(?:just |finally |recently )?started (?:seeing|dating) (?:someone\b|(?-i:[A-Z])|(?:a|an) "
+    r"(?:\w+ )?(?:guy|girl|man|woman|lad|bloke|lass)\b)"
+)
+
 _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern, re.IGNORECASE))
     for name, pattern in (
@@ -931,24 +943,30 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"(?:a |an |the )?[\w-]+(?: [\w-]+)? diet\b|"
             r"\bI (?:stopped|started|quit) eating\b|\bI eat (?:meat|fish)\b|"
             r"\bI(?:['’]?m| am)? (?:now |no longer )?(?:on|doing) (?:keto|paleo|whole30)\b|"
-            r"(?:\bI |^\W*)(?:just )?(?:gave up|quit|stopped|dropped|came off) (?:the )?"
-            r"(?:keto|paleo|whole30|vegan|vegetarian|veganism|vegetarianism|pescatarian)\b",
+            rf"\bI {_DIET_DROPPED}",
         ),
+        ("diet", rf"^\W*{_DIET_DROPPED}"),
         (
             "relationship",
-            r"\bI(?:['’]?m| am) (?:now |not |no longer )?"
+            r"\b(?:I(?:['’]?m| am)|we(?:['’]re| are)|and I are) (?:now |not |no longer )?"
             r"(?:single|married|divorced|engaged|separated|widowed)\b|"
-            r"\b(?:I|we|\w+ and I) (?:just |finally )?(?:got married|got engaged|got divorced|"
+            r"\b(?:we(?:['’]re| are)?|and I(?: are)?) (?:now |finally )?back together\b|"
+            r"\b(?:I|we|\w+ and I) (?:just |finally )?(?:got married|got hitched|tied the knot|"
+            r"got engaged|got divorced|"
             r"broke up|split up|divorced|separated)\b|"
             r"\bI (?:now )?have a (?:new )?(?:girlfriend|boyfriend|partner)\b|"
             r"\bI(?:['’]ve| have)? (?:now |finally |just )?got a (?:new )?"
             r"(?:girlfriend|boyfriend)\b|"
             r"\bI(?:['’]?m| am) (?:now )?(?:dating (?:someone\b|(?-i:[A-Z]))|seeing someone\b)|"
-            r"(?:\b(?:I|we)(?:['’]ve| have)? |^\W*)(?:just |finally |recently )?started (?:seeing|"
-            r"dating) (?:someone\b|(?-i:[A-Z])|(?:a|an) (?:\w+ )?(?:guy|girl|man|woman|lad|bloke|"
-            r"lass)\b)|\bwe(?:['’]ve| have)? (?:just |finally |recently )?started "
-            r"(?:dating|going out|seeing each other)\b|"
-            r"^\W*(?:I )?(?:still |happily |newly )?single\b",
+            rf"\b(?:I|we)(?:['’]ve| have)? {_STARTED_DATING}|"
+            r"\bwe(?:['’]ve| have)? (?:just |finally |recently )?started "
+            r"(?:dating|going out|seeing each other)\b",
+        ),
+        (
+            # A pattern that opens with "^" is tried at the start only; in the one above, such a
+            # branch would have the whole pattern tried at every character.
+            "relationship",
+            rf"^\W*(?:I )?(?:(?:still |happily |newly )?single\b|{_STARTED_DATING})",
         ),
         (
             "age",
@@ -970,7 +988,8 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
     )
 )
-"""Subjects that hold one value at a time: a newer statement on one ends the older ones. Only
+"""Subjects that hold one value at a time (a subject may have more than one pattern): a newer
+statement on one ends the older ones. Only
 what states or changes the value counts: a move ahead ("I'm moving to Berlin next month") is a
 plan, and the user still lives where they do; "I love my job" or a job offer keeps the job."""
 
@@ -1247,7 +1266,7 @@ def _topics_of(sentence: str, *, typed_lower: bool) -> tuple[str, ...]:
         sentence = _LOWER_WORD.sub(
             lambda word: word[0] if word[0] in STOP_WORDS else word[0].capitalize(), sentence
         )
-    return tuple(name for name, rule in _TOPICS if rule.search(sentence))
+    return tuple(dict.fromkeys(name for name, rule in _TOPICS if rule.search(sentence)))
 
 
 _LOWER_WORD = re.compile(r"\b[a-z][\w'’]*")
