@@ -6,8 +6,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from zepkit.core._backend import SearchRequest
 from zepkit.core._models import Message
-from zepkit.local import LocalBackend
+from zepkit.local import LocalBackend, supersede
 from zepkit.local.outcomes import in_state, outcomes_told
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
@@ -105,3 +106,29 @@ async def test_the_block_shows_the_state_as_ended_after_its_outcome(
     lines = {line.split(" (Date range")[0].strip(): line for line in block.splitlines()}
     assert lines[f"- user: {passed}"].endswith("present)")
     assert lines[f"- user: {learning}"].endswith(f"{later:%Y-%m-%d %H:%M:%S})")
+
+
+async def test_news_is_checked_against_the_newest_profile_statements(
+    alice: LocalBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bounded check: a state told before the newest `RECENT_PROFILE` profile statements is
+    not read again (its text would be, for every such message of a very large user)."""
+    monkeypatch.setattr(supersede, "RECENT_PROFILE", 3)
+    told = [
+        "I'm learning to drive.",
+        "I live in Leeds.",
+        "I work at the bank.",
+        "I have a cat called Tom.",
+        "I'm waiting for my visa.",
+    ]
+    for n, said in enumerate(told):
+        await alice.add_messages("a1", [Message("user", said, created_at=T0 + timedelta(n))])
+    later = T0 + timedelta(days=30)
+    for news in ("Passed my driving test!", "Visa approved!"):
+        await alice.add_messages("a1", [Message("user", news, created_at=later)])
+    ended = {
+        f.fact: f.invalid_at
+        for f in (await alice.search(SearchRequest("driving visa", user_id="alice"))).edges
+    }
+    assert ended["user: I'm learning to drive."] is None  # fifth newest: not read
+    assert ended["user: I'm waiting for my visa."] == later  # second newest when its news came

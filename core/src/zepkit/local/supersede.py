@@ -18,6 +18,19 @@ from zepkit.local.outcomes import in_state
 from zepkit.local.profile import about_someone, names_left, topic_value
 from zepkit.local.text import fact_key, normalise_name
 
+RECENT_PROFILE = 2000
+"""Current profile statements, newest first, that news giving up a habit, leaving a place or
+telling an outcome is checked against: such a check reads each statement's text, and a user with
+tens of thousands of them would wait a tenth of a second or more on every such message. A user
+who has told fewer has every one checked."""
+
+
+_RECENT = (
+    "SELECT id, text, valid_at, invalid_at, topics FROM statement_rows WHERE graph = ? "
+    "AND profile IS NOT NULL AND invalid_at IS NULL AND id != ? ORDER BY id DESC LIMIT ?"
+)
+"""The graph's newest current profile statements but one (`RECENT_PROFILE` of them)."""
+
 
 class Change(NamedTuple):
     """A new statement that may end others: its id, text, time, subjects, whether it ends
@@ -115,9 +128,8 @@ def _doing_habit(
     """The user's current statements, other than `statement`, that say they do `habit` (the
     root of the habit `statement` gives up or takes up again)."""
     rows = conn.execute(
-        "SELECT id, text, valid_at, invalid_at FROM statement_rows WHERE graph = ? "
-        "AND profile IS NOT NULL AND invalid_at IS NULL AND id != ? AND text LIKE ?",
-        (graph, statement, f"%{habit}%"),
+        f"SELECT id, text, valid_at, invalid_at FROM ({_RECENT}) WHERE text LIKE ?",
+        (graph, statement, RECENT_PROFILE, f"%{habit}%"),
     ).fetchall()
     return {row[0]: row[1:] for row in rows if does_habit(row[1], habit)}
 
@@ -128,10 +140,9 @@ def _valued(
     """The user's current home and work statements, other than `statement`, that name `value`
     (a place or employer left, lower case) as their home or employer."""
     rows = conn.execute(
-        "SELECT id, text, valid_at, invalid_at, topics FROM statement_rows WHERE graph = ? "
-        "AND profile IS NOT NULL AND invalid_at IS NULL AND id != ? AND text LIKE ? "
+        f"SELECT id, text, valid_at, invalid_at, topics FROM ({_RECENT}) WHERE text LIKE ? "
         "AND (topics LIKE '% home %' OR topics LIKE '% work %')",
-        (graph, statement, f"%{value}%"),
+        (graph, statement, RECENT_PROFILE, f"%{value}%"),
     ).fetchall()
     return {
         key: (text, valid_at, invalid_at)
@@ -144,11 +155,11 @@ def _in_state(
     conn: sqlite3.Connection, graph: int, change: Change, state: str
 ) -> dict[int, tuple[str, str, str | None]]:
     """The user's current profile statements, other than `change`'s, that say they are in
-    `state`, which `change` tells the outcome of (`outcomes.in_state`)."""
+    `state`, which `change` tells the outcome of (`outcomes.in_state`), of the newest
+    `RECENT_PROFILE`."""
     rows = conn.execute(
-        "SELECT id, text, valid_at, invalid_at FROM statement_rows WHERE graph = ? "
-        "AND profile IS NOT NULL AND invalid_at IS NULL AND id != ?",
-        (graph, change.statement),
+        f"SELECT id, text, valid_at, invalid_at FROM ({_RECENT})",
+        (graph, change.statement, RECENT_PROFILE),
     ).fetchall()
     return {row[0]: row[1:] for row in rows if in_state(state, row[1], change.text)}
 
