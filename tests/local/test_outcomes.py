@@ -29,6 +29,7 @@ T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
         ("Discharged today, so glad to be home.", "hospital stay"),
         ("The extension is finally finished!", "a thing under way"),
         ("Baby number two is here!", "pregnancy"),
+        ("Got the job, not bad for a Monday!", "job search"),
         # steps on the way, plans, other people's news, news denied
         ("Passed my first driving lesson.", None),
         ("I'm going back to work in March.", None),
@@ -37,6 +38,7 @@ T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
         ("My mum was discharged yesterday.", None),
         ("Did a 20 mile training run today.", None),
         ("The visa wasn't approved.", None),
+        ("The sale is not through yet.", None),
         ("Another patient got the kidney, not me.", None),
     ],
 )

@@ -367,12 +367,13 @@ needs a shared word to end is not ended by another person's outcome."""
 
 
 _DENIED = re.compile(
-    r"\b(?:not|never|didn['’]?t|did not|wasn['’]?t|was not|weren['’]?t|hasn['’]?t|haven['’]?t|"
-    r"isn['’]?t|aren['’]?t|won['’]?t|no luck|yet to)\b",
+    r"\b(?:not (?:me|us|mine|ours|yet|really|quite|approved|accepted|granted|through|done)|never|"
+    r"(?:did|was|were|has|have|is|are|had)(?:n['’]?t| not)|won['’]?t|no luck|yet to)\b",
     re.IGNORECASE,
 )
 """News that denies or defers the outcome ("The visa wasn't approved", "Another patient got the
-kidney, not me"): it closes nothing."""
+kidney, not me", "The sale is not through yet"): it closes nothing. A "not" elsewhere ("Got the
+job, not bad!") denies nothing."""
 _LABEL = re.compile(r"^[^:\n]{1,60}?:\s+")
 """A stored statement's "<speaker>: "."""
 
