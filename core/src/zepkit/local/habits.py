@@ -11,10 +11,7 @@ from __future__ import annotations
 
 import re
 
-from zepkit.local.text import STOP_WORDS
-
-_LABEL = re.compile(r"^[^:\n]{1,60}?:\s+")
-"""A stored statement's "<speaker>: " (any name, "user" too)."""
+from zepkit.local.text import STOP_WORDS, STORED_LABEL
 
 _CHANGE = re.compile(
     r"\b(?:quit|quitting|stopped|gave up|given up|giving up|kicked|no longer|"
@@ -105,7 +102,7 @@ def root(word: str) -> str:
 
 def changed_habit(text: str) -> str | None:
     """The root of the habit a statement by the user gives up or takes up again, else None."""
-    body = _LABEL.sub("", text, count=1)
+    body = STORED_LABEL.sub("", text, count=1)
     for clause in _CLAUSE.split(body):
         found = _CHANGE.search(clause)
         if found is None and "-free" in clause:
@@ -127,7 +124,7 @@ def does_habit(text: str, habit: str) -> bool:
     that root after their "I" in the same clause with only words of doing between (`_DOING`), or
     at the start of a clause without one ("Smoke about ten a day.", "Still smoking a pack a
     day."; not "Dad smokes.", "I hate the smell of smoke.")."""
-    body = _LABEL.sub("", text, count=1)
+    body = STORED_LABEL.sub("", text, count=1)
     for clause in _CLAUSE.split(body):
         tokens = _TOKEN.findall(clause.lower())
         for at, token in enumerate(tokens):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from zepkit.local.text import STOP_WORDS, words
+from zepkit.local.text import STOP_WORDS, STORED_LABEL, words
 
 
 class Outcome(NamedTuple):
@@ -374,8 +374,6 @@ _DENIED = re.compile(
 """News that denies or defers the outcome ("The visa wasn't approved", "Another patient got the
 kidney, not me", "The sale is not through yet"): it closes nothing. A "not" elsewhere ("Got the
 job, not bad!") denies nothing."""
-_LABEL = re.compile(r"^[^:\n]{1,60}?:\s+")
-"""A stored statement's "<speaker>: "."""
 
 
 def outcomes_told(sentence: str) -> tuple[str, ...]:
@@ -394,13 +392,13 @@ def in_state(state: str, sentence: str, news: str) -> bool:
         if kind.name == state and kind.state.search(sentence):
             if not kind.shared:
                 return True
-            told = _LABEL.sub("", news, count=1)
+            told = STORED_LABEL.sub("", news, count=1)
             if _SOMEONE_ELSES.search(told):
                 return False
             found = kind.outcome.search(told) if kind.near else None
             if found is not None:
                 told = _around(told, found.start(), found.end())
-            return bool(_content(sentence) & _content(told))
+            return bool(_content(STORED_LABEL.sub("", sentence, count=1)) & _content(told))
     return False
 
 
@@ -427,10 +425,9 @@ def _around(text: str, start: int, end: int) -> str:
 
 
 def _content(sentence: str) -> set[str]:
-    """A sentence's content words without its speaker's label, cut to a common root ("driving",
-    "drive": "driv")."""
+    """A sentence's content words, cut to a common root ("driving", "drive": "driv")."""
     return {
         word[:4] if len(word) > 4 else word
-        for word in words(_LABEL.sub("", sentence, count=1))
+        for word in words(sentence)
         if len(word) > 2 and word not in STOP_WORDS and not _GENERAL.match(word)
     }

@@ -989,9 +989,9 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     )
 )
 """Subjects that hold one value at a time (a subject may have more than one pattern): a newer
-statement on one ends the older ones. Only
-what states or changes the value counts: a move ahead ("I'm moving to Berlin next month") is a
-plan, and the user still lives where they do; "I love my job" or a job offer keeps the job."""
+statement on one ends the older ones. Only what states or changes the value counts: a move ahead
+("I'm moving to Berlin next month") is a plan, and the user still lives where they do; "I love
+my job" or a job offer keeps the job."""
 
 _ENDED = re.compile(
     r"\b(?:died|passed away|was put down|were put down|"
@@ -1003,9 +1003,8 @@ _ENDED = re.compile(
     re.IGNORECASE,
 )
 """A statement that ends what was true of the names it mentions (a pet that died or was put to
-sleep; "we lost
-Pepper", not "I lost Pepper's leash"; a car sold, "Sold the Fiesta", not "sold candles on
-Etsy")."""
+sleep; "we lost Pepper", not "I lost Pepper's leash"; a car sold, "Sold the Fiesta", not "sold
+candles on Etsy")."""
 
 
 def tells_an_ending(sentence: str) -> bool:

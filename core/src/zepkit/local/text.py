@@ -89,6 +89,8 @@ _POSSESSIVE = ("'s", "’s")
 _APOSTROPHE = re.compile(r"['’]")
 SPEAKER_LABEL = re.compile(r"^\s*[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*){0,2}\s*:\s+")
 """A transcript's "Name: " before what was said."""
+STORED_LABEL = re.compile(r"^[^:\n]{1,60}?:\s+")
+"""A stored statement's "<speaker>: " (any name, "user" too)."""
 _TURN = re.compile(r"^\s*([^\W\d_][\w.'’-]*(?: [\w.'’-]+){0,3})\s*:\s+(\S.*)$")
 _ROLE_NAMES = frozenset({"user", "assistant", "system", "tool", "function"})
 _SUFFIXES = ("ing", "ed", "es", "s")
