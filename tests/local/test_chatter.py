@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from zepkit.core._backend import SearchRequest
+from zepkit.core._models import Message
+from zepkit.local import LocalBackend
 from zepkit.local.chatter import is_chatter
 
 
@@ -112,6 +115,15 @@ def test_chatter(sentence: str, role: str) -> None:
         ("Three months smoke-free now!", "user"),  # and a span counted: a milestone
         ("The adoption went through!", "user"),  # news of an outcome, not a cheer
         ("Kitchen refit done, finally!", "user"),
+        # short news of a thing and what was done to it
+        ("Boiler fixed!", "user"),
+        ("Tax return filed!", "user"),
+        ("Passport renewed at last!", "user"),
+        ("Garage cleared out!", "user"),
+        ("Mortgage paid off!", "user"),
+        ("Flight cancelled!", "user"),
+        ("Bike stolen!", "user"),
+        ("The vet appointment booked!", "user"),
         ("Coffee lover here!", "user"),  # what the speaker is, not a cheer
         ("Hate cooking!", "user"),
         ("Teaching English in Seoul.", "user"),  # capitalised words, but not only names
@@ -160,7 +172,32 @@ def test_facts(sentence: str, role: str | None) -> None:
         "What a day!",  # no number: no span counted
         "Asking for a friend.",  # the question before was someone else's
         "Asking for a friend lol",
+        # a stock phrase of praise or assent has the shape of short news
+        "Nicely done!",
+        "Job done!",  # "done" and "accepted" tell outcomes, but not in these two words
+        "Challenge accepted!",
+        "Mission accomplished!",
+        "Point taken!",
+        "Problem solved!",
+        "Crisis averted!",
+        "Much appreciated!",
+        "Hugs sent!",
+        "Mood lifted!",
     ],
 )
 def test_greetings_names_and_cheers_are_chatter(sentence: str) -> None:
     assert is_chatter(sentence, role="user")
+
+
+@pytest.mark.parametrize("sentence", ["Boiler fixed!", "Tickets booked!", "Table booked!"])
+def test_short_news_is_the_users_only(sentence: str) -> None:
+    """The same words from the assistant report its own errand, as before: chatter."""
+    assert not is_chatter(sentence, role="user")
+    assert is_chatter(sentence, role="assistant")
+
+
+async def test_short_news_is_remembered(alice: LocalBackend) -> None:
+    """Said without a subject, it is still the user's fact: a later search finds it."""
+    await alice.add_messages("a1", [Message("user", "Boiler fixed!"), Message("user", "Nice!")])
+    found = await alice.search(SearchRequest("boiler", user_id="alice", scope="edges"))
+    assert [edge.fact for edge in found.edges] == ["user: Boiler fixed!"]

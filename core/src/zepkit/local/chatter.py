@@ -112,7 +112,7 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
     if _FIRST_PERSON.search(text) is None and _only_names(text, rest):
         return True  # names said in passing ("Thanks, Melanie!")
     if _is_cheer(text):
-        return True
+        return not (role == "user" and _SHORT_NEWS.match(text) is not None)
     if role == "user":  # a request is chatter, unless it stands for every later turn
         return (
             bool(_REQUEST_OPENERS.match(text))
@@ -329,6 +329,37 @@ _DIGIT = re.compile(r"\d")
 _SPAN = re.compile(SPAN, re.IGNORECASE)
 
 
+_DONE = (
+    r"fixed|repaired|mended|serviced|replaced|installed|painted|plastered|cleaned|cleared|mowed|"
+    r"decorated|renovated|finished|completed|done|built|booked|scheduled|planned|cancell?ed|"
+    r"postponed|delayed|renewed|approved|granted|accepted|rejected|declined|confirmed|signed|"
+    r"submitted|filed|posted|sent|delivered|arrived|collected|returned|paid|sold|bought|ordered|"
+    r"rented|let|moved|packed|unpacked|launched|published|passed|failed|won|lost|stolen|broken|"
+    r"cracked|crashed|vaccinated|groomed|stamped|printed|framed|sorted|handed|over"
+)
+_NOT_NEWS = (
+    r"mission|point|lesson|case|job|challenge|bet|problem|question|message|mind|fingers|deal|"
+    r"game|hands|crisis|disaster|drama|heart|jaw|curiosity|faith|day|dream|spirits|eyes|soul|"
+    r"feedback|info|details|request|note|idea|cheers|love|hugs|kisses|vibes|wishes|prayers|"
+    r"congrats|respect|all|everything|nothing|that|this|it|so|well|much|"
+    r"very|too|not|just|duly|consider|over|signed|thanks|thank|understood|noted|[a-z]+ly"
+)
+_SHORT_NEWS = re.compile(
+    rf"^\W*(?:the |new )?(?!(?:{_NOT_NEWS})\b)[a-z][\w'’-]*(?: (?!(?:{_DONE})\b)[a-z][\w'’-]*)?"
+    rf" (?:(?:finally|all|now|just) )?(?:{_DONE})(?: (?:out|up|off|in|away|back))?"
+    r"(?: (?:at last|finally|today|already|again))?"
+    r"\W*$",
+    re.IGNORECASE,
+)
+"""The user's short news, told without a subject: a thing and what was done to it ("Boiler
+fixed!", "Tax return filed!", "Passport renewed at last!"), not a stock phrase of praise or
+assent ("Nicely done!", "Mission accomplished!", "Point taken!", "Jaw dropped!")."""
+
+_STOCK_PHRASE = re.compile(rf"^\W*(?:{_NOT_NEWS}) [\w'’]+\W*$", re.IGNORECASE)
+"""Two words of praise or assent ("Job done!", "Nicely done!"), even where the second could
+tell an outcome."""
+
+
 def _is_cheer(text: str) -> bool:
     """An exclamation about the listener, not the speaker ("Your garden looks amazing!")."""
     if not text.rstrip("\"'”’)]*_ ").endswith("!") or _FIRST_PERSON.search(text):
@@ -338,5 +369,10 @@ def _is_cheer(text: str) -> bool:
         return False
     if _SECOND_PERSON.search(text):
         return True
-    # news of an outcome is no cheer: "The adoption went through!"
-    return len(text.split()) <= 4 and not headline(text) and not outcomes_told(text)
+    # news of an outcome is no cheer ("The adoption went through!"), unless a stock phrase
+    # ("Nicely done!", "Challenge accepted!")
+    return (
+        len(text.split()) <= 4
+        and not headline(text)
+        and (_STOCK_PHRASE.match(text) is not None or not outcomes_told(text))
+    )
