@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from zepkit.core._backend import SearchRequest, UserProfile
-from zepkit.core._errors import ConfigurationError
+from zepkit.core._errors import BackendError, ConfigurationError
 from zepkit.core._models import Message
 from zepkit.local import LocalBackend, check_fts5, schema
 from zepkit.local.ids import graph_range
@@ -102,7 +102,7 @@ async def test_a_version_1_file_upgrades_and_keeps_its_data(db_path: Path) -> No
     finally:
         await upgraded.aclose()
     with sqlite3.connect(db_path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 8
         assert conn.execute("SELECT count(*) FROM episode_vectors").fetchone() == (0,)
 
 
@@ -144,3 +144,73 @@ async def test_a_version_4_file_gains_llm_extraction_and_keeps_its_statements(
         assert "origin" in columns
         assert conn.execute("SELECT count(*) FROM llm_jobs").fetchone() == (0,)
         assert conn.execute("SELECT count(*) FROM llm_usage").fetchone() == (0,)
+
+
+def _as_version_7(path: Path) -> None:
+    """Make a file as the release with schema 7 wrote it: the same, without step 8's index."""
+    with sqlite3.connect(path) as conn:
+        conn.execute("DROP INDEX statements_topics")
+        conn.execute("PRAGMA user_version = 7")
+    conn.close()
+
+
+def _indexes(path: Path) -> set[str]:
+    with sqlite3.connect(path) as conn:
+        names = {
+            row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='index'")
+        }
+    conn.close()
+    return names
+
+
+async def test_a_version_7_file_is_read_as_it_is_and_indexed_when_written(db_path: Path) -> None:
+    async with LocalBackend(db_path, retriever="lexical") as first:
+        await first.ensure_user(UserProfile("u"))
+        await first.ensure_thread("t", "u")
+        await first.add_messages("t", [Message("user", "I live in Leeds.")])
+    _as_version_7(db_path)
+
+    async with LocalBackend(db_path, retriever="lexical", read_only=True) as reader:
+        found = await reader.search(SearchRequest("Leeds", user_id="u"))
+        assert [edge.fact for edge in found.edges] == ["user: I live in Leeds."]
+    assert "statements_topics" not in _indexes(db_path)  # a read-only open wrote nothing
+
+    async with LocalBackend(db_path, retriever="lexical") as writer:
+        await writer.add_messages("t", [Message("user", "I live in York now.")])
+        found = await writer.search(SearchRequest("live", user_id="u", limit=5))
+        current = [edge.fact for edge in found.edges if edge.invalid_at is None]
+        assert current == ["user: I live in York now."]
+    assert "statements_topics" in _indexes(db_path)
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    conn.close()
+
+
+async def test_an_older_file_is_not_read_before_it_is_upgraded(db_path: Path) -> None:
+    async with LocalBackend(db_path, retriever="lexical") as first:
+        await first.ensure_user(UserProfile("u"))
+    with sqlite3.connect(db_path) as conn:
+        conn.execute("PRAGMA user_version = 6")
+    conn.close()
+    with pytest.raises(BackendError, match="older than 7; open it once for writing"):
+        LocalBackend(db_path, read_only=True)
+
+
+async def test_a_single_valued_subject_reads_only_the_statements_with_one(db_path: Path) -> None:
+    """A newer statement on a subject reads the statements that have a subject through their
+    own index, not every profile statement of the user (tens of thousands for a large one)."""
+    async with LocalBackend(db_path, retriever="lexical") as backend:
+        await backend.ensure_user(UserProfile("u"))
+        await backend.ensure_thread("t", "u")
+        await backend.add_messages("t", [Message("user", "I live in Leeds.")])
+        said: list[str] = []
+        backend._engine.run(lambda conn: conn.set_trace_callback(said.append))
+        await backend.add_messages("t", [Message("user", "I live in York now.")])
+        backend._engine.run(lambda conn: conn.set_trace_callback(None))
+        rivals = [sql for sql in said if "topics LIKE" in sql and "statement_rows" in sql]
+        assert rivals  # the query ran, values bound in its text
+        plans = backend._engine.read(
+            lambda conn: [conn.execute(f"EXPLAIN QUERY PLAN {sql}").fetchall() for sql in rivals]
+        )
+    for plan in plans:
+        assert any("statements_topics" in row[-1] for row in plan), plan

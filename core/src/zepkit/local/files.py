@@ -13,7 +13,7 @@ import sqlite3
 
 from zepkit.core._errors import BackendError
 from zepkit.local.connection import read_transaction
-from zepkit.local.schema import SCHEMA_VERSION, schema_version
+from zepkit.local.schema import READABLE_FROM, SCHEMA_VERSION, schema_version
 
 _OURS = frozenset({"users", "threads", "messages"})
 
@@ -49,9 +49,9 @@ def check_file(
             )
         if version == 0:
             raise BackendError(f"{name!r} is not a zepkit memory database (it is empty)")
-        if version < SCHEMA_VERSION:
+        if version < READABLE_FROM:
             raise BackendError(
-                f"{name!r} has schema version {version}, older than {SCHEMA_VERSION}; open it "
+                f"{name!r} has schema version {version}, older than {READABLE_FROM}; open it "
                 "once for writing (any zepkit call) to upgrade it"
             )
         return

@@ -311,10 +311,21 @@ _V7 = (
 )
 
 
-MIGRATIONS: Sequence[Sequence[Step]] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7)
+_V8 = (
+    # The profile statements with a single-valued subject, by graph: a newer one on the same
+    # subject reads only these (`supersede`), not every profile statement of the user.
+    "CREATE INDEX IF NOT EXISTS statements_topics ON statements (graph, topics) "
+    "WHERE topics IS NOT NULL AND profile IS NOT NULL",
+)
+
+
+MIGRATIONS: Sequence[Sequence[Step]] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8)
 """Step i takes the schema from version i to i + 1; append steps, never edit a shipped one."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
+READABLE_FROM = 7
+"""The oldest version a read-only open serves as it is: the steps after it only add indexes,
+which make some writes faster and which reads do without."""
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

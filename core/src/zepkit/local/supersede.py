@@ -61,9 +61,10 @@ def supersede(conn: sqlite3.Connection, graph: int, change: Change) -> None:
     """End the statements `change` replaces, or end `change` itself when a newer one exists."""
     rivals: dict[int, tuple[str, str, str | None]] = {}
     for topic in change.topics:
+        # "topics IS NOT NULL" spelled out: SQLite then reads the partial index of such rows.
         rows = conn.execute(
             "SELECT id, text, valid_at, invalid_at FROM statement_rows WHERE graph = ? "
-            "AND profile IS NOT NULL AND topics LIKE ? AND id != ?",
+            "AND profile IS NOT NULL AND topics IS NOT NULL AND topics LIKE ? AND id != ?",
             (graph, f"% {topic} %", change.statement),
         ).fetchall()
         value = topic_value(topic, change.text)
