@@ -134,3 +134,21 @@ async def test_news_is_checked_against_the_newest_profile_statements(
     }
     assert ended["user: I'm learning to drive."] is None  # fifth newest: not read
     assert ended["user: I'm waiting for my visa."] == later  # second newest when its news came
+
+
+async def test_news_that_closes_nothing_reads_no_statements(alice: LocalBackend) -> None:
+    """Someone else's news of a kind that needs a shared word is not checked against each of
+    the user's statements: it could close none of them."""
+    await alice.add_messages("a1", [Message("user", "I'm waiting for my visa.", created_at=T0)])
+    said: list[str] = []
+    alice._engine.run(lambda conn: conn.set_trace_callback(said.append))
+    later = T0 + timedelta(days=30)
+    await alice.add_messages(
+        "a1", [Message("user", "My sister's visa got approved!", created_at=later)]
+    )
+    alice._engine.run(lambda conn: conn.set_trace_callback(None))
+    assert not [sql for sql in said if "ORDER BY id DESC LIMIT" in sql and "profile" in sql]
+    await alice.add_messages("a1", [Message("user", "Visa approved!", created_at=later)])
+    found = await alice.search(SearchRequest("visa", user_id="alice"))
+    ended = {edge.fact: edge.invalid_at for edge in found.edges}
+    assert ended["user: I'm waiting for my visa."] == later

@@ -376,6 +376,9 @@ kidney, not me", "The sale is not through yet"): it closes nothing. A "not" else
 job, not bad!") denies nothing."""
 
 
+_KIND = {kind.name: kind for kind in _OUTCOMES}
+
+
 def outcomes_told(sentence: str) -> tuple[str, ...]:
     """The kinds of state whose outcome a sentence tells (`_OUTCOMES`)."""
     said = frozenset(words(sentence))
@@ -388,18 +391,34 @@ def outcomes_told(sentence: str) -> tuple[str, ...]:
 def in_state(state: str, sentence: str, news: str) -> bool:
     """Whether `sentence` says the user is in `state`, one of `_OUTCOMES`' names, that `news`
     (a sentence telling its outcome) closes."""
-    for kind in _OUTCOMES:
-        if kind.name == state and kind.state.search(sentence):
-            if not kind.shared:
-                return True
-            told = STORED_LABEL.sub("", news, count=1)
-            if _SOMEONE_ELSES.search(told):
-                return False
-            found = kind.outcome.search(told) if kind.near else None
-            if found is not None:
-                told = _around(told, found.start(), found.end())
-            return bool(_content(STORED_LABEL.sub("", sentence, count=1)) & _content(told))
-    return False
+    return closes(state, sentence, shared_with(state, news))
+
+
+def shared_with(state: str, news: str) -> frozenset[str] | None:
+    """What a statement of `state` must share with `news` for the news to close it: the content
+    words of the news (by its outcome, for a `near` kind); None when the kind needs none, and
+    empty when the news closes nothing (it is someone else's, or names nothing)."""
+    kind = _KIND[state]
+    if not kind.shared:
+        return None
+    told = STORED_LABEL.sub("", news, count=1)
+    if _SOMEONE_ELSES.search(told):
+        return frozenset()
+    found = kind.outcome.search(told) if kind.near else None
+    if found is not None:
+        told = _around(told, found.start(), found.end())
+    return frozenset(_content(told))
+
+
+def closes(state: str, sentence: str, shared: frozenset[str] | None) -> bool:
+    """`in_state` with the news read once (`shared_with`), for checking many statements."""
+    if shared is not None:
+        lowered = sentence.lower()  # a content word's root is a piece of the lowered text
+        if not any(root in lowered for root in shared):
+            return False
+    if not _KIND[state].state.search(sentence):
+        return False
+    return shared is None or bool(_content(STORED_LABEL.sub("", sentence, count=1)) & shared)
 
 
 NEAR_WORDS = 3

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from zepkit.local.codec import timestamp
 from zepkit.local.habits import does_habit
-from zepkit.local.outcomes import in_state
+from zepkit.local.outcomes import closes, shared_with
 from zepkit.local.profile import about_someone, names_left, topic_value
 from zepkit.local.text import fact_key, normalise_name
 
@@ -77,8 +77,8 @@ def supersede(conn: sqlite3.Connection, graph: int, change: Change) -> None:
         rivals.update(_doing_habit(conn, graph, change.statement, change.habit))
     if change.left:
         rivals.update(_valued(conn, graph, change.statement, change.left))
-    for state in change.outcomes:
-        rivals.update(_in_state(conn, graph, change, state))
+    if change.outcomes:
+        rivals.update(_in_states(conn, graph, change))
     same = fact_key(change.text)
     when = timestamp(change.valid_at)
     ended: list[int] = []
@@ -152,17 +152,31 @@ def _valued(
     }
 
 
-def _in_state(
-    conn: sqlite3.Connection, graph: int, change: Change, state: str
+def _in_states(
+    conn: sqlite3.Connection, graph: int, change: Change
 ) -> dict[int, tuple[str, str, str | None]]:
-    """The user's current profile statements, other than `change`'s, that say they are in
-    `state`, which `change` tells the outcome of (`outcomes.in_state`), of the newest
-    `RECENT_PROFILE`."""
+    """The user's current profile statements, other than `change`'s, that say they are in a
+    state `change` tells the outcome of (`outcomes.closes`), of the newest `RECENT_PROFILE`."""
+    news = [(state, shared_with(state, change.text)) for state in change.outcomes]
+    # someone else's news, or news that names nothing, closes nothing: no statement to read
+    news = [(state, shared) for state, shared in news if shared is None or shared]
+    if not news:
+        return {}
     rows = conn.execute(
         f"SELECT id, text, valid_at, invalid_at FROM ({_RECENT})",
         (graph, change.statement, RECENT_PROFILE),
     ).fetchall()
-    return {row[0]: row[1:] for row in rows if in_state(state, row[1], change.text)}
+    # one look for any of the words the news names, before each state's own check
+    wanted = [shared for _, shared in news]
+    roots = None if None in wanted else {root for shared in wanted if shared for root in shared}
+
+    def closed(text: str) -> bool:
+        lowered = text.lower()
+        if roots is not None and not any(root in lowered for root in roots):
+            return False
+        return any(closes(state, text, shared) for state, shared in news)
+
+    return {row[0]: row[1:] for row in rows if closed(row[1])}
 
 
 def reopen(conn: sqlite3.Connection, statements_sql: str, params: Sequence[object]) -> None:
