@@ -9,7 +9,7 @@ import pytest
 from zepkit.core._backend import SearchRequest
 from zepkit.core._models import Message
 from zepkit.local import LocalBackend, supersede
-from zepkit.local.outcomes import in_state, outcomes_told
+from zepkit.local.outcomes import closes, outcomes_told, shared_with
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 
@@ -54,7 +54,7 @@ def test_a_return_ahead_is_no_return() -> None:
 
 
 @pytest.mark.parametrize(
-    ("state", "statement", "news", "closes"),
+    ("state", "statement", "news", "closed"),
     [
         ("waiting", "user: I'm waiting for my visa.", "user: Visa approved!", True),
         # a general outcome closes only the state it shares a word with
@@ -89,8 +89,8 @@ def test_a_return_ahead_is_no_return() -> None:
         ),
     ],
 )
-def test_what_news_closes(state: str, statement: str, news: str, closes: bool) -> None:
-    assert in_state(state, statement, news) is closes
+def test_what_news_closes(state: str, statement: str, news: str, closed: bool) -> None:
+    assert closes(state, statement, shared_with(state, news)) is closed
 
 
 async def test_the_block_shows_the_state_as_ended_after_its_outcome(

@@ -388,12 +388,6 @@ def outcomes_told(sentence: str) -> tuple[str, ...]:
     return tuple(kind.name for kind in cued if kind.outcome.search(sentence))
 
 
-def in_state(state: str, sentence: str, news: str) -> bool:
-    """Whether `sentence` says the user is in `state`, one of `_OUTCOMES`' names, that `news`
-    (a sentence telling its outcome) closes."""
-    return closes(state, sentence, shared_with(state, news))
-
-
 def shared_with(state: str, news: str) -> frozenset[str] | None:
     """What a statement of `state` must share with `news` for the news to close it: the content
     words of the news (by its outcome, for a `near` kind); None when the kind needs none, and
@@ -411,7 +405,9 @@ def shared_with(state: str, news: str) -> frozenset[str] | None:
 
 
 def closes(state: str, sentence: str, shared: frozenset[str] | None) -> bool:
-    """`in_state` with the news read once (`shared_with`), for checking many statements."""
+    """Whether `sentence` says the user is in `state`, one of `_OUTCOMES`' names, that news
+    telling its outcome closes; `shared` is that news read once (`shared_with`), so many
+    statements can be checked against it."""
     if shared is not None:
         lowered = sentence.lower()  # a content word's root is a piece of the lowered text
         if not any(root in lowered for root in shared):

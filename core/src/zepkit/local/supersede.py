@@ -166,17 +166,11 @@ def _in_states(
         f"SELECT id, text, valid_at, invalid_at FROM ({_RECENT})",
         (graph, change.statement, RECENT_PROFILE),
     ).fetchall()
-    # one look for any of the words the news names, before each state's own check
-    wanted = [shared for _, shared in news]
-    roots = None if None in wanted else {root for shared in wanted if shared for root in shared}
-
-    def closed(text: str) -> bool:
-        lowered = text.lower()
-        if roots is not None and not any(root in lowered for root in roots):
-            return False
-        return any(closes(state, text, shared) for state, shared in news)
-
-    return {row[0]: row[1:] for row in rows if closed(row[1])}
+    return {
+        row[0]: row[1:]
+        for row in rows
+        if any(closes(state, row[1], shared) for state, shared in news)
+    }
 
 
 def reopen(conn: sqlite3.Connection, statements_sql: str, params: Sequence[object]) -> None:
