@@ -8,14 +8,15 @@ import logging
 import subprocess
 import sys
 import threading
+from typing import Any
 
 import httpx
 import pytest
 
 from zepkit.core._errors import BackendError, ConfigurationError
-from zepkit.local import LocalBackend, dense, minilm
+from zepkit.local import LocalBackend, dense, minilm, onnxint8
 from zepkit.local.embedders import Embedder, HttpEmbedder
-from zepkit.local.onnxint8 import int8_matmuls
+from zepkit.local.onnxint8 import int8_weights
 
 
 def _endpoint(seen: list[httpx.Request]) -> httpx.MockTransport:
@@ -153,8 +154,10 @@ def test_local_model_runs_its_matrix_products_in_int8_close_to_float32() -> None
     pytest.importorskip(minilm.MODEL_PACKAGE)
     np = pytest.importorskip("numpy")
     model = minilm.model_bytes()
-    rewritten, count = int8_matmuls(model)
-    assert count == 36  # six layers: q, k, v, output, and the two feed-forward products
+    rewritten, count = int8_weights(model)
+    # Six layers of q, k, v, output and the two feed-forward products; the word and position
+    # look-ups.
+    assert count == 36 + 2
     ids = np.array([[101, 1045, 4233, 1037, 17022, 1012, 102]], dtype=np.int64)
     feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": 0 * ids}
     outputs = [
@@ -166,9 +169,77 @@ def test_local_model_runs_its_matrix_products_in_int8_close_to_float32() -> None
     assert cosine > 0.98
 
 
+def test_local_model_looks_up_int8_embeddings_with_the_same_numbers() -> None:
+    onnxruntime = pytest.importorskip("onnxruntime")
+    pytest.importorskip(minilm.MODEL_PACKAGE)
+    np = pytest.importorskip("numpy")
+    model = minilm.model_bytes()
+    rewritten, count = int8_weights(model, matmuls=False)
+    assert count == 2  # the word and the position embeddings
+    ids = np.array([[101, 1045, 4233, 1037, 17022, 1012, 102]], dtype=np.int64)
+    feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": 0 * ids}
+    before, after = (
+        onnxruntime.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+        for data in (model, rewritten)
+    )
+    assert np.array_equal(before, after)
+
+
+def _gather_model(weight: Any, scale: Any, axis: int) -> bytes:
+    """An ONNX model `out = Gather(Cast(weight) * scale, ids, axis)`, written with the rewrite's
+    own protobuf encoders (the rewrite is then checked by what onnxruntime computes)."""
+
+    def tensor(name: str, array: Any, data_type: int) -> bytes:
+        dims = b"".join(onnxint8._int_field(1, size) for size in array.shape)
+        body = onnxint8._int_field(2, data_type) + onnxint8._field(8, name)
+        return onnxint8._field(5, dims + body + onnxint8._field(9, array.tobytes()))
+
+    def value(name: str, data_type: int) -> bytes:
+        tensor_type = onnxint8._field(1, onnxint8._int_field(1, data_type))
+        return onnxint8._field(1, name) + onnxint8._field(2, tensor_type)
+
+    node, attribute = onnxint8._encoded_node, onnxint8._int_attribute_proto
+    along = (attribute("axis", axis),)
+    graph = (
+        node("Cast", ["w"], ["w_float"], "cast", attributes=(attribute("to", 1),))
+        + node("Mul", ["w_float", "s"], ["table"], "dequantize")
+        + node("Gather", ["table", "ids"], ["out"], "look_up", attributes=along)
+        + onnxint8._field(2, "tiny")
+        + tensor("w", weight, 3)
+        + tensor("s", scale, 1)
+        + onnxint8._field(11, value("ids", 7))
+        + onnxint8._field(12, value("out", 1))
+    )
+    opset = onnxint8._field(8, onnxint8._field(1, "") + onnxint8._int_field(2, 13))
+    return onnxint8._int_field(1, 8) + opset + onnxint8._field(7, graph)
+
+
+@pytest.mark.parametrize(
+    ("scale_shape", "axis", "rewritten"),
+    [((6, 1), 0, 1), ((1, 4), 0, 1), ((4,), 0, 1), ((4,), 1, 0), ((6, 4), 0, 0)],
+)
+def test_int8_look_ups_are_rewritten_only_where_the_numbers_stay_the_same(
+    scale_shape: tuple[int, ...], axis: int, rewritten: int
+) -> None:
+    onnxruntime = pytest.importorskip("onnxruntime")
+    np = pytest.importorskip("numpy")
+    rng = np.random.default_rng(3)
+    weight = rng.integers(-127, 128, size=(6, 4), dtype=np.int8)
+    scale = rng.uniform(0.01, 0.5, size=scale_shape).astype(np.float32)
+    model = _gather_model(weight, scale, axis)
+    result, count = int8_weights(model)
+    assert count == rewritten
+    assert (result == model) == (rewritten == 0)
+    ids = np.array([[0, 3, 2], [1, 1, 3]], dtype=np.int64)
+    out = onnxruntime.InferenceSession(result, providers=["CPUExecutionProvider"]).run(
+        None, {"ids": ids}
+    )[0]
+    assert np.array_equal(out, np.take(weight.astype(np.float32) * scale, ids, axis=axis))
+
+
 def test_a_model_without_dequantized_weights_is_left_alone() -> None:
     model = bytes([0x08, 0x0A])  # ModelProto with ir_version 10 and no graph
-    assert int8_matmuls(model) == (model, 0)
+    assert int8_weights(model) == (model, 0)
 
 
 def test_local_model_file_is_checked_by_sha256(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,10 +1,13 @@
-"""Running an int8-weight ONNX file's matrix products in int8, without the `onnx` package.
+"""Running an int8-weight ONNX file in int8, without the `onnx` package.
 
-The pinned model stores each weight as int8 with per-column scales and dequantizes it in the
-graph (`Cast` then `Mul`), so onnxruntime would multiply in float32. `int8_matmuls` rewrites each
-`MatMul(x, Cast(w_int8) * scale)` as onnxruntime's `DynamicQuantizeMatMul(x, w_int8, scale)`
-(x quantized per call, int8 kernels), editing the protobuf bytes directly: only the few fields
-the rewrite touches are decoded, everything else is copied as it is.
+The pinned model stores each weight as int8 with a scale and dequantizes it in the graph (`Cast`
+then `Mul`). Left so, onnxruntime multiplies in float32 and its constant folding keeps a float32
+copy of every weight: the word-embedding table alone becomes 47 MB of memory (12 MB as int8).
+`int8_weights` rewrites each `MatMul(x, Cast(w_int8) * scale)` as onnxruntime's
+`DynamicQuantizeMatMul(x, w_int8, scale)` (x quantized per call, int8 kernels), and each look-up
+`Gather(Cast(w_int8) * scale, ids)` as the look-up of the int8 rows, dequantized after: the same
+numbers, computed for the rows looked up only. It edits the protobuf bytes directly: only the few
+fields the rewrite touches are decoded, everything else is copied as it is.
 """
 
 from __future__ import annotations
@@ -80,12 +83,17 @@ def _int_field(number: int, value: int) -> bytes:
     return _encode_varint(number << 3) + _encode_varint(value)
 
 
+_INT_ATTRIBUTE = 2
+
+
 @dataclass
 class _Node:
     encoded: memoryview
     op_type: str = ""
     inputs: list[str] = field(default_factory=list)
     outputs: list[str] = field(default_factory=list)
+    attributes: dict[str, memoryview] = field(default_factory=dict)
+    """Each attribute's encoded AttributeProto, by name."""
 
 
 @dataclass
@@ -93,6 +101,18 @@ class _Tensor:
     dims: list[int] = field(default_factory=list)
     data_type: int = 0
     raw: memoryview | None = None
+
+
+@dataclass
+class _Rewrite:
+    """What replaces one node: its new nodes' bytes, the nodes that only fed it (dropped), the
+    initializers nothing reads any more, and the new ones."""
+
+    nodes: bytes
+    dropped: tuple[_Node, ...]
+    retired: tuple[str, ...] = ()
+    added: tuple[bytes, ...] = ()
+    contrib: bool = False
 
 
 def _node(encoded: memoryview, payload: memoryview) -> _Node:
@@ -104,7 +124,19 @@ def _node(encoded: memoryview, payload: memoryview) -> _Node:
             node.outputs.append(str(value, "utf-8"))
         elif number == 4:
             node.op_type = str(value, "utf-8")
+        elif number == 5:
+            name = next((str(text, "utf-8") for key, _, text, _ in _fields(value) if key == 1), "")
+            node.attributes[name] = value
     return node
+
+
+def _int_attribute(node: _Node, name: str, default: int) -> int | None:
+    """The node's integer attribute `name`: `default` when absent, None when it is no integer."""
+    attribute = node.attributes.get(name)
+    if attribute is None:
+        return default
+    values = [_varint(value, 0)[0] for key, wire, value, _ in _fields(attribute) if key == 3]
+    return values[0] if len(values) == 1 else None
 
 
 def _tensor(payload: memoryview) -> tuple[str, _Tensor]:
@@ -126,23 +158,50 @@ def _tensor(payload: memoryview) -> tuple[str, _Tensor]:
     return name, tensor
 
 
-def int8_matmuls(model: bytes) -> tuple[bytes, int]:
-    """The model with its dequantized-weight MatMuls run in int8, and how many were rewritten."""
+def _encoded_node(
+    op_type: str,
+    inputs: list[str],
+    outputs: list[str],
+    name: str,
+    *,
+    domain: str = "",
+    attributes: tuple[bytes, ...] = (),
+) -> bytes:
+    """A NodeProto as the graph's field 1."""
+    body = (
+        b"".join(_field(1, item) for item in inputs)
+        + b"".join(_field(2, item) for item in outputs)
+        + _field(3, name)
+        + _field(4, op_type)
+        + b"".join(_field(5, attribute) for attribute in attributes)
+        + (_field(7, domain) if domain else b"")
+    )
+    return _field(1, body)
+
+
+def _int_attribute_proto(name: str, value: int) -> bytes:
+    return _field(1, name) + _int_field(3, value) + _int_field(20, _INT_ATTRIBUTE)
+
+
+def int8_weights(model: bytes, *, matmuls: bool = True) -> tuple[bytes, int]:
+    """The model with its dequantized-weight look-ups, and (when `matmuls`: onnxruntime's
+    contrib operator) its matrix products, run on the int8 weights; and how many nodes were
+    rewritten."""
     parts = list(_fields(model))
     graph_at = next((n for n, (number, *_) in enumerate(parts) if number == 7), None)
     if graph_at is None:
         return model, 0
-    graph, count = _rewrite_graph(parts[graph_at][2])
+    graph, count, contrib = _rewrite_graph(parts[graph_at][2], matmuls)
     if count == 0:
         return model, 0
-    opset = _field(1, CONTRIB_DOMAIN) + _int_field(2, 1)
     out: list[bytes | memoryview] = [encoded for _, _, _, encoded in parts]
     out[graph_at] = _field(7, graph)
-    out.append(_field(8, opset))
+    if contrib:
+        out.append(_field(8, _field(1, CONTRIB_DOMAIN) + _int_field(2, 1)))
     return b"".join(out), count
 
 
-def _rewrite_graph(graph: memoryview) -> tuple[bytes | memoryview, int]:
+def _rewrite_graph(graph: memoryview, matmuls: bool) -> tuple[bytes | memoryview, int, bool]:
     parts = list(_fields(graph))
     nodes = [_node(encoded, payload) for number, _, payload, encoded in parts if number == 1]
     tensors = dict(_tensor(payload) for number, _, payload, _ in parts if number == 5)
@@ -151,35 +210,21 @@ def _rewrite_graph(graph: memoryview) -> tuple[bytes | memoryview, int]:
     for node in nodes:
         for name in node.inputs:
             uses[name] = uses.get(name, 0) + 1
-    dropped: set[int] = set()
-    retired: set[str] = set()
-    replaced: dict[int, bytes | memoryview] = {}
-    added: list[bytes | memoryview] = []
+    rewrites: dict[int, _Rewrite] = {}
     for node in nodes:
-        found = _dequantized_weight(node, producer, tensors, uses)
-        if found is None:
-            continue
-        mul, cast, weight, scale = found
-        flat = f"{scale}/per_column"
-        columns = tensors[weight].dims[1]
-        raw = tensors[scale].raw or b""
-        tensor = _int_field(1, columns) + _int_field(2, _FLOAT) + _field(8, flat) + _field(9, raw)
-        added.append(_field(5, tensor))
-        body = (
-            _field(1, node.inputs[0])
-            + _field(1, weight)
-            + _field(1, flat)
-            + b"".join(_field(2, output) for output in node.outputs)
-            + _field(3, f"{node.outputs[0]}/int8")
-            + _field(4, "DynamicQuantizeMatMul")
-            + _field(7, CONTRIB_DOMAIN)
-        )
-        replaced[id(node)] = _field(1, body)
-        dropped.update((id(mul), id(cast)))
-        if uses.get(scale) == 1:
-            retired.add(scale)
-    if not replaced:
-        return graph, 0
+        rewrite = None
+        if matmuls and node.op_type == "MatMul" and len(node.inputs) == 2:
+            found = _dequantized(node.inputs[1], producer, tensors, uses)
+            rewrite = None if found is None else _int8_matmul(node, *found, tensors, uses)
+        elif node.op_type == "Gather" and len(node.inputs) == 2:
+            found = _dequantized(node.inputs[0], producer, tensors, uses)
+            rewrite = None if found is None else _int8_gather(node, *found, tensors)
+        if rewrite is not None:
+            rewrites[id(node)] = rewrite
+    if not rewrites:
+        return graph, 0, False
+    dropped = {id(gone) for rewrite in rewrites.values() for gone in rewrite.dropped}
+    retired = {name for rewrite in rewrites.values() for name in rewrite.retired}
     out: list[bytes | memoryview] = []
     node_iter = iter(nodes)
     for number, _, payload, encoded in parts:
@@ -189,18 +234,23 @@ def _rewrite_graph(graph: memoryview) -> tuple[bytes | memoryview, int]:
             out.append(encoded)
             continue
         node = next(node_iter)
-        if id(node) not in dropped:
-            out.append(replaced.get(id(node), encoded))
-    return b"".join(out + added), len(replaced)
+        if id(node) in dropped:
+            continue
+        rewrite = rewrites.get(id(node))
+        out.append(encoded if rewrite is None else rewrite.nodes)
+    out.extend(tensor for rewrite in rewrites.values() for tensor in rewrite.added)
+    contrib = any(rewrite.contrib for rewrite in rewrites.values())
+    return b"".join(out), len(rewrites), contrib
 
 
-def _dequantized_weight(
-    node: _Node, producer: dict[str, _Node], tensors: dict[str, _Tensor], uses: dict[str, int]
+def _dequantized(
+    name: str, producer: dict[str, _Node], tensors: dict[str, _Tensor], uses: dict[str, int]
 ) -> tuple[_Node, _Node, str, str] | None:
-    """(Mul, Cast, int8 weight, scale) when `node` is MatMul(x, Cast(w_int8) * per-column scale)."""
-    if node.op_type != "MatMul" or len(node.inputs) != 2:
+    """(Mul, Cast, int8 weight, float scale) when `name` is the output of `Cast(w_int8) * scale`,
+    read by one node only, with `w_int8` a 2-D initializer."""
+    if uses.get(name) != 1:
         return None
-    mul = producer.get(node.inputs[1])
+    mul = producer.get(name)
     if mul is None or mul.op_type != "Mul" or len(mul.inputs) != 2:
         return None
     cast = producer.get(mul.inputs[0])
@@ -210,8 +260,61 @@ def _dequantized_weight(
     w, s = tensors.get(weight), tensors.get(scale)
     if w is None or s is None or w.data_type != _INT8 or len(w.dims) != 2:
         return None
-    if s.data_type != _FLOAT or s.raw is None or s.dims not in ([1, w.dims[1]], [w.dims[1]]):
-        return None
-    if uses.get(node.inputs[1]) != 1 or uses.get(mul.inputs[0]) != 1:
+    if s.data_type != _FLOAT or s.raw is None or uses.get(mul.inputs[0]) != 1:
         return None
     return mul, cast, weight, scale
+
+
+def _int8_matmul(
+    node: _Node,
+    mul: _Node,
+    cast: _Node,
+    weight: str,
+    scale: str,
+    tensors: dict[str, _Tensor],
+    uses: dict[str, int],
+) -> _Rewrite | None:
+    """`MatMul(x, Cast(w_int8) * per-column scale)` as `DynamicQuantizeMatMul(x, w_int8, scale)`."""
+    columns = tensors[weight].dims[1]
+    if tensors[scale].dims not in ([1, columns], [columns]):
+        return None
+    flat = f"{scale}/per_column"
+    raw = tensors[scale].raw or b""
+    tensor = _int_field(1, columns) + _int_field(2, _FLOAT) + _field(8, flat) + _field(9, raw)
+    inputs = [node.inputs[0], weight, flat]
+    name = f"{node.outputs[0]}/int8"
+    return _Rewrite(
+        nodes=_encoded_node(
+            "DynamicQuantizeMatMul", inputs, node.outputs, name, domain=CONTRIB_DOMAIN
+        ),
+        dropped=(mul, cast),
+        retired=(scale,) if uses.get(scale) == 1 else (),
+        added=(_field(5, tensor),),
+        contrib=True,
+    )
+
+
+def _int8_gather(
+    node: _Node, mul: _Node, cast: _Node, weight: str, scale: str, tensors: dict[str, _Tensor]
+) -> _Rewrite | None:
+    """`Gather(Cast(w_int8) * scale, ids)` on axis 0, the scale per row or per column, as the
+    int8 rows looked up, cast, and multiplied by their scales."""
+    rows, columns = tensors[weight].dims
+    per_row = tensors[scale].dims == [rows, 1]
+    if _int_attribute(node, "axis", 0) != 0:
+        return None
+    if not per_row and tensors[scale].dims not in ([1, columns], [columns]):
+        return None
+    out, ids = node.outputs[0], node.inputs[1]
+    axis = (_int_attribute_proto("axis", 0),)
+    picked = _encoded_node("Gather", [weight, ids], [f"{out}/int8"], f"{out}/int8", attributes=axis)
+    scales = scale
+    if per_row:
+        scales = f"{out}/scales"
+        picked += _encoded_node("Gather", [scale, ids], [scales], scales, attributes=axis)
+    to_float = (_int_attribute_proto("to", _FLOAT),)
+    picked += _encoded_node(
+        "Cast", [f"{out}/int8"], [f"{out}/float"], f"{out}/float", attributes=to_float
+    )
+    picked += _encoded_node("Mul", [f"{out}/float", scales], node.outputs, f"{out}/dequantized")
+    return _Rewrite(nodes=picked, dropped=(mul, cast))
