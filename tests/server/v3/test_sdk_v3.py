@@ -92,6 +92,23 @@ async def test_shared_graph(zep: AsyncZep) -> None:
     assert missing.value.status_code == 404
 
 
+async def test_a_users_threads_are_listed_oldest_first_and_only_theirs(zep: AsyncZep) -> None:
+    await _alice(zep)
+    await zep.thread.create(thread_id="chat-2", user_id="alice")
+    await zep.user.add(user_id="bob")
+    await zep.thread.create(thread_id="bob chat", user_id="bob")
+    threads = await zep.user.get_threads("alice")
+    assert [t.thread_id for t in threads] == ["chat one", "chat-2"]
+    assert {t.user_id for t in threads} == {"alice"} and all(t.uuid_ for t in threads)
+    await zep.thread.delete("chat one")
+    assert [t.thread_id for t in await zep.user.get_threads("alice")] == ["chat-2"]
+    await zep.user.add(user_id="carol")
+    assert await zep.user.get_threads("carol") == []
+    with pytest.raises(ApiError) as missing:  # the 3.x SDK types no 404 for this call
+        await zep.user.get_threads("nobody")
+    assert missing.value.status_code == 404
+
+
 async def test_delete_thread(zep: AsyncZep) -> None:
     await _alice(zep)
     await zep.thread.add_messages("chat one", messages=[Message(role="user", content="hi")])

@@ -209,6 +209,13 @@ async def delete_user(project: Project, request: Request) -> Answer:
     return 200, {"message": "user deleted"}
 
 
+async def user_threads(project: Project, request: Request) -> Answer:
+    """Every thread of the user, oldest first (v3 has no paging here)."""
+    owner = _user(project, request.path_params["id"])
+    found = project.registry.threads(user_uuid=owner.uuid, start=0, size=-1, newest_first=False)
+    return 200, [_thread_json(thread, owner) for thread in found.rows]
+
+
 async def create_thread(project: Project, request: Request) -> Answer:
     body = await parse(request, CreateThread)
     owner = _user(project, body.user_id)
@@ -449,6 +456,7 @@ ROUTES: list[Endpoint] = [
     Endpoint("/users/{id}", "GET", get_user, "Get a user by user_id"),
     Endpoint("/users/{id}", "PATCH", update_user, "Update a user's profile", UpdateUser),
     Endpoint("/users/{id}", "DELETE", delete_user, "Delete a user and their memory"),
+    Endpoint("/users/{id}/threads", "GET", user_threads, "A user's threads, oldest first"),
     Endpoint("/threads", "POST", create_thread, "Create a thread", CreateThread, status=201),
     Endpoint("/threads/{id}", "DELETE", delete_thread, "Delete a thread"),
     Endpoint("/threads/{id}/messages", "POST", add_messages, "Add messages", AddMessages),
