@@ -110,12 +110,12 @@ async def test_the_block_shows_the_state_as_ended_after_its_outcome(
     assert lines[f"- user: {learning}"].endswith(f"{later:%Y-%m-%d %H:%M:%S})")
 
 
-async def test_news_is_checked_against_the_newest_profile_statements(
+async def test_news_reads_only_the_statements_in_a_state_however_old(
     alice: LocalBackend, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A bounded check: a state told before the newest `RECENT_PROFILE` profile statements is
-    not read again (its text would be, for every such message of a very large user)."""
-    monkeypatch.setattr(supersede, "RECENT_PROFILE", 3)
+    """News of an outcome reads the statements kept as being in a state (their `states`), so
+    a state told long ago is closed too, and no other statement is read."""
+    monkeypatch.setattr(supersede, "RECENT_PROFILE", 3)  # the bound of the other checks
     told = [
         "I'm learning to drive.",
         "I live in Leeds.",
@@ -126,14 +126,19 @@ async def test_news_is_checked_against_the_newest_profile_statements(
     for n, said in enumerate(told):
         await alice.add_messages("a1", [Message("user", said, created_at=T0 + timedelta(n))])
     later = T0 + timedelta(days=30)
+    said_sql: list[str] = []
+    alice._engine.run(lambda conn: conn.set_trace_callback(said_sql.append))
     for news in ("Passed my driving test!", "Visa approved!"):
         await alice.add_messages("a1", [Message("user", news, created_at=later)])
+    alice._engine.run(lambda conn: conn.set_trace_callback(None))
     ended = {
         f.fact: f.invalid_at
         for f in (await alice.search(SearchRequest("driving visa", user_id="alice"))).edges
     }
-    assert ended["user: I'm learning to drive."] is None  # fifth newest: not read
-    assert ended["user: I'm waiting for my visa."] == later  # second newest when its news came
+    assert ended["user: I'm learning to drive."] == later  # fifth newest, closed all the same
+    assert ended["user: I'm waiting for my visa."] == later
+    read = [sql for sql in said_sql if "INDEXED BY statements_states" in sql]
+    assert len(read) == 2  # one read per piece of news, through the states' index
 
 
 async def test_news_that_closes_nothing_reads_no_statements(alice: LocalBackend) -> None:

@@ -37,6 +37,7 @@ from zepkit.local.hybrid import Retrieval
 from zepkit.local.ids import row_uuids
 from zepkit.local.ingest import write_episodes, write_messages
 from zepkit.local.retrieval import thread_statements
+from zepkit.local.schema import migrate
 from zepkit.local.search import TurnMatches, context_block, match_block_turns, search_scope
 from zepkit.local.text import MAX_QUERY_TERMS, query_terms
 
@@ -429,6 +430,7 @@ class Engine:
         try:
             self._conn.backup(copy)
             copy.execute("PRAGMA foreign_keys = ON")
+            migrate(copy)  # a read-only backend's file may be of an older version
         except BaseException:
             copy.close()
             raise

@@ -15,7 +15,7 @@ from zepkit.local.codec import encode_time, now
 from zepkit.local.drafts import Draft
 from zepkit.local.habits import changed_habit
 from zepkit.local.ids import next_id
-from zepkit.local.outcomes import outcomes_told
+from zepkit.local.outcomes import outcomes_told, states_column
 from zepkit.local.profile import left_value
 from zepkit.local.retrieval import unprefixed
 from zepkit.local.stats import count_terms
@@ -90,8 +90,9 @@ def write_episodes(
             topics = f" {' '.join(s.topics)} " if s.topics else None
             span = _span(s.text, s.speaker, draft.content)
             text = s.text if span[0] is None else ""
+            states = states_column(s.text) if s.profile is not None else None
             row = (statement_id, "", graph, episode, text, s.speaker, "", "", s.profile, topics)
-            rows.append((*row, *span))
+            rows.append((*row, *span, states))
             names = (user_name, *s.entities) if s.by_user and user_name else s.entities
             named.append((statement_id, names))
             maybe.append((statement_id, s.maybe))
@@ -121,7 +122,7 @@ def write_episodes(
     insert_rows(
         conn,
         "INSERT INTO statements (id, uuid, graph, episode, text, speaker, valid_at, created_at, "
-        "profile, topics, span_start, span_chars)",
+        "profile, topics, span_start, span_chars, states)",
         rows,
     )
     write_mentions(conn, graph, named, stamp)

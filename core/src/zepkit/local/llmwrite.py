@@ -18,6 +18,7 @@ from zepkit.local.ids import next_id
 from zepkit.local.ingest import write_mentions
 from zepkit.local.jobs import Batch, BatchMessage
 from zepkit.local.llm import ModelFact, ModelOutput
+from zepkit.local.outcomes import states_column
 from zepkit.local.profile import salience
 from zepkit.local.text import fact_key, normalise_name
 
@@ -82,6 +83,7 @@ def store(conn: sqlite3.Connection, batch: Batch, output: ModelOutput) -> Stored
                 stamp,
                 salience(text) + PROFILE_BONUS if fact.about_user else None,
                 ORIGIN,
+                states_column(text) if fact.about_user else None,
             )
         )
         names = (batch.user_name, *fact.entities) if fact.about_user else fact.entities
@@ -94,7 +96,7 @@ def store(conn: sqlite3.Connection, batch: Batch, output: ModelOutput) -> Stored
     insert_rows(
         conn,
         "INSERT INTO statements (id, uuid, graph, episode, text, speaker, valid_at, created_at, "
-        "profile, origin)",
+        "profile, origin, states)",
         rows,
     )
     write_mentions(conn, batch.graph, named, stamp)

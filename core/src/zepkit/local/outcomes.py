@@ -388,6 +388,14 @@ def outcomes_told(sentence: str) -> tuple[str, ...]:
     return tuple(kind.name for kind in cued if kind.outcome.search(sentence))
 
 
+def states_column(sentence: str) -> str | None:
+    """The kinds of state a stored statement says its speaker is in, as kept in its `states`
+    column ("|exams|training|"), or None for none: written with the statement, so news reads
+    only the few statements that are in some state instead of every profile statement."""
+    names = [kind.name for kind in _OUTCOMES if kind.state.search(sentence)]
+    return f"|{'|'.join(names)}|" if names else None
+
+
 def shared_with(state: str, news: str) -> frozenset[str] | None:
     """What a statement of `state` must share with `news` for the news to close it: the content
     words of the news (by its outcome, for a `near` kind); None when the kind needs none, and

@@ -319,13 +319,35 @@ _V8 = (
 )
 
 
-MIGRATIONS: Sequence[Sequence[Step]] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8)
+def _statement_states(conn: sqlite3.Connection) -> None:
+    """Each profile statement's kinds of state (`outcomes.states_column`), read once from its
+    text: news of an outcome then reads only the statements in a state."""
+    from zepkit.local.outcomes import states_column
+
+    conn.execute("ALTER TABLE statements ADD COLUMN states TEXT")
+    rows = conn.execute("SELECT id, text FROM statement_rows WHERE profile IS NOT NULL")
+    conn.executemany(
+        "UPDATE statements SET states = ? WHERE id = ?",
+        [(states, key) for key, text in rows if (states := states_column(text)) is not None],
+    )
+
+
+_V9: tuple[Step, ...] = (
+    # A column no read-only path reads (`WRITE_ONLY_STEPS`): only a write's outcome news does.
+    _statement_states,
+    "CREATE INDEX statements_states ON statements (graph) WHERE states IS NOT NULL",
+)
+
+
+MIGRATIONS: Sequence[Sequence[Step]] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9)
 """Step i takes the schema from version i to i + 1; append steps, never edit a shipped one."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
 READABLE_FROM = 7
 """The oldest version a read-only open serves as it is: the steps after it only add indexes,
-which make some writes faster and which reads do without."""
+which make some writes faster and which reads do without, or are `WRITE_ONLY_STEPS`."""
+WRITE_ONLY_STEPS: tuple[Step, ...] = (_statement_states,)
+"""Steps after `READABLE_FROM` that add what only writes read (a read-only open never does)."""
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

@@ -19,10 +19,10 @@ from zepkit.local.profile import about_someone, names_left, topic_value
 from zepkit.local.text import fact_key, normalise_name
 
 RECENT_PROFILE = 2000
-"""Current profile statements, newest first, that news giving up a habit, leaving a place or
-telling an outcome is checked against: such a check reads each statement's text, and a user with
-tens of thousands of them would wait a tenth of a second or more on every such message. A user
-who has told fewer has every one checked."""
+"""Current profile statements, newest first, that news giving up a habit or leaving a place is
+checked against: such a check reads each statement's text, and a user with tens of thousands of
+them would wait a tenth of a second or more on every such message. A user who has told fewer has
+every one checked. (News of an outcome reads only the statements in a state: all of them.)"""
 
 
 _RECENT = (
@@ -156,20 +156,26 @@ def _in_states(
     conn: sqlite3.Connection, graph: int, change: Change
 ) -> dict[int, tuple[str, str, str | None]]:
     """The user's current profile statements, other than `change`'s, that say they are in a
-    state `change` tells the outcome of (`outcomes.closes`), of the newest `RECENT_PROFILE`."""
+    state `change` tells the outcome of (`outcomes.closes`). Only statements written as being
+    in some state are read (their `states`, through a partial index), however many the user
+    has."""
     news = [(state, shared_with(state, change.text)) for state in change.outcomes]
     # someone else's news, or news that names nothing, closes nothing: no statement to read
     news = [(state, shared) for state, shared in news if shared is None or shared]
     if not news:
         return {}
+    # Named: without statistics SQLite would rather walk the user's profile statements.
     rows = conn.execute(
-        f"SELECT id, text, valid_at, invalid_at FROM ({_RECENT})",
-        (graph, change.statement, RECENT_PROFILE),
+        "SELECT s.id, s.states, r.text, r.valid_at FROM statements AS s "
+        "INDEXED BY statements_states JOIN statement_rows AS r ON r.id = s.id "
+        "WHERE s.graph = ? AND s.states IS NOT NULL AND s.profile IS NOT NULL "
+        "AND s.invalid_at IS NULL AND s.id != ?",
+        (graph, change.statement),
     ).fetchall()
     return {
-        row[0]: row[1:]
-        for row in rows
-        if any(closes(state, row[1], shared) for state, shared in news)
+        key: (text, valid_at, None)
+        for key, states, text, valid_at in rows
+        if any(f"|{state}|" in states and closes(state, text, shared) for state, shared in news)
     }
 
 
