@@ -164,12 +164,12 @@ def _in_states(
     news = [(state, shared) for state, shared in news if shared is None or shared]
     if not news:
         return {}
-    # Named: without statistics SQLite would rather walk the user's profile statements.
+    # "+s.profile": without statistics SQLite would rather walk the user's profile statements
+    # by the (graph, profile) index than read the partial index of those in a state.
     rows = conn.execute(
         "SELECT s.id, s.states, r.text, r.valid_at FROM statements AS s "
-        "INDEXED BY statements_states JOIN statement_rows AS r ON r.id = s.id "
-        "WHERE s.graph = ? AND s.states IS NOT NULL AND s.profile IS NOT NULL "
-        "AND s.invalid_at IS NULL AND s.id != ?",
+        "JOIN statement_rows AS r ON r.id = s.id WHERE s.graph = ? AND s.states IS NOT NULL "
+        "AND +s.profile IS NOT NULL AND s.invalid_at IS NULL AND s.id != ?",
         (graph, change.statement),
     ).fetchall()
     return {
