@@ -396,6 +396,11 @@ def states_column(sentence: str) -> str | None:
     return f"|{'|'.join(names)}|" if names else None
 
 
+def in_states_column(states: str, state: str) -> bool:
+    """Whether a `states` column value (`states_column`) names `state`."""
+    return f"|{state}|" in states
+
+
 def shared_with(state: str, news: str) -> frozenset[str] | None:
     """What a statement of `state` must share with `news` for the news to close it: the content
     words of the news (by its outcome, for a `near` kind); None when the kind needs none, and

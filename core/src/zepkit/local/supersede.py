@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from zepkit.local.codec import timestamp
 from zepkit.local.habits import does_habit
-from zepkit.local.outcomes import closes, shared_with
+from zepkit.local.outcomes import closes, in_states_column, shared_with
 from zepkit.local.profile import about_someone, names_left, topic_value
 from zepkit.local.text import fact_key, normalise_name
 
@@ -175,7 +175,10 @@ def _in_states(
     return {
         key: (text, valid_at, None)
         for key, states, text, valid_at in rows
-        if any(f"|{state}|" in states and closes(state, text, shared) for state, shared in news)
+        if any(
+            in_states_column(states, state) and closes(state, text, shared)
+            for state, shared in news
+        )
     }
 
 

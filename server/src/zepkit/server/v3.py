@@ -212,6 +212,7 @@ async def delete_user(project: Project, request: Request) -> Answer:
 async def user_threads(project: Project, request: Request) -> Answer:
     """Every thread of the user, oldest first (v3 has no paging here)."""
     owner = _user(project, request.path_params["id"])
+    # size -1: SQLite's LIMIT without a bound
     found = project.registry.threads(user_uuid=owner.uuid, start=0, size=-1, newest_first=False)
     return 200, [_thread_json(thread, owner) for thread in found.rows]
 
