@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
+from zepkit.local.factoring import factored
 from zepkit.local.text import SPEAKER_I, STOP_WORDS, opens_without_subject, without_subject
 
 _SELF = re.compile(rf"(?<![\w'’])(?:{SPEAKER_I}|[Mm]y|MY|[Mm]e|mine|myself)\b")
@@ -596,8 +597,8 @@ def _kind(name: str, weight: float, lowered: str | None, cased: str | None = Non
     return _Kind(
         name,
         weight,
-        None if lowered is None else re.compile(lowered),
-        None if cased is None else re.compile(cased, re.IGNORECASE),
+        None if lowered is None else re.compile(factored(lowered)),
+        None if cased is None else re.compile(factored(cased), re.IGNORECASE),
     )
 
 

@@ -262,7 +262,7 @@ def stem(word: str) -> str:
 
 def stems(text: str) -> set[str]:
     """The stems of the content words of `text`, each once."""
-    return {stem(word) for word in token_set(text)}
+    return {stem(word) for word in words(text) if len(word) > 1 and word not in STOP_WORDS}
 
 
 @functools.lru_cache(maxsize=65_536)
