@@ -11,7 +11,7 @@ on), though it may pick another branch, so it serves `search(...) is not None`, 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 _QUANTIFIERS = frozenset("?*+{")
 _SPECIAL = frozenset("\\.^$*+?{}[]|()")
@@ -96,49 +96,34 @@ def _literal_head(branch: str) -> int:
 
 def _branches(body: str) -> list[str]:
     """`body` split at the `|` that are outside brackets and escapes."""
-    found: list[str] = []
-    depth = 0
-    start = at = 0
-    while at < len(body):
-        char = body[at]
-        if char == "\\":
-            at += 2
-            continue
-        if char == "[":
-            at = _class_end(body, at)
-            continue
-        if char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-        elif char == "|" and depth == 0:
-            found.append(body[start:at])
-            start = at + 1
-        at += 1
-    found.append(body[start:])
-    return found
+    cuts = [at for at, char, depth in _scanned(body) if char == "|" and depth == 0]
+    return [body[low + 1 : high] for low, high in zip([-1, *cuts], [*cuts, len(body)], strict=True)]
 
 
 def _group_end(pattern: str, start: int) -> int:
     """The index just after the `)` closing the group that opens at `start`."""
+    for at, char, depth in _scanned(pattern, start):
+        if char == ")" and depth == 0:
+            return at + 1
+    raise ValueError(f"unbalanced group in pattern {pattern!r}")
+
+
+def _scanned(text: str, start: int = 0) -> Iterator[tuple[int, str, int]]:
+    """(index, character, open parentheses after it) for each character of `text` from
+    `start` that is neither escaped nor inside a character class."""
     depth = 0
     at = start
-    while at < len(pattern):
-        char = pattern[at]
+    while at < len(text):
+        char = text[at]
         if char == "\\":
             at += 2
             continue
         if char == "[":
-            at = _class_end(pattern, at)
+            at = _class_end(text, at)
             continue
-        if char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-            if depth == 0:
-                return at + 1
+        depth += 1 if char == "(" else -1 if char == ")" else 0
+        yield at, char, depth
         at += 1
-    raise ValueError(f"unbalanced group in pattern {pattern!r}")
 
 
 def _class_end(pattern: str, start: int) -> int:
