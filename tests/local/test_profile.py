@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
 from zepkit.core._backend import SearchRequest, UserProfile
 from zepkit.core._models import Message
-from zepkit.local import LocalBackend, RuleExtractor, profile
+from zepkit.local import LocalBackend, RuleExtractor, profile, supersede
 from zepkit.local.profile import kinds_in, kinds_of, self_statement, subjects_apart
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
@@ -699,6 +700,36 @@ async def test_an_ending_ends_what_was_said_of_the_name(
     by_text = {f.fact: f.invalid_at for f in found.edges}
     assert by_text[f"user: {before}"] == later
     assert by_text[f"user: {after}"] is None
+
+
+async def test_a_second_ending_reads_only_what_is_still_current(
+    ana: LocalBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What an earlier ending ended is not read again by the next one (a name mentioned for
+    years would be read in full on every later ending), and stays ended when it was."""
+    before = "My dog Pepper is a beagle."
+    first = "We lost Pepper to cancer last month."
+    await ana.add_messages("t1", [Message("user", before, created_at=T0)])
+    ended = T0 + timedelta(days=60)
+    await ana.add_messages("t2", [Message("user", first, created_at=ended)])
+    read: list[str] = []
+    mentioning = supersede._mentioning_same_entities
+
+    def reading(conn: Any, change: supersede.Change) -> dict[int, Any]:
+        found = mentioning(conn, change)
+        read.extend(text for text, _, _ in found.values())
+        return found
+
+    monkeypatch.setattr(supersede, "_mentioning_same_entities", reading)
+    later = T0 + timedelta(days=90)
+    second = "My dog Pepper died in March."
+    await ana.add_messages("t3", [Message("user", second, created_at=later)])
+    assert read == [f"user: {first}"]  # the one still current, not the beagle
+    found = await ana.search(SearchRequest("Pepper", user_id="ana", limit=5))
+    by_text = {f.fact: f.invalid_at for f in found.edges}
+    assert by_text[f"user: {before}"] == ended
+    assert by_text[f"user: {first}"] == later
+    assert by_text[f"user: {second}"] is None
 
 
 _KEPT = [

@@ -117,7 +117,10 @@ def _mentioning_same_entities(
         "JOIN mentions AS other ON other.entity = named.id "
         "JOIN statement_rows AS s ON s.id = other.statement "
         f"WHERE m.statement = ? AND s.id != ? AND n.norm NOT IN ({', '.join('?' * len(own))})"
-        + ("" if change.in_profile else " AND s.profile IS NOT NULL"),
+        + ("" if change.in_profile else " AND s.profile IS NOT NULL")
+        # An ended statement can matter only as a newer value of `change`'s subjects: without
+        # subjects, the statements an earlier ending ended are not read again.
+        + ("" if change.topics else " AND s.invalid_at IS NULL"),
         (change.statement, change.statement, *own),
     ).fetchall()
     return {row[0]: row[1:] for row in rows if change.in_profile or about_someone(row[1])}
