@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -667,6 +667,65 @@ async def test_an_older_statement_stored_late_is_ended_at_once(ana: LocalBackend
     assert facts.edges[0].invalid_at == T0
     lisbon = await ana.search(SearchRequest("Lisbon", user_id="ana"))
     assert lisbon.edges[0].invalid_at is None
+
+
+async def _homes(ana: LocalBackend) -> dict[str, datetime | None]:
+    found = await ana.search(SearchRequest("live", user_id="ana", limit=20))
+    return {f.fact.removeprefix("user: I live in ").rstrip("."): f.invalid_at for f in found.edges}
+
+
+async def test_news_reads_only_what_it_may_end_or_be_ended_by(
+    ana: LocalBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """News on a subject compares itself with the current statements on it and with those not
+    older than itself; one ended before its time changes nothing and is not read. Told out of
+    order, an ended statement newer than the news still ends it."""
+    days = [0, 10, 20]
+    for city, day in zip(("Leeds", "York", "Hull"), days, strict=True):
+        said = Message("user", f"I live in {city}.", created_at=T0 + timedelta(days=day))
+        await ana.add_messages("t1", [said])
+    compared: list[str] = []
+    exact = supersede.timestamp
+
+    def timestamp(value: str) -> float:
+        compared.append(value)
+        return exact(value)
+
+    monkeypatch.setattr(supersede, "timestamp", timestamp)
+    # Ely, told late (day 15): Leeds (day 0) and York (day 10) were ended before its time
+    await ana.add_messages("t2", [Message("user", "I live in Ely.", created_at=T0 + timedelta(15))])
+    assert len(compared) == 2  # Ely's own time and Hull's (current), not Leeds' nor York's
+    # Bath, told later still (day 12): Ely (day 15) is ended but newer, and ends Bath first
+    await ana.add_messages(
+        "t2", [Message("user", "I live in Bath.", created_at=T0 + timedelta(12))]
+    )
+    homes = await _homes(ana)
+    assert homes == {
+        "Leeds": T0 + timedelta(10),
+        "York": T0 + timedelta(20),
+        "Hull": None,
+        "Ely": T0 + timedelta(20),
+        "Bath": T0 + timedelta(15),
+    }
+
+
+async def test_news_compares_times_as_instants_whatever_their_offsets(ana: LocalBackend) -> None:
+    """Which stored statements news reads is decided on instants: a time written with a later
+    clock in another zone may be the earlier one, and the other way round."""
+    india, chicago = timezone(timedelta(hours=5, minutes=30)), timezone(timedelta(hours=-5))
+    at = datetime(2025, 3, 31, 9, 0, tzinfo=UTC)
+    older = datetime(2025, 3, 31, 12, 0, tzinfo=india)  # 06:30 UTC
+    newer = datetime(2025, 3, 31, 8, 0, tzinfo=chicago)  # 13:00 UTC
+    latest = at + timedelta(days=30)
+    told = [("Leeds", T0), ("York", older), ("Hull", newer), ("Wells", latest)]
+    for city, when in told:
+        await ana.add_messages("t1", [Message("user", f"I live in {city}.", created_at=when)])
+    await ana.add_messages("t2", [Message("user", "I live in Ely.", created_at=at)])
+    homes = await _homes(ana)
+    # Hull was ended (by Wells) and its clock reads earlier than Ely's, yet it is the newer:
+    # it ends Ely, not Wells
+    assert homes["Ely"] == newer
+    assert homes == {"Leeds": older, "York": newer, "Hull": latest, "Ely": newer, "Wells": None}
 
 
 async def test_deleting_the_newer_statement_brings_the_older_back(ana: LocalBackend) -> None:

@@ -32,6 +32,23 @@ _RECENT = (
 """The graph's newest current profile statements but one (`RECENT_PROFILE` of them)."""
 
 
+def _may_matter(rows: str) -> str:
+    """SQL for a statement of `rows` (a table alias) that may end the new one or be ended by it:
+    a current one, or one not older than the new one's time (the first `?`) by more than the
+    margin (the second `?`). An ended statement older than the news changes nothing, and a user
+    who told a subject for years has hundreds of them. SQLite reads times as instants too
+    (offsets applied); a time it cannot read keeps the statement, and `supersede` still compares
+    exactly, so this leaves out only rows that change nothing."""
+    return (
+        f"({rows}.invalid_at IS NULL "
+        f"OR coalesce(julianday({rows}.valid_at) < julianday(?) - ?, 0) = 0)"
+    )
+
+
+_MARGIN_DAYS = 1.0 / 86400
+"""One second, in days: more than SQLite's rounding of a time (milliseconds)."""
+
+
 class Change(NamedTuple):
     """A new statement that may end others: its id, text, time, subjects, whether it ends
     what was true of the entities it mentions, the root of a habit it gives up or takes up
@@ -64,8 +81,9 @@ def supersede(conn: sqlite3.Connection, graph: int, change: Change) -> None:
         # "topics IS NOT NULL" spelled out: SQLite then reads the partial index of such rows.
         rows = conn.execute(
             "SELECT id, text, valid_at, invalid_at FROM statement_rows WHERE graph = ? "
-            "AND profile IS NOT NULL AND topics IS NOT NULL AND topics LIKE ? AND id != ?",
-            (graph, f"% {topic} %", change.statement),
+            "AND profile IS NOT NULL AND topics IS NOT NULL AND topics LIKE ? AND id != ? "
+            f"AND {_may_matter('statement_rows')}",
+            (graph, f"% {topic} %", change.statement, change.valid_at, _MARGIN_DAYS),
         ).fetchall()
         value = topic_value(topic, change.text)
         for key, text, valid_at, invalid_at in rows:
@@ -118,10 +136,15 @@ def _mentioning_same_entities(
         "JOIN statement_rows AS s ON s.id = other.statement "
         f"WHERE m.statement = ? AND s.id != ? AND n.norm NOT IN ({', '.join('?' * len(own))})"
         + ("" if change.in_profile else " AND s.profile IS NOT NULL")
-        # An ended statement can matter only as a newer value of `change`'s subjects: without
-        # subjects, the statements an earlier ending ended are not read again.
-        + ("" if change.topics else " AND s.invalid_at IS NULL"),
-        (change.statement, change.statement, *own),
+        # An ended statement can matter only as a newer value of `change`'s subjects (see
+        # `_may_matter`): without subjects, what an earlier ending ended is not read again.
+        + (f" AND {_may_matter('s')}" if change.topics else " AND s.invalid_at IS NULL"),
+        (
+            change.statement,
+            change.statement,
+            *own,
+            *((change.valid_at, _MARGIN_DAYS) if change.topics else ()),
+        ),
     ).fetchall()
     return {row[0]: row[1:] for row in rows if change.in_profile or about_someone(row[1])}
 
