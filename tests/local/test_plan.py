@@ -8,9 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from zepkit.core._backend import SearchRequest, UserProfile
 from zepkit.core._models import Message
 from zepkit.local import LocalBackend
+from zepkit.local import plan as planning
 from zepkit.local.plan import ROW_BUDGET, QueryPlan, plan_query
 
 COMMON = ROW_BUDGET + 100
@@ -77,6 +80,71 @@ async def test_a_term_in_most_facts_is_neither_ranked_nor_scored(db_path: Path) 
     ranked, boosted, _ = plan(db_path, ["tromso", "note", "weather"])
     assert ranked == ("tromso",)
     assert boosted == {"weather"}
+
+
+async def fill_love(path: Path) -> None:
+    """Many messages that say "love" in its forms, which FTS5 matches for "lovely" (one Porter
+    stem), while the graph's counts hold "lovely" once: the word itself is said once."""
+    backend = LocalBackend(path, retriever="lexical")
+    try:
+        await backend.ensure_user(UserProfile("u"))
+        await backend.ensure_thread("t", "u")
+        said = [f"We loved show {n}." if n % 2 else f"I love song {n}." for n in range(COMMON)]
+        said += ["A sandwich for lunch at the pier.", "The view was lovely from the pier."]
+        for start in range(0, len(said), 50):
+            batch = [Message("user", text) for text in said[start : start + 50]]
+            await backend.add_messages("t", batch)
+    finally:
+        await backend.aclose()
+
+
+def matched_in_range(path: Path, term: str, fraction: float) -> int:
+    """FTS5's matches of `term` among the graph's newest `fraction` of episodes."""
+    with sqlite3.connect(path) as conn:
+        graph = conn.execute("SELECT graph FROM users WHERE user_id = 'u'").fetchone()[0]
+        low, high = QueryPlan((term,), {}, fraction).id_range(conn, "episodes", graph)
+        row = conn.execute(
+            "SELECT count(*) FROM episodes_fts WHERE episodes_fts MATCH ? "
+            "AND rowid BETWEEN ? AND ?",
+            (term, low, high),
+        ).fetchone()
+    return int(row[0])
+
+
+async def test_a_large_graph_counts_a_ranked_term_in_the_index_too(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The counts hold "lovely" once, FTS5 matches it in every message that says "love": in a
+    graph large enough to be checked it is not ranked (it would rank all of those), the truly
+    rare term is; a smaller graph keeps the counts' plan."""
+    await fill_love(db_path)
+    assert plan(db_path, ["lovely", "sandwich"])[0] == ("lovely", "sandwich")
+    monkeypatch.setattr(planning, "CHECKED_FROM", 100)
+    ranked, boosted, fraction = plan(db_path, ["lovely", "sandwich"])
+    assert (ranked, boosted, fraction) == (("sandwich",), {"lovely"}, 1.0)
+
+    backend = LocalBackend(db_path, retriever="lexical")
+    try:
+        found = await backend.search(SearchRequest("lovely sandwich", user_id="u", limit=3))
+        assert found.edges[0].fact == "user: A sandwich for lunch at the pier."
+        found = await backend.search(SearchRequest("lovely view", user_id="u", limit=3))
+        assert found.edges[0].fact == "user: The view was lovely from the pier."
+    finally:
+        await backend.aclose()
+
+
+async def test_when_every_term_is_common_in_the_index_the_newest_share_is_searched(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every term the counts let in matches more than the budget: the first is ranked over the
+    newest episodes that hold the budget's worth of its matches, as the index counts them."""
+    await fill_love(db_path)
+    monkeypatch.setattr(planning, "CHECKED_FROM", 100)
+    ranked, _, fraction = plan(db_path, ["lovely"])
+    assert ranked == ("lovely",)
+    assert 0 < fraction < 1
+    assert ROW_BUDGET <= matched_in_range(db_path, "lovely", fraction) <= ROW_BUDGET + 2
+    assert matched_in_range(db_path, "lovely", 1.0) == COMMON + 1
 
 
 def test_left_out_terms_count_once_per_text_as_whole_words() -> None:
