@@ -43,6 +43,9 @@ class Checkpointer:
         self._wake = threading.Event()
         self._lock = threading.Lock()
         """Held by a checkpoint, and by work that must not run beside one (`paused`)."""
+        self._starting = threading.Lock()
+        """Taken to start or stop the thread: the loop's thread and the extraction worker's may
+        both write and find it not started."""
         self._stopped = False
         self._thread: threading.Thread | None = None
         self.checkpoints = 0
@@ -54,8 +57,13 @@ class Checkpointer:
         if self._stopped or pending_frames(self._index) < LOG_PAGES:
             return
         if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="zepkit-checkpoint", daemon=True)
-            self._thread.start()
+            with self._starting:
+                if self._thread is None and not self._stopped:
+                    thread = threading.Thread(
+                        target=self._run, name="zepkit-checkpoint", daemon=True
+                    )
+                    thread.start()
+                    self._thread = thread
         self._wake.set()
 
     def paused(self, work: Callable[[], T]) -> T:
@@ -66,7 +74,8 @@ class Checkpointer:
 
     def close(self) -> None:
         """Stop the thread (after the checkpoint it may be running) and close its connection."""
-        self._stopped = True
+        with self._starting:
+            self._stopped = True
         self._wake.set()
         if self._thread is not None:
             self._thread.join()
@@ -92,7 +101,7 @@ class Checkpointer:
                         self.checkpoints += 1
                         if pending_frames(self._index) == 0:
                             break
-        except sqlite3.Error as exc:  # the writer's own checkpoint (the backstop) remains
+        except Exception as exc:  # never into the app: the writer's own backstop remains
             log.warning("zepkit: checkpoints of %s stopped: %s", self._path, exc)
         finally:
             if conn is not None:
