@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from zepkit.local.ids import graph_range, last_id
+from zepkit.local.retrieval import match_expression
 from zepkit.local.stats import document_frequencies
 from zepkit.local.text import stem
 
@@ -98,10 +99,6 @@ def plan_query(conn: sqlite3.Connection, graph: int, terms: Sequence[str]) -> Qu
     return QueryPlan(ranked=tuple(ranked), boosts=boosts, fraction=fraction)
 
 
-def _quoted(term: str) -> str:
-    return '"' + term.replace('"', '""') + '"'
-
-
 def _index_matches(conn: sqlite3.Connection, graph: int, term: str, cap: int) -> int:
     """How many of the graph's episodes the full-text index matches `term` in, counted up to
     `cap` (each row counted costs about 40 ns; an absent term about 10 us in all)."""
@@ -109,7 +106,7 @@ def _index_matches(conn: sqlite3.Connection, graph: int, term: str, cap: int) ->
     row = conn.execute(
         "SELECT count(*) FROM (SELECT 1 FROM episodes_fts WHERE episodes_fts MATCH ? "
         "AND rowid BETWEEN ? AND ? LIMIT ?)",
-        (_quoted(term), low, high, cap),
+        (match_expression([term]), low, high, cap),
     ).fetchone()
     return int(row[0])
 
@@ -121,7 +118,7 @@ def _newest_share(conn: sqlite3.Connection, graph: int, term: str) -> float:
     row = conn.execute(
         "SELECT rowid FROM episodes_fts WHERE episodes_fts MATCH ? AND rowid BETWEEN ? AND ? "
         "ORDER BY rowid DESC LIMIT 1 OFFSET ?",
-        (_quoted(term), low, high, ROW_BUDGET),
+        (match_expression([term]), low, high, ROW_BUDGET),
     ).fetchone()
     newest = last_id(conn, "episodes", graph)
     if row is None or newest is None or newest <= low:

@@ -34,19 +34,15 @@ _RECENT = (
 
 def _may_matter(rows: str) -> str:
     """SQL for a statement of `rows` (a table alias) that may end the new one or be ended by it:
-    a current one, or one not older than the new one's time (the first `?`) by more than the
-    margin (the second `?`). An ended statement older than the news changes nothing, and a user
-    who told a subject for years has hundreds of them. SQLite reads times as instants too
-    (offsets applied); a time it cannot read keeps the statement, and `supersede` still compares
-    exactly, so this leaves out only rows that change nothing."""
+    a current one, or one not older than the new one's time (the `?`) by more than a second
+    (beyond SQLite's rounding of a time, milliseconds). An ended statement older than the news
+    changes nothing, and a user who told a subject for years has hundreds of them. SQLite reads
+    times as instants too (offsets applied); a time it cannot read keeps the statement, and
+    `supersede` still compares exactly, so this leaves out only rows that change nothing."""
     return (
         f"({rows}.invalid_at IS NULL "
-        f"OR coalesce(julianday({rows}.valid_at) < julianday(?) - ?, 0) = 0)"
+        f"OR coalesce(julianday({rows}.valid_at) < julianday(?) - 1.0 / 86400, 0) = 0)"
     )
-
-
-_MARGIN_DAYS = 1.0 / 86400
-"""One second, in days: more than SQLite's rounding of a time (milliseconds)."""
 
 
 class Change(NamedTuple):
@@ -83,7 +79,7 @@ def supersede(conn: sqlite3.Connection, graph: int, change: Change) -> None:
             "SELECT id, text, valid_at, invalid_at FROM statement_rows WHERE graph = ? "
             "AND profile IS NOT NULL AND topics IS NOT NULL AND topics LIKE ? AND id != ? "
             f"AND {_may_matter('statement_rows')}",
-            (graph, f"% {topic} %", change.statement, change.valid_at, _MARGIN_DAYS),
+            (graph, f"% {topic} %", change.statement, change.valid_at),
         ).fetchall()
         value = topic_value(topic, change.text)
         for key, text, valid_at, invalid_at in rows:
@@ -143,7 +139,7 @@ def _mentioning_same_entities(
             change.statement,
             change.statement,
             *own,
-            *((change.valid_at, _MARGIN_DAYS) if change.topics else ()),
+            *((change.valid_at,) if change.topics else ()),
         ),
     ).fetchall()
     return {row[0]: row[1:] for row in rows if change.in_profile or about_someone(row[1])}
