@@ -36,6 +36,7 @@ from zepkit.core._models import (
 from zepkit.core._sqlite import BUSY_TIMEOUT_MS, is_file_path, open_connection
 from zepkit.core._validation import check_page
 from zepkit.local import backfill, jobs, writekeys
+from zepkit.local.checkpoints import Checkpointer
 from zepkit.local.connection import check_fts5, passing_read, write_transaction
 from zepkit.local.dense import Dense, RetrieverMode, resolve
 from zepkit.local.embedders import Embedder
@@ -106,10 +107,13 @@ class LocalBackend:
         except BaseException:
             _stop_warmup(dense)
             raise
+        self._checkpoints: Checkpointer | None = None
         try:
             if not read_only:
                 migrate(conn)
                 writekeys.prune(conn)
+                if is_file_path(path):
+                    self._checkpoints = Checkpointer(os.fspath(path), conn)
         except sqlite3.Error as exc:
             conn.close()
             _stop_warmup(dense)
@@ -218,13 +222,13 @@ class LocalBackend:
     async def delete_user(self, user_id: str, *, vacuum: bool = False) -> None:
         """See `Backend.delete_user`: one transaction removes the user's rows and merges the
         full-text indexes; `vacuum` then rewrites the file (time and space grow with its size)."""
-        await self._run(self._engine.delete_user, user_id, vacuum)
+        await self._run(self._beside_no_checkpoint, self._engine.delete_user, user_id, vacuum)
 
     async def vacuum(self) -> None:
         """Rewrite the file without its free pages and empty its write-ahead log, so nothing
         deleted stays on disk. `BackendUnavailableError` while another connection reads the file
         (run it again then); time and space grow with the file's size."""
-        await self._run(self._engine.vacuum)
+        await self._run(self._beside_no_checkpoint, self._engine.vacuum)
 
     async def get_user(self, user_id: str) -> UserInfo:
         """See `Backend.get_user`."""
@@ -330,16 +334,38 @@ class LocalBackend:
         try:
             if claim is not None:
                 await self._call(self._engine.run, functools.partial(release, claim=claim))
-            await self._call(self._engine.close)
+            await self._call(self._close)
         finally:
             self._worker.shutdown(wait=False)
 
     async def _call(self, call: Callable[..., T], *args: Any) -> T:
         """Run one engine call on the worker thread, or inline here, one at a time."""
-        if self._inline:
-            with self._engine_lock:
-                return call(*args)
-        return await asyncio.get_running_loop().run_in_executor(self._worker, call, *args)
+        try:
+            if self._inline:
+                with self._engine_lock:
+                    return call(*args)
+            return await asyncio.get_running_loop().run_in_executor(self._worker, call, *args)
+        finally:
+            self._wrote()
+
+    def _wrote(self) -> None:
+        """After an engine call: the checkpoint thread counts it (see `Checkpointer.nudge`)."""
+        if self._checkpoints is not None:
+            self._checkpoints.nudge()
+
+    def _beside_no_checkpoint(self, call: Callable[..., T], *args: Any) -> T:
+        """`call`, with no checkpoint of this backend's running beside it (a vacuum empties
+        the log itself, and would find it busy)."""
+        if self._checkpoints is None:
+            return call(*args)
+        return self._checkpoints.paused(functools.partial(call, *args))
+
+    def _close(self) -> None:
+        """Stop the checkpoint thread, then close the engine (its connection, the last, then
+        empties the log into the file)."""
+        if self._checkpoints is not None:
+            self._checkpoints.close()
+        self._engine.close()
 
     async def __aenter__(self) -> LocalBackend:
         return self
@@ -357,10 +383,13 @@ class LocalBackend:
         on the extraction thread, one call at a time with the loop's)."""
         if self._closed:
             raise BackendError("the local backend is closed")
-        if self._inline:
-            with self._engine_lock:
-                return self._engine.run(work)
-        return self._worker.submit(self._engine.run, work).result()
+        try:
+            if self._inline:
+                with self._engine_lock:
+                    return self._engine.run(work)
+            return self._worker.submit(self._engine.run, work).result()
+        finally:
+            self._wrote()
 
     async def _add_inline(
         self,
@@ -383,9 +412,12 @@ class LocalBackend:
                 raise BackendError("the local backend is closed")
             with _sqlite_errors(), self._engine_lock:
                 if engine.try_write_lock():
-                    return engine.store_messages(
-                        prepared, return_context, user_id, key, locked=True
-                    )
+                    try:
+                        return engine.store_messages(
+                            prepared, return_context, user_id, key, locked=True
+                        )
+                    finally:
+                        self._wrote()
             if loop.time() >= deadline:
                 raise BackendUnavailableError(
                     f"SQLite database is busy: its write lock was held for {BUSY_TIMEOUT_MS} ms"
