@@ -147,6 +147,34 @@ async def test_when_every_term_is_common_in_the_index_the_newest_share_is_search
     assert matched_in_range(db_path, "lovely", 1.0) == COMMON + 1
 
 
+async def test_a_term_too_common_by_the_counts_gets_its_share_from_the_index(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A term over the budget by the counts alone is ranked over the newest share of the graph;
+    the counts hold "lovely" only where it is said, FTS5 matches it wherever "love" is too, so
+    in a checked graph the share is the index's: one that holds the budget's worth of matches,
+    not the counts' guess (which would hold about ten times as many)."""
+    said = [f"We loved show {n}." if n % 2 else f"I love song {n}." for n in range(COMMON)]
+    said[::10] = [f"The view was lovely from pier {n}." for n in range(0, COMMON, 10)]
+    backend = LocalBackend(db_path, retriever="lexical")
+    try:
+        await backend.ensure_user(UserProfile("u"))
+        await backend.ensure_thread("t", "u")
+        for start in range(0, len(said), 50):
+            await backend.add_messages("t", [Message("user", x) for x in said[start : start + 50]])
+    finally:
+        await backend.aclose()
+    budget = 30
+    monkeypatch.setattr(planning, "ROW_BUDGET", budget)
+    ranked, _, by_counts = plan(db_path, ["lovely"])  # a graph too small to check
+    assert ranked == ("lovely",) and by_counts == budget / (COMMON // 10)
+    assert matched_in_range(db_path, "lovely", by_counts) > 8 * budget
+    monkeypatch.setattr(planning, "CHECKED_FROM", 100)
+    ranked, _, fraction = plan(db_path, ["lovely"])
+    assert ranked == ("lovely",)
+    assert budget <= matched_in_range(db_path, "lovely", fraction) <= budget + 2
+
+
 def test_left_out_terms_count_once_per_text_as_whole_words() -> None:
     query = QueryPlan(ranked=("tromso",), boosts={"shar": 2.0, "garden": 0.5})
     assert query.boost("Ana shared her garden, then kept sharing.") == 2.5
