@@ -3,6 +3,7 @@
 Usage: python benchmarks/local_engine.py [--sizes 1000,10000,100000] [--quick]
                                         [--retriever lexical|hybrid|dense|auto]
                                         [--users 1] [--synthetic-vectors] [--reopen-only]
+                                        [--chat [PATH]]
 
 For each size, a fresh database gets one user with a thread per ~50 messages, filled through
 `LocalBackend.add_messages` in batches of 30 (the ingest rate counts the time spent in those
@@ -17,6 +18,13 @@ resident memory after them. Prints one JSON document; asserts nothing.
 `--synthetic-vectors` stores the messages lexically and then random unit vectors under the
 embedding model's id, so a hybrid file of a million messages is made in minutes (timing and
 memory only: the vectors mean nothing).
+
+The messages are synthetic chat from a few hundred words by default; `--chat` uses LoCoMo's
+conversations instead (default `../shared/data/locomo/locomo-dev.json`, read where it lies and
+never copied): their turns in order, cycled to the size asked, the first speaker of each
+conversation as the user, and the dataset's questions as the searches and the turns' user
+sentences as the added messages. Chat holds the suffix variety and common words that synthetic
+text lacks, where some costs only show.
 """
 
 from __future__ import annotations
@@ -106,8 +114,67 @@ def message(rng: random.Random, n: int, at: datetime) -> Message:
     return Message("user" if user else "assistant", text, created_at=at)
 
 
-def batches(rng: random.Random, total: int, per_thread: int) -> Iterator[tuple[str, list[Message]]]:
+class Chat:
+    """Where the benchmark's text comes from: the messages stored, the user messages added with
+    context, and the search queries. This one is synthetic (the word lists above)."""
+
+    name = "synthetic"
+
+    def message(self, rng: random.Random, n: int, at: datetime) -> Message:
+        return message(rng, n, at)
+
+    def said(self, rng: random.Random) -> str:
+        return sentence(rng, USER_TEMPLATES)
+
+    def query(self, rng: random.Random) -> str:
+        return f"{rng.choice(PEOPLE)} {rng.choice(THINGS)} {rng.choice(PLACES)}"
+
+
+class RecordedChat(Chat):
+    """LoCoMo's conversations: turns in order (cycled), questions as queries."""
+
+    def __init__(self, path: Path) -> None:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        self.name = path.name
+        self.turns: list[tuple[bool, str]] = []  # (said by the user, text)
+        self.questions = [str(qa["question"]) for item in data for qa in item["qa"]]
+        for item in data:
+            body = item["conversation"]
+            sessions = sorted(
+                (key for key in body if key.startswith("session_") and key[8:].isdigit()),
+                key=lambda key: int(key[8:]),
+            )
+            for key in sessions:
+                for turn in body[key]:
+                    self.turns.append((turn["speaker"] == body["speaker_a"], str(turn["text"])))
+        self.user_turns = [text for by_user, text in self.turns if by_user]
+        if not self.turns or not self.questions:
+            raise SystemExit(f"{path}: no LoCoMo turns or questions")
+
+    def message(self, rng: random.Random, n: int, at: datetime) -> Message:
+        by_user, text = self.turns[n % len(self.turns)]
+        return Message("user" if by_user else "assistant", text, created_at=at)
+
+    def said(self, rng: random.Random) -> str:
+        return rng.choice(self.user_turns)
+
+    def query(self, rng: random.Random) -> str:
+        return rng.choice(self.questions)
+
+
+LOCOMO = Path(__file__).resolve().parent.parent / ".." / "shared" / "data" / "locomo"
+DEFAULT_CHAT = LOCOMO / "locomo-dev.json"
+
+
+def chat_from(path: Path | None) -> Chat:
+    return Chat() if path is None else RecordedChat(path)
+
+
+def batches(
+    rng: random.Random, total: int, per_thread: int, chat: Chat | None = None
+) -> Iterator[tuple[str, list[Message]]]:
     """(thread id, up to 30 messages) in order, a new thread every `per_thread` messages."""
+    chat = chat or Chat()
     start = datetime(2024, 1, 1, tzinfo=UTC)
     for first in range(0, total, per_thread):
         thread = f"thread-{first // per_thread}"
@@ -117,7 +184,9 @@ def batches(rng: random.Random, total: int, per_thread: int) -> Iterator[tuple[s
             yield (
                 thread,
                 [
-                    message(rng, first + offset + i, start + timedelta(minutes=first + offset + i))
+                    chat.message(
+                        rng, first + offset + i, start + timedelta(minutes=first + offset + i)
+                    )
                     for i in range(size)
                 ],
             )
@@ -134,7 +203,13 @@ def user_name(n: int) -> str:
 
 
 async def fill(
-    path: Path, size: int, users: int, seed: int, retriever: RetrieverMode, synthetic: bool
+    path: Path,
+    size: int,
+    users: int,
+    seed: int,
+    retriever: RetrieverMode,
+    synthetic: bool,
+    chat: Chat | None = None,
 ) -> tuple[LocalBackend, int, float]:
     """Store `size` messages for each user; (backend, threads, seconds inside add_messages)."""
     rng = random.Random(seed)
@@ -145,7 +220,7 @@ async def fill(
         user = user_name(n)
         await backend.ensure_user(UserProfile(user, first_name="Sam", last_name="Rivera"))
         seen: set[str] = set()
-        for thread, batch in batches(rng, size, per_thread=50):
+        for thread, batch in batches(rng, size, per_thread=50, chat=chat):
             if thread not in seen:
                 await backend.ensure_thread(f"{user}/{thread}", user)
                 seen.add(thread)
@@ -179,15 +254,21 @@ def synthetic_vectors(path: Path, seed: int) -> None:
 
 
 async def run_size(
-    path: Path, size: int, samples: int, seed: int, retriever: RetrieverMode, synthetic: bool
+    path: Path,
+    size: int,
+    samples: int,
+    seed: int,
+    retriever: RetrieverMode,
+    synthetic: bool,
+    chat: Chat,
 ) -> dict[str, Any]:
     rng = random.Random(seed + 1)
-    backend, threads, ingest_seconds = await fill(path, size, 1, seed, retriever, synthetic)
+    backend, threads, ingest_seconds = await fill(path, size, 1, seed, retriever, synthetic, chat)
 
     await backend.ensure_thread("live", "bench-user")
     add_ms: list[float] = []
     for _ in range(samples):
-        turn = Message("user", sentence(rng, USER_TEMPLATES))
+        turn = Message("user", chat.said(rng))
         t0 = time.perf_counter()
         await backend.add_messages("live", [turn], return_context=True)
         add_ms.append((time.perf_counter() - t0) * 1000)
@@ -196,25 +277,27 @@ async def run_size(
     turn_ms: list[float] = []
     first_ms: list[float] = []
     for n in range(samples):
-        said = sentence(rng, USER_TEMPLATES)
+        said = chat.said(rng)
         t0 = time.perf_counter()
         await memory.begin_turn(Identity(user_id="bench-user", thread_id="live"), said)
         turn_ms.append((time.perf_counter() - t0) * 1000)
-        said = sentence(rng, USER_TEMPLATES)
+        said = chat.said(rng)
         t0 = time.perf_counter()
         await memory.begin_turn(Identity(user_id="bench-user", thread_id=f"new-{n}"), said)
         first_ms.append((time.perf_counter() - t0) * 1000)
 
     search_ms: list[float] = []
     for _ in range(samples):
-        query = f"{rng.choice(PEOPLE)} {rng.choice(THINGS)} {rng.choice(PLACES)}"
-        request = SearchRequest(query, user_id="bench-user", scope="edges", reranker="rrf")
+        request = SearchRequest(
+            chat.query(rng), user_id="bench-user", scope="edges", reranker="rrf"
+        )
         t0 = time.perf_counter()
         await backend.search(request)
         search_ms.append((time.perf_counter() - t0) * 1000)
     await backend.aclose()
     return {
         "retriever": backend.retriever,
+        "chat": chat.name,
         "messages": size,
         "threads": threads,
         "ingest_messages_per_s": None if synthetic else round(size / ingest_seconds),
@@ -226,7 +309,9 @@ async def run_size(
     }
 
 
-async def reopened(path: Path, users: int, retriever: RetrieverMode, seed: int) -> dict[str, Any]:
+async def reopened(
+    path: Path, users: int, retriever: RetrieverMode, seed: int, chat: Chat
+) -> dict[str, Any]:
     """A fresh process's view of the file: first search, 1,000 searches, resident memory."""
     rng = random.Random(seed + 2)
     started = time.perf_counter()
@@ -234,7 +319,7 @@ async def reopened(path: Path, users: int, retriever: RetrieverMode, seed: int) 
     opened_ms = (time.perf_counter() - started) * 1000
 
     def request(n: int) -> SearchRequest:
-        query = f"{rng.choice(PEOPLE)} {rng.choice(THINGS)} {rng.choice(PLACES)}"
+        query = chat.query(rng)
         return SearchRequest(query, user_id=user_name(n % users), scope="episodes", limit=10)
 
     started = time.perf_counter()
@@ -257,10 +342,11 @@ async def reopened(path: Path, users: int, retriever: RetrieverMode, seed: int) 
     }
 
 
-def reopen(path: Path, users: int, retriever: str, seed: int) -> dict[str, Any]:
+def reopen(path: Path, users: int, retriever: str, seed: int, chat: Path | None) -> dict[str, Any]:
     """`reopened` run in a new Python process, so its memory is the file's alone."""
     command = [sys.executable, __file__, "--reopen-only", str(path), "--users", str(users)]
     command += ["--retriever", retriever, "--seed", str(seed)]
+    command += [] if chat is None else ["--chat", str(chat)]
     out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
     result: dict[str, Any] = json.loads(out)
     return result
@@ -285,12 +371,16 @@ def peak_rss_mb() -> float:
 async def many_users(
     path: Path, size: int, args: argparse.Namespace, synth: bool
 ) -> dict[str, Any]:
-    backend, threads, seconds = await fill(path, size, args.users, args.seed, args.retriever, synth)
+    chat = chat_from(args.chat)
+    backend, threads, seconds = await fill(
+        path, size, args.users, args.seed, args.retriever, synth, chat
+    )
     retriever = backend.retriever
     await backend.aclose()
     total = size * args.users
     return {
         "retriever": retriever,
+        "chat": chat.name,
         "messages": total,
         "users": args.users,
         "threads": threads,
@@ -311,10 +401,22 @@ def main() -> None:
     )
     parser.add_argument("--users", type=int, default=1, help="users of `size` messages each")
     parser.add_argument("--synthetic-vectors", action="store_true")
+    parser.add_argument(
+        "--chat",
+        type=Path,
+        nargs="?",
+        const=DEFAULT_CHAT,
+        help="LoCoMo's conversations as the text (default file: ../shared/data/locomo)",
+    )
     parser.add_argument("--reopen-only", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.chat is not None and not args.chat.is_file():
+        parser.error(f"--chat: no file at {args.chat}")
+    chat = chat_from(args.chat)
     if args.reopen_only:
-        result = asyncio.run(reopened(args.reopen_only, args.users, args.retriever, args.seed))
+        result = asyncio.run(
+            reopened(args.reopen_only, args.users, args.retriever, args.seed, chat)
+        )
         json.dump(result, sys.stdout)
         return
     sizes = [int(size) for size in args.sizes.split(",") if size.strip()]
@@ -326,13 +428,13 @@ def main() -> None:
             path = Path(tmp) / "bench.sqlite"
             if args.users == 1:
                 result = asyncio.run(
-                    run_size(path, size, samples, args.seed, args.retriever, synth)
+                    run_size(path, size, samples, args.seed, args.retriever, synth, chat)
                 )
             else:
                 result = asyncio.run(many_users(path, size, args, synth))
             result["database_mb"] = round(path.stat().st_size / 2**20, 1)
             result["database_bytes_per_message"] = round(path.stat().st_size / (size * args.users))
-            result["reopened"] = reopen(path, args.users, args.retriever, args.seed)
+            result["reopened"] = reopen(path, args.users, args.retriever, args.seed, args.chat)
         results.append(result)
     report = {
         "sizes": results,
