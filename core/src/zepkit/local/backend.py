@@ -346,9 +346,9 @@ class LocalBackend:
                     return call(*args)
             return await asyncio.get_running_loop().run_in_executor(self._worker, call, *args)
         finally:
-            self._wrote()
+            self._after_call()
 
-    def _wrote(self) -> None:
+    def _after_call(self) -> None:
         """After an engine call: the checkpoint thread counts it (see `Checkpointer.nudge`)."""
         if self._checkpoints is not None:
             self._checkpoints.nudge()
@@ -389,7 +389,7 @@ class LocalBackend:
                     return self._engine.run(work)
             return self._worker.submit(self._engine.run, work).result()
         finally:
-            self._wrote()
+            self._after_call()
 
     async def _add_inline(
         self,
@@ -417,7 +417,7 @@ class LocalBackend:
                             prepared, return_context, user_id, key, locked=True
                         )
                     finally:
-                        self._wrote()
+                        self._after_call()
             if loop.time() >= deadline:
                 raise BackendUnavailableError(
                     f"SQLite database is busy: its write lock was held for {BUSY_TIMEOUT_MS} ms"

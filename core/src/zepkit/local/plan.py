@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -25,7 +24,7 @@ from dataclasses import dataclass
 from zepkit.local.ids import graph_range, last_id
 from zepkit.local.retrieval import match_expression
 from zepkit.local.stats import document_frequencies
-from zepkit.local.text import stem
+from zepkit.local.text import stem, words
 
 ROW_BUDGET = 500
 """Matching rows one FTS5 query may rank. bm25 costs about 2-3 us a row (it looks up each row's
@@ -65,15 +64,12 @@ class QueryPlan:
         return max(low, newest - math.ceil((newest - low) * self.fraction)), high
 
 
-_WORD = re.compile(r"\w+")
-
-
 @functools.lru_cache(maxsize=1024)
 def stems_held(text: str) -> frozenset[str]:
     """The crude stems of every word of `text`. Kept for the last texts: a context block ranks
     about 150 turns, and the next turn's block most of the same ones again (on chat at 100k
     messages, stemming them was a millisecond of each add with context; about 2 MB kept)."""
-    return frozenset(map(stem, _WORD.findall(text.lower())))
+    return frozenset(map(stem, words(text)))
 
 
 def plan_query(conn: sqlite3.Connection, graph: int, terms: Sequence[str]) -> QueryPlan:
