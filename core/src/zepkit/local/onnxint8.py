@@ -194,14 +194,20 @@ def int8_weights(model: bytes, *, matmuls: bool = True) -> tuple[bytes, int]:
     graph, count, contrib = _rewrite_graph(parts[graph_at][2], matmuls)
     if count == 0:
         return model, 0
-    out: list[bytes | memoryview] = [encoded for _, _, _, encoded in parts]
-    out[graph_at] = _field(7, graph)
+    # The graph's pieces go into the model as they are, with one join at the end: each join of
+    # a level would copy the megabytes of weights again (tens of milliseconds of every load).
+    size = sum(len(piece) for piece in graph)
+    out: list[bytes | memoryview] = [encoded for _, _, _, encoded in parts[:graph_at]]
+    out += [_encode_varint(7 << 3 | _LEN) + _encode_varint(size), *graph]
+    out += [encoded for _, _, _, encoded in parts[graph_at + 1 :]]
     if contrib:
         out.append(_field(8, _field(1, CONTRIB_DOMAIN) + _int_field(2, 1)))
     return b"".join(out), count
 
 
-def _rewrite_graph(graph: memoryview, matmuls: bool) -> tuple[bytes | memoryview, int, bool]:
+def _rewrite_graph(graph: memoryview, matmuls: bool) -> tuple[list[bytes | memoryview], int, bool]:
+    """The graph's fields after the rewrite, as pieces to join, and how many nodes were
+    rewritten (no pieces when none was)."""
     parts = list(_fields(graph))
     nodes = [_node(encoded, payload) for number, _, payload, encoded in parts if number == 1]
     tensors = dict(_tensor(payload) for number, _, payload, _ in parts if number == 5)
@@ -222,7 +228,7 @@ def _rewrite_graph(graph: memoryview, matmuls: bool) -> tuple[bytes | memoryview
         if rewrite is not None:
             rewrites[id(node)] = rewrite
     if not rewrites:
-        return graph, 0, False
+        return [], 0, False
     dropped = {id(gone) for rewrite in rewrites.values() for gone in rewrite.dropped}
     retired = {name for rewrite in rewrites.values() for name in rewrite.retired}
     out: list[bytes | memoryview] = []
@@ -240,7 +246,7 @@ def _rewrite_graph(graph: memoryview, matmuls: bool) -> tuple[bytes | memoryview
         out.append(encoded if rewrite is None else rewrite.nodes)
     out.extend(tensor for rewrite in rewrites.values() for tensor in rewrite.added)
     contrib = any(rewrite.contrib for rewrite in rewrites.values())
-    return b"".join(out), len(rewrites), contrib
+    return out, len(rewrites), contrib
 
 
 def _dequantized(
