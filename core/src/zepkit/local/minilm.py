@@ -257,16 +257,18 @@ def _session(model: bytes, check: Callable[[], None] = lambda: None) -> Any:
 
 def model_path() -> Path:
     """The installed model file, after checking its sha256 against the pinned one."""
-    path, data = _model_file()
-    _verify(path, _sha256(data))
-    return path
+    return _checked()[0]
 
 
 def model_bytes() -> bytes:
     """The installed model file's bytes, after checking their sha256 against the pinned one."""
+    return _checked()[1]
+
+
+def _checked() -> tuple[Path, bytes]:
     path, data = _model_file()
     _verify(path, _sha256(data))
-    return data
+    return path, data
 
 
 def _model_file() -> tuple[Path, bytes]:
@@ -279,6 +281,7 @@ def _model_file() -> tuple[Path, bytes]:
 
 
 def _sha256(data: bytes) -> str:
+    """The hex sha256 of `data` (hashlib lets go of the interpreter lock while it hashes)."""
     return hashlib.sha256(data).hexdigest()
 
 
