@@ -138,13 +138,11 @@ class RecordedChat(Chat):
         self.name = path.name
         self.turns: list[tuple[bool, str]] = []  # (said by the user, text)
         self.questions = [str(qa["question"]) for item in data for qa in item["qa"]]
+        from locomo import session_keys  # the LoCoMo benchmark beside this one
+
         for item in data:
             body = item["conversation"]
-            sessions = sorted(
-                (key for key in body if key.startswith("session_") and key[8:].isdigit()),
-                key=lambda key: int(key[8:]),
-            )
-            for key in sessions:
+            for key in session_keys(body):
                 for turn in body[key]:
                     self.turns.append((turn["speaker"] == body["speaker_a"], str(turn["text"])))
         self.user_turns = [text for by_user, text in self.turns if by_user]

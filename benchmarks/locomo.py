@@ -106,15 +106,18 @@ def normalise_evidence(raw: Iterable[str], known: set[str]) -> list[str]:
     return found
 
 
+def session_keys(body: dict[str, Any]) -> list[str]:
+    """A LoCoMo conversation's session keys in order ("session_1", "session_2", ...)."""
+    return sorted((k for k in body if re.fullmatch(r"session_\d+", k)), key=lambda k: int(k[8:]))
+
+
 def load(path: Path) -> list[Conversation]:
     """Conversations from a LoCoMo-format file."""
     conversations = []
     for item in json.loads(path.read_text(encoding="utf-8")):
         body = item["conversation"]
         sessions = []
-        for key in sorted(
-            (k for k in body if re.fullmatch(r"session_\d+", k)), key=lambda k: int(k[8:])
-        ):
+        for key in session_keys(body):
             turns = []
             for turn in body[key]:
                 content = f"{turn['speaker']}: {turn['text']}"
