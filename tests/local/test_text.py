@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
+from zepkit.local import text
 from zepkit.local.text import proper_nouns, query_terms, sentences, split_turns
 
 
@@ -32,6 +35,24 @@ def test_sentences_split_at_end_punctuation_and_lines() -> None:
         "New line",
         "我很好。",
         "你呢？",
+    ]
+
+
+def test_the_split_read_from_spaces_parts_text_exactly_where_the_full_split_does() -> None:
+    # Every end mark, closing quote and bracket, kind of space and line break, in random order:
+    # the split for text without full-width marks must part it at the same places.
+    rng = random.Random(20261205)
+    alphabet = [*".!?…\"'”’)] \n\t\r\x0b\u00a0\u2028ab", "。", "！", "？"]
+    for _ in range(30000):
+        sample = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        if not any(mark in sample for mark in "。！？"):
+            assert text._SPACE_BOUNDARY.split(sample) == text._BOUNDARY.split(sample), sample
+    assert sentences("Done. \n\t Next!) Then “this.” And\u00a0so.\u2028on") == [
+        "Done.",
+        "Next!)",
+        "Then “this.”",
+        "And\u00a0so.",
+        "on",
     ]
 
 

@@ -80,6 +80,13 @@ is German's "im Garten" or "im 3. Stock"): a regex alternative, to be bounded by
 using it."""
 _HAS_WORD = re.compile(r"[^\W_]")
 _BOUNDARY = re.compile(r"(?:(?<=[.!?…])|(?<=[.!?…][\"'”’)\]]))\s+|(?<=[。！？])|\s*\n\s*")
+"""Where sentences part: the spaces after an end mark (and a closing quote or bracket), right
+after a full-width end mark, and line breaks with the spaces around them."""
+_SPACE_BOUNDARY = re.compile(r"\s(?:(?<=[.!?…]\s)|(?<=[.!?…][\"'”’)\]]\s)|(?<=\n)|(?=\s*\n))\s*")
+"""`_BOUNDARY` for a text without full-width end marks: the same splits, each read from the
+first space of a run (the engine skips to the next space; `_BOUNDARY` tries every position
+against every branch, three times as slow on chat)."""
+_FULL_WIDTH_MARKS = ("。", "！", "？")
 # `re` has no \p{Lu}: spell out the upper-case letters of the Basic Multilingual Plane (~5 ms).
 _UPPERCASE = "".join(re.escape(chr(c)) for c in range(0x10000) if chr(c).isupper())
 _CAPITALISED = re.compile(rf"(?<![\w'’-])[{_UPPERCASE}][\w'’-]*")
@@ -138,7 +145,8 @@ def _split(text: str) -> tuple[str, ...]:
     """The sentences of `text` (see `sentences`)."""
     found: list[str] = []
     pending = ""
-    for piece in _BOUNDARY.split(text):
+    full_width = any(mark in text for mark in _FULL_WIDTH_MARKS)
+    for piece in (_BOUNDARY if full_width else _SPACE_BOUNDARY).split(text):
         piece = piece.strip()
         if not piece:
             continue
