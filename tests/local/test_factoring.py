@@ -8,7 +8,7 @@ import re
 import pytest
 
 from zepkit.local import profile
-from zepkit.local.factoring import factored
+from zepkit.local.factoring import PatternSet, factored, joined
 
 
 def test_words_sharing_a_prefix_share_its_checks() -> None:
@@ -106,3 +106,81 @@ def test_the_kinds_of_subject_are_read_through_their_trees() -> None:
         "pets",
         "dependants",
     }
+
+
+def _edged_pattern(rng: random.Random) -> str:
+    """A random pattern (`_random_pattern`) whose branches often open at a word's edge, some
+    with a list of words and a tail after it, as the patterns asked together are written."""
+    branches = []
+    for _ in range(rng.randint(1, 4)):
+        edge = rng.choice(["", r"\b", r"(?=\w)\b"])
+        if rng.random() < 0.5:
+            words = [_random_pattern(rng, 2) for _ in range(rng.randint(1, 6))]
+            body = f"(?:{'|'.join(words)})" + rng.choice(["", "?", r"\b", r"s?\b", "(?! b)", "$"])
+        else:
+            body = _random_pattern(rng)
+        branches.append(edge + body)
+    return "|".join(branches)
+
+
+def test_joined_patterns_match_at_exactly_the_places_one_of_them_does() -> None:
+    rng = random.Random(20261205)
+    for _ in range(600):
+        patterns = [_edged_pattern(rng) for _ in range(rng.randint(1, 5))]
+        one = re.compile(joined(patterns))
+        each = [re.compile(pattern) for pattern in patterns]
+        for _ in range(15):
+            text = "".join(rng.choice("abc  .") for _ in range(rng.randint(0, 10)))
+            for at in range(len(text) + 1):
+                assert (one.match(text, at) is not None) == any(
+                    pattern.match(text, at) is not None for pattern in each
+                ), (patterns, one.pattern, text, at)
+
+
+def test_a_pattern_set_finds_the_patterns_a_text_matches() -> None:
+    rng = random.Random(20261206)
+    for _ in range(300):
+        patterns = {n: re.compile(_edged_pattern(rng)) for n in range(rng.randint(1, 6))}
+        patterns[99] = re.compile(rng.choice(["$", r"(?=\W*$)", "^", r"\b"]))  # empty matches
+        together = PatternSet(patterns)
+        assert together._joined is None  # compiled on first use, not when made
+        for _ in range(15):
+            text = "".join(rng.choice("abc  .") for _ in range(rng.randint(0, 10)))
+            expected = {key for key, pattern in patterns.items() if pattern.search(text)}
+            assert together.matching(text) == expected, (text, together._any().pattern)
+
+
+def test_what_cannot_stand_inside_another_pattern_is_refused() -> None:
+    with pytest.raises(ValueError, match="back-reference"):
+        joined([r"\b(a)b\1"])
+    with pytest.raises(ValueError, match="global flag"):
+        joined([r"(?i)\bcat"])
+    with pytest.raises(ValueError, match="named group"):
+        joined([r"\b(?P<animal>cat)"])
+    with pytest.raises(ValueError, match="share their flags"):
+        PatternSet({1: re.compile("a"), 2: re.compile("b", re.IGNORECASE)})
+
+
+def test_the_kinds_found_through_one_tree_are_those_each_list_finds() -> None:
+    # Sentences made of the kinds' own words (and a few others), so that most touch some kind,
+    # several of them at once: the kinds found are those each kind's patterns find alone.
+    vocabulary = sorted(
+        {
+            word
+            for kind in profile._KINDS
+            if kind.lowered is not None
+            for word in re.findall(r"[a-z]{3,}", kind.lowered.pattern)
+        }
+        | {"my", "the", "i", "am", "a", "to", "and", "is"}
+    )
+    rng = random.Random(20261205)
+    touched = several = 0
+    for _ in range(3000):
+        sentence = " ".join(rng.choice(vocabulary) for _ in range(rng.randint(1, 10)))
+        sentence = rng.choice(["", "I ", "My "]) + sentence + rng.choice(["", ".", "s!"])
+        alone = {kind.name for kind in profile._KINDS if kind.touched(sentence, sentence.lower())}
+        found = set(profile.kind_weights(sentence)) - {"dependants", "manner"}
+        assert found == alone - {"manner"}, sentence
+        touched += len(found) > 0
+        several += len(found) > 1
+    assert touched > 800 and several > 150

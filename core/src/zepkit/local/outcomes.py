@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from zepkit.local.factoring import PatternSet
 from zepkit.local.text import STOP_WORDS, STORED_LABEL, words
 
 
@@ -344,6 +345,8 @@ approval the application it answers; a healed knee the recovery from its surgery
 the wait for it; a race run the training for it; qualifying the traineeship; a discharge the stay
 in hospital; and a thing under way (a sale, a build, a move, a dissertation, a loan paid off) its
 own completion, named next to it. A second child's birth keeps the first's."""
+_STATES = PatternSet({kind.name: kind.state for kind in _OUTCOMES})
+"""The states' patterns asked together (every statement stored is read for all of them)."""
 
 _GENERAL = re.compile(
     r"(?:just|now|today|tonight|yesterday|week|month|year|last|next|first|new|still|currently|"
@@ -392,7 +395,8 @@ def states_column(sentence: str) -> str | None:
     """The kinds of state a stored statement says its speaker is in, as kept in its `states`
     column ("|exams|training|"), or None for none: written with the statement, so news reads
     only the few statements that are in some state instead of every profile statement."""
-    names = [kind.name for kind in _OUTCOMES if kind.state.search(sentence)]
+    found = _STATES.matching(sentence)
+    names = [kind.name for kind in _OUTCOMES if kind.name in found]
     return f"|{'|'.join(names)}|" if names else None
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
-from zepkit.local.factoring import factored
+from zepkit.local.factoring import PatternSet, factored
 from zepkit.local.text import SPEAKER_I, STOP_WORDS, opens_without_subject, without_subject
 
 _SELF = re.compile(rf"(?<![\w'’])(?:{SPEAKER_I}|[Mm]y|MY|[Mm]e|mine|myself)\b")
@@ -784,6 +784,11 @@ _KINDS: tuple[_Kind, ...] = tuple(
 """Kinds of subject a statement about the user touches, each with the weight it adds to the
 statement's salience."""
 
+_LOWERED = PatternSet({kind.name: kind.lowered for kind in _KINDS if kind.lowered is not None})
+"""The kinds' lower-cased patterns, asked together: every sentence a user writes is read for
+all of them."""
+
+
 _DEPENDANTS = _kind(
     "dependants",
     1.5,
@@ -993,6 +998,8 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 statement on one ends the older ones. Only what states or changes the value counts: a move ahead
 ("I'm moving to Berlin next month") is a plan, and the user still lives where they do; "I love
 my job" or a job offer keeps the job."""
+_TOPIC_RULES = PatternSet({n: rule for n, (_, rule) in enumerate(_TOPICS)})
+"""The topics' patterns asked together (a self statement is read for all of them)."""
 
 _ENDED = re.compile(
     r"\b(?:died|passed away|was put down|were put down|"
@@ -1061,12 +1068,10 @@ def kinds_in(text: str) -> frozenset[str]:
 def kind_weights(text: str) -> dict[str, float]:
     """The kinds of subject `text` touches, each with its weight (`kinds_in`, uncached)."""
     lowered = text.lower()
+    touched = _LOWERED.matching(lowered)
     found: dict[str, float] = {}
-    # `_Kind.touched` inlined: this runs for every sentence a user writes, a dozen kinds each
-    for name, weight, in_lowered, in_cased in _KINDS:
-        if (in_lowered is not None and in_lowered.search(lowered) is not None) or (
-            in_cased is not None and in_cased.search(text) is not None
-        ):
+    for name, weight, _, in_cased in _KINDS:
+        if name in touched or (in_cased is not None and in_cased.search(text) is not None):
             found[name] = weight
     if not _HOLDS_DEPENDANTS.isdisjoint(found) and _DEPENDANTS.touched(text, lowered):
         found[_DEPENDANTS.name] = _DEPENDANTS.weight
@@ -1266,7 +1271,8 @@ def _topics_of(sentence: str, *, typed_lower: bool) -> tuple[str, ...]:
         sentence = _LOWER_WORD.sub(
             lambda word: word[0] if word[0] in STOP_WORDS else word[0].capitalize(), sentence
         )
-    return tuple(dict.fromkeys(name for name, rule in _TOPICS if rule.search(sentence)))
+    found = _TOPIC_RULES.matching(sentence)
+    return tuple(dict.fromkeys(name for n, (name, _) in enumerate(_TOPICS) if n in found))
 
 
 _LOWER_WORD = re.compile(r"\b[a-z][\w'’]*")
