@@ -846,6 +846,8 @@ _ASKED: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 """The words a search uses to ask for a kind of profile statement ("allergies", "pets",
 "hobbies", "where does she live"): a model's memory search often names the kind, not the fact."""
+_ASKED_RULES = PatternSet(dict(_ASKED))
+"""The same, asked together (every assistant question before a user's message is read for all)."""
 
 _NO_LONGER = r"no longer "
 """A negation that still speaks of the subject ("I no longer live in Porto"): it ends the older
@@ -1033,7 +1035,7 @@ class SelfStatement:
 
 def kinds_asked(query: str) -> frozenset[str]:
     """The kinds of profile statement a search names (`_ASKED`), often none."""
-    return frozenset(name for name, rule in _ASKED if rule.search(query))
+    return frozenset(_ASKED_RULES.matching(query))
 
 
 _FOOD_HEALTH = re.compile(
