@@ -159,6 +159,8 @@ def test_what_cannot_stand_inside_another_pattern_is_refused() -> None:
         joined([r"\b(?P<animal>cat)"])
     with pytest.raises(ValueError, match="share their flags"):
         PatternSet({1: re.compile("a"), 2: re.compile("b", re.IGNORECASE)})
+    with pytest.raises(ValueError, match="verbose"):
+        PatternSet({1: re.compile("a  # one", re.VERBOSE), 2: re.compile("b", re.VERBOSE)})
 
 
 def test_the_kinds_found_through_one_tree_are_those_each_list_finds() -> None:

@@ -108,6 +108,8 @@ class PatternSet(Generic[K]):
         flags = {pattern.flags for pattern in patterns.values()}
         if len(flags) > 1:
             raise ValueError("patterns asked together must share their flags")
+        if any(flag & re.VERBOSE for flag in flags):  # a comment would swallow what follows
+            raise ValueError("verbose patterns cannot be asked together")
         for pattern in patterns.values():
             joinable(pattern.pattern)
         self._patterns = dict(patterns)
