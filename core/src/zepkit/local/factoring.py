@@ -64,12 +64,12 @@ def joined(patterns: Sequence[str]) -> str:
     compiled with the same flags) matches: their top-level branches side by side, those opening
     with a word's edge (`_EDGES`) behind it with their first letters merged, a list of words
     there (`(?:a|b|...)tail`) as each word with its tail. The branches are taken as written
-    (long lists are factored where they are made). Raises ValueError for a pattern `joinable`
+    (long lists are factored where they are made). Raises ValueError for a pattern `_check_joinable`
     refuses."""
     trees: dict[str, list[str]] = {edge: [] for edge in _EDGES}
     others: list[str] = []
     for pattern in patterns:
-        joinable(pattern)
+        _check_joinable(pattern)
         for branch in _branches(pattern):
             edge = next((edge for edge in _EDGES if branch.startswith(edge)), None)
             rest = "" if edge is None else branch[len(edge) :]
@@ -84,7 +84,7 @@ def joined(patterns: Sequence[str]) -> str:
     return "|".join(fronts + others)
 
 
-def joinable(pattern: str) -> None:
+def _check_joinable(pattern: str) -> None:
     """Raise ValueError for a pattern with a back-reference, a named group or a flag for the
     whole pattern: none can stand inside another pattern."""
     if _BACK_REFERENCE.search(pattern) or _GLOBAL_FLAGS.search(pattern):
@@ -111,7 +111,7 @@ class PatternSet(Generic[K]):
         if any(flag & re.VERBOSE for flag in flags):  # a comment would swallow what follows
             raise ValueError("verbose patterns cannot be asked together")
         for pattern in patterns.values():
-            joinable(pattern.pattern)
+            _check_joinable(pattern.pattern)  # refused when made, not at first use
         self._patterns = dict(patterns)
         self._flags = flags.pop() if flags else 0
         self._joined: re.Pattern[str] | None = None
