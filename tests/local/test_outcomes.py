@@ -30,6 +30,11 @@ T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
         ("The extension is finally finished!", "a thing under way"),
         ("Baby number two is here!", "pregnancy"),
         ("Got the job, not bad for a Monday!", "job search"),
+        ("The car is fixed now, the garage replaced the clutch.", "a breakdown"),
+        ("Boiler fixed!", "a breakdown"),
+        ("My laptop is working again.", "a breakdown"),
+        ("Got a new phone!", "a breakdown"),
+        ("Car back from the garage.", "a breakdown"),
         # steps on the way, plans, other people's news, news denied
         ("Passed my first driving lesson.", None),
         ("I'm going back to work in March.", None),
@@ -40,6 +45,11 @@ T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
         ("The visa wasn't approved.", None),
         ("The sale is not through yet.", None),
         ("Another patient got the kidney, not me.", None),
+        # a repair wanted, booked or denied is no repair
+        ("Need it fixed by Friday.", None),
+        ("Getting the boiler fixed tomorrow.", None),
+        ("The car still isn't fixed.", None),
+        ("The mechanic says it can't be fixed.", None),
     ],
 )
 def test_the_outcomes_a_sentence_tells(news: str, kind: str | None) -> None:
@@ -87,6 +97,22 @@ def test_a_return_ahead_is_no_return() -> None:
             "user: We bought a cake stand for the wedding.",
             False,
         ),
+        # a thing broken ends with its own repair, named next to it, and no one else's
+        ("a breakdown", "user: My car broke down on the M6.", "user: The car is fixed now.", True),
+        ("a breakdown", "user: My laptop stopped working.", "user: Got a new laptop!", True),
+        ("a breakdown", "user: My car broke down on the M6.", "user: Boiler fixed!", False),
+        (
+            "a breakdown",
+            "user: Our boiler is broken, it needs to be fixed.",
+            "user: Got the car fixed!",
+            False,
+        ),
+        (
+            "a breakdown",
+            "user: My car broke down on the M6.",
+            "user: My sister fixed her car.",
+            False,
+        ),
     ],
 )
 def test_what_news_closes(state: str, statement: str, news: str, closed: bool) -> None:
@@ -108,6 +134,22 @@ async def test_the_block_shows_the_state_as_ended_after_its_outcome(
     lines = {line.split(" (Date range")[0].strip(): line for line in block.splitlines()}
     assert lines[f"- user: {passed}"].endswith("present)")
     assert lines[f"- user: {learning}"].endswith(f"{later:%Y-%m-%d %H:%M:%S})")
+
+
+async def test_a_repair_ends_the_breakdown_and_nothing_else_broken(alice: LocalBackend) -> None:
+    """News of a repair ends the breakdown of the thing it names; another thing still broken
+    stays current."""
+    car = "My car broke down on the way to work."
+    laptop = "My laptop stopped working."
+    fixed = "The car is fixed now, the garage replaced the clutch."
+    for n, said in enumerate((car, laptop)):
+        await alice.add_messages("a1", [Message("user", said, created_at=T0 + timedelta(n))])
+    later = T0 + timedelta(days=5)
+    await alice.add_messages("a1", [Message("user", fixed, created_at=later)])
+    found = await alice.search(SearchRequest("car laptop", user_id="alice", limit=10))
+    ended = {edge.fact: edge.invalid_at for edge in found.edges}
+    assert ended[f"user: {car}"] == later
+    assert ended[f"user: {laptop}"] is None
 
 
 async def test_news_reads_only_the_statements_in_a_state_however_old(

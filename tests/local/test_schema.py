@@ -102,7 +102,7 @@ async def test_a_version_1_file_upgrades_and_keeps_its_data(db_path: Path) -> No
     finally:
         await upgraded.aclose()
     with sqlite3.connect(db_path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 9
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 10
         assert conn.execute("SELECT count(*) FROM episode_vectors").fetchone() == (0,)
 
 
@@ -219,6 +219,40 @@ async def test_a_version_8_file_is_read_as_it_is_and_its_states_kept_when_writte
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         kept = conn.execute("SELECT states FROM statements WHERE states IS NOT NULL").fetchall()
         assert kept == [("|waiting|",)]
+    conn.close()
+
+
+async def test_a_version_9_file_has_its_states_read_again_by_the_newer_rules(
+    db_path: Path,
+) -> None:
+    """Step 10 reads each profile statement's states again, so a state the older rules did not
+    know (a thing broken) ends by news told after the upgrade."""
+    broken = "My car broke down on the motorway."
+    async with LocalBackend(db_path, retriever="lexical") as first:
+        await first.ensure_user(UserProfile("u"))
+        await first.ensure_thread("t", "u")
+        await first.add_messages("t", [Message("user", broken)])
+    with sqlite3.connect(db_path) as conn:  # as a release without the kind stored it
+        conn.execute("UPDATE statements SET states = NULL")
+        conn.execute("PRAGMA user_version = 9")
+    conn.close()
+
+    async with LocalBackend(db_path, retriever="lexical", read_only=True) as reader:
+        found = await reader.search(SearchRequest("car", user_id="u"))
+        assert [edge.fact for edge in found.edges] == [f"user: {broken}"]
+    with sqlite3.connect(db_path) as conn:  # a read-only open wrote nothing
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 9
+    conn.close()
+
+    async with LocalBackend(db_path, retriever="lexical") as writer:
+        await writer.add_messages("t", [Message("user", "The car is fixed now.")])
+        found = await writer.search(SearchRequest("car", user_id="u", limit=5))
+        ended = {edge.fact: edge.invalid_at for edge in found.edges}
+        assert ended[f"user: {broken}"] is not None
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        kept = conn.execute("SELECT states FROM statements WHERE states IS NOT NULL").fetchall()
+        assert kept == [("|a breakdown|",)]
     conn.close()
 
 

@@ -111,7 +111,7 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
         return _DIGIT.search(text) is None
     if _FIRST_PERSON.search(text) is None and _only_names(text, rest):
         return True  # names said in passing ("Thanks, Melanie!")
-    if _is_cheer(text):
+    if _is_cheer(text, role):
         return not (role == "user" and _SHORT_NEWS.match(text) is not None)
     if role == "user":  # a request is chatter, unless it stands for every later turn
         return (
@@ -360,8 +360,9 @@ _STOCK_PHRASE = re.compile(rf"^\W*(?:{_NOT_NEWS}) [\w'’]+\W*$", re.IGNORECASE)
 tell an outcome."""
 
 
-def _is_cheer(text: str) -> bool:
-    """An exclamation about the listener, not the speaker ("Your garden looks amazing!")."""
+def _is_cheer(text: str, role: str | None) -> bool:
+    """An exclamation about the listener, not the speaker ("Your garden looks amazing!"); the
+    assistant's short report of an errand is one too ("Boiler fixed!" is no news of its own)."""
     if not text.rstrip("\"'”’)]*_ ").endswith("!") or _FIRST_PERSON.search(text):
         return False
     # "Just got engaged!", "Turning 30!", "Two years sober today!"
@@ -374,5 +375,9 @@ def _is_cheer(text: str) -> bool:
     return (
         len(text.split()) <= 4
         and not headline(text)
-        and (_STOCK_PHRASE.match(text) is not None or not outcomes_told(text))
+        and (
+            role == "assistant"
+            or _STOCK_PHRASE.match(text) is not None
+            or not outcomes_told(text)
+        )
     )

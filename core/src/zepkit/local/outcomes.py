@@ -257,6 +257,42 @@ _UNDER_WAY = re.compile(
     re.IGNORECASE,
 )
 
+_REPAIRED = r"(?:fixed|repaired|mended|sorted|serviced|patched up|replaced)\b"
+_FIXED = re.compile(
+    r"(?:(?:\b(?:is|are|was|were|been|got|now|finally|all|just|properly|fully)|"
+    r"\b(?:got|had) (?:it|them|(?:the|my|our) [\w'’-]+(?: [\w'’-]+)?)|"
+    r"\b(?:I|we)(?:['’]ve| have)?(?: just| finally| now)?|"
+    r"^\W*(?!(?:need|needs|want|wants|get|getting|have|having)\b)(?:(?:the|my|our) )?"
+    r"[\w'’-]+(?: [\w'’-]+)?) " + _REPAIRED + r"|"
+    r"^\W*(?:just |finally |now )?" + _REPAIRED + r"|"
+    r"\b(?:working|works|running|going|starts|charging) (?:fine |properly |perfectly )?again\b|"
+    r"\b(?:up and running|back on the road|good as new)\b|"
+    r"\bback from (?:the )?(?:garage|shop|menders|mechanics?|repair shop|repairers?)\b|"
+    r"(?:\b(?:I|we)(?:['’]ve| have)? |^\W*)(?:just |finally )?(?:got|bought) (?:a |an )?"
+    r"(?:new|replacement)\b)"
+    r"(?![^.!?;]*\b(?:tomorrow|next|soon|hopefully|fingers crossed)\b)",
+    re.IGNORECASE,
+)
+_OUT_OF_ORDER = (
+    r"(?:still |completely |totally |now )?(?:broken|bust|busted|kaput|faulty|out of order|"
+    r"on the blink|playing up|acting up|leaking|not working|cracked|smashed)"
+)
+_BROKEN = re.compile(
+    r"\b(?:broke down(?! (?:in tears|crying))|has broken down|have broken down|"
+    + "|".join(
+        f"{verb} {_OUT_OF_ORDER}"
+        for verb in ("is", "are", "was", "were", "has been", "have been", "got", "went")
+    )
+    + r"|isn['’]?t working|aren['’]?t working|wasn['’]?t working|weren['’]?t working|"
+    r"stopped working|quit working|has stopped working|have stopped working|"
+    r"won['’]?t (?:start|turn on|charge|boot)|wouldn['’]?t (?:start|turn on|charge|boot)|"
+    r"keeps? (?:crashing|breaking down|leaking|cutting out)|packed (?:up|in)|conked out|"
+    r"gave up the ghost|died on (?:me|us)|sprang a leak)\b",
+    re.IGNORECASE,
+)
+"""A thing of the user's broken ("My car broke down", "The boiler is leaking"); read only in
+what the user says of their own life, so its subject need not be asked."""
+
 _OUTCOMES: tuple[Outcome, ...] = (
     Outcome("pregnancy", _BIRTH, _PREGNANCY, _words("birth had welcomed born here arrived")),
     Outcome("trying for a baby", _CONCEIVED, _TRYING, _words("pregnant expecting positive bfp")),
@@ -335,6 +371,17 @@ _OUTCOMES: tuple[Outcome, ...] = (
         ),
         shared=True,
     ),
+    Outcome(
+        "a breakdown",
+        _FIXED,
+        _BROKEN,
+        _words(
+            "fixed repaired mended sorted serviced patched replaced again running road new "
+            "replacement garage shop menders mechanic mechanics repairer repairers"
+        ),
+        shared=True,
+        near=True,
+    ),
 )
 """The kinds of state and their outcomes. The user's own child born ("Our baby girl Ada was born
 on Monday!", not "My sister gave birth") ends the pregnancy; a pregnancy ends the trying for one;
@@ -344,7 +391,9 @@ house hunt, and living with one's parents; a return to work ends the leave; an o
 approval the application it answers; a healed knee the recovery from its surgery; a visa approved
 the wait for it; a race run the training for it; qualifying the traineeship; a discharge the stay
 in hospital; and a thing under way (a sale, a build, a move, a dissertation, a loan paid off) its
-own completion, named next to it. A second child's birth keeps the first's."""
+own completion, named next to it; a thing broken (a car broken down, a boiler leaking) its
+repair or replacement, named next to it ("The car is fixed now", "Got a new phone"). A second
+child's birth keeps the first's."""
 _STATES = PatternSet({kind.name: kind.state for kind in _OUTCOMES})
 """The states' patterns asked together (every statement stored is read for all of them)."""
 
@@ -352,11 +401,11 @@ _GENERAL = re.compile(
     r"(?:just|now|today|tonight|yesterday|week|month|year|last|next|first|new|still|currently|"
     r"fully|finally|got|had|done|pass|passed|passing|back)$|"
     r"(?:recover|heal|wait|list|train|prepar|learn|revis|stud|finish|complet|approv|appl|accept|"
-    r"confirm)"
+    r"confirm|fix|repair|mend|broke|break|servic|replac|leak|work|sort)"
 )
 """Words two statements share without being about the same thing: times, and the words of
-waiting, recovering, training and their outcomes ("recovering" and "recovered"; "back" to work,
-not a bad back; "passport" is not "passed")."""
+waiting, recovering, training, breaking down and their outcomes ("recovering" and "recovered";
+"back" to work, not a bad back; "passport" is not "passed"; "fixed" twice is no one thing)."""
 _SOMEONE_ELSES = re.compile(
     r"\b(?:my|our|his|her|their) (?:[\w-]+ )?(?:sister|brother|mum|mom|dad|mother|father|"
     r"parents?|friend|partner|wife|husband|son|daughter|boyfriend|girlfriend|colleague|boss|"

@@ -339,14 +339,33 @@ _V9: tuple[Step, ...] = (
 )
 
 
-MIGRATIONS: Sequence[Sequence[Step]] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9)
+def _states_read_again(conn: sqlite3.Connection) -> None:
+    """Each profile statement's kinds of state read again by rules that know more kinds (a
+    thing broken, ended by its repair): a state said before the upgrade ends by news after it.
+    Only the statements whose reading changes are written."""
+    from zepkit.local.outcomes import states_column
+
+    rows = conn.execute(
+        "SELECT r.id, r.text, s.states FROM statement_rows AS r JOIN statements AS s "
+        "ON s.id = r.id WHERE r.profile IS NOT NULL"
+    )
+    conn.executemany(
+        "UPDATE statements SET states = ? WHERE id = ?",
+        [(now, key) for key, text, was in rows if (now := states_column(text)) != was],
+    )
+
+
+_V10: tuple[Step, ...] = (_states_read_again,)
+
+
+MIGRATIONS: Sequence[Sequence[Step]] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10)
 """Step i takes the schema from version i to i + 1; append steps, never edit a shipped one."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
 READABLE_FROM = 7
 """The oldest version a read-only open serves as it is: the steps after it only add indexes,
 which make some writes faster and which reads do without, or are `WRITE_ONLY_STEPS`."""
-WRITE_ONLY_STEPS: tuple[Step, ...] = (_statement_states,)
+WRITE_ONLY_STEPS: tuple[Step, ...] = (_statement_states, _states_read_again)
 """Steps after `READABLE_FROM` that add what only writes read (a read-only open never does)."""
 
 
