@@ -49,6 +49,8 @@ def test_a_habit_is_matched_by_its_root(words: tuple[str, ...], same: bool) -> N
         ("Ana: My dad quit smoking.", None),  # someone else's habit
         ("Ana: I stopped by the shop.", None),
         ("Ana: I quit.", None),
+        ("Ana: I gave up on Spanish, too hard.", "spanish"),
+        ("Ana: I quit the gym in March.", "gym"),
         ("Ana: I smoke about ten a day.", None),
     ],
 )
@@ -72,6 +74,22 @@ def test_what_a_statement_gives_up(text: str, habit: str | None) -> None:
 )
 def test_who_does_the_habit(text: str, does: bool) -> None:
     assert does_habit(text, "smok") is does
+
+
+@pytest.mark.parametrize(
+    ("text", "habit", "does"),
+    [
+        ("Ana: I'm learning Spanish.", "spanish", True),  # a pursuit given up ends too
+        ("Ana: I'm studying Spanish at night school.", "spanish", True),
+        ("Ana: I go to the gym every morning.", "gym", True),
+        ("Ana: I play the guitar in a band.", "guitar", True),
+        ("Ana: My husband is learning Spanish.", "spanish", False),
+        ("Ana: I hate the gym.", "gym", False),
+        ("Ana: I met my wife at the gym.", "gym", False),
+    ],
+)
+def test_who_does_a_pursuit(text: str, habit: str, does: bool) -> None:
+    assert does_habit(text, habit) is does
 
 
 async def _said(backend: LocalBackend, *messages: str) -> dict[str, datetime | None]:
@@ -100,3 +118,16 @@ async def test_taking_it_up_again_ends_giving_it_up(backend: LocalBackend) -> No
 async def test_someone_elses_habit_ends_nothing(backend: LocalBackend) -> None:
     ended = await _said(backend, "I smoke a pack a day.", "My dad quit smoking last year.")
     assert ended["I smoke a pack a day."] is None
+
+
+async def test_giving_up_a_pursuit_ends_doing_it(backend: LocalBackend) -> None:
+    await backend.ensure_user(UserProfile("ana", first_name="Ana"))
+    await backend.ensure_thread("t", "ana")
+    told = ["I'm learning Spanish for my trip.", "I go to the gym every morning."]
+    for n, text in enumerate([*told, "I gave up on Spanish, too hard."]):
+        when = T0 + timedelta(days=30 * n)
+        await backend.add_messages("t", [Message("user", text, created_at=when)])
+    found = await backend.search(SearchRequest("Spanish gym", user_id="ana", limit=10))
+    ended = {fact.fact.split(": ", 1)[1]: fact.invalid_at for fact in found.edges}
+    assert ended[told[0]] == T0 + timedelta(days=60)
+    assert ended[told[1]] is None

@@ -376,8 +376,6 @@ def _is_cheer(text: str, role: str | None) -> bool:
         len(text.split()) <= 4
         and not headline(text)
         and (
-            role == "assistant"
-            or _STOCK_PHRASE.match(text) is not None
-            or not outcomes_told(text)
+            role == "assistant" or _STOCK_PHRASE.match(text) is not None or not outcomes_told(text)
         )
     )

@@ -78,11 +78,13 @@ _DOING = frozenset(
         *("seven", "eight", "nine", "ten", "twenty", "half", "on"),
         *("quit", "quitting", "stopped", "gave", "given", "giving", "up", "kicked", "no"),
         *("longer", "don't", "don’t", "dont", "not", "never"),
+        *("learning", "studying", "practising", "practicing", "the", "my"),
     }
 )
 """Words that may stand between the speaker's "I" and the habit's word when they say whether
 they do it ("I drink three cups of coffee", "I'm a heavy smoker", "I've been smoking", "I quit
-drinking"); any other ("I hate the smell of smoke") says something else."""
+drinking", "I'm learning Spanish", "I go to the gym"); any other ("I hate the smell of smoke")
+says something else."""
 _TOKEN = re.compile(r"[\w'’-]+")
 _CLAUSE = re.compile(r"[.!?;,]|\s-\s|\bbut\b")
 
