@@ -573,6 +573,13 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("I live near the beach.", ()),
         ("I live in a small flat on the fifth floor.", ()),
         ("I live in a flat in Porto.", ("home",)),
+        ("I'm renting a flat in Hackney.", ("home",)),
+        ("We rent a tiny studio in Paris.", ("home",)),
+        ("We're renting a car in Spain.", ()),  # rented, but not lived in
+        ("I rent a van in Leeds for the move.", ()),
+        ("I retired last month.", ("work",)),
+        ("Just retired from teaching!", ("work",)),
+        ("I retired my old laptop.", ()),
         ("I live in the Bay Area.", ("home",)),
         ("i live in lisbon now", ("home",)),  # typed without capitals
         ("i live in a small flat", ()),
@@ -794,6 +801,7 @@ async def test_a_second_ending_reads_only_what_is_still_current(
 _KEPT = [
     # news that names no one of the user's
     ("I work at Google.", "I lost my wallet today."),
+    ("I rent a flat in Leith.", "We're renting a car in Spain for the holiday."),
     ("I live in Porto with my partner.", "My old laptop died yesterday."),
     ("My dog Rex loves the beach at Foz.", "I lost my temper with Rex this morning."),
     ("My dog Rex loves the beach at Foz.", "I lost Rex's lead at the park."),
@@ -938,6 +946,8 @@ _ENDED = [
     ("I'm a smoker, about ten a day.", "I've been smoke-free for six weeks!"),
     # the home and the relationship in more forms
     ("We rent a flat in Leith.", "We've bought our first home, a cottage in Fife!"),
+    ("I'm renting a flat in Hackney.", "We bought a house in Walthamstow!"),
+    ("I'm a nurse at the Royal Infirmary.", "I retired last month."),
     ("I'm single at the moment.", "I've started seeing someone, his name is Tom."),
     ("I'm single and not looking.", "I've started dating a guy called Ryan."),
     ("We're engaged.", "We tied the knot in Vegas last weekend!"),

@@ -871,6 +871,13 @@ _PLACE = r"(?:the )?(?-i:[A-Z])"
 where, where "I live with two roommates" or "I'm a volunteer at the food bank" does not. A
 sentence typed without capitals has its words' capitals restored first (`_topics_of`)."""
 
+_DWELLING = (
+    r"(?:flat|house|apartment|room|place|home|studio|cottage|bungalow|condo|bedsit|maisonette|"
+    r"townhouse|loft|duplex|houseboat)"
+)
+"""What one lives in: "I'm renting a flat in Hackney" is a home, "We're renting a car in
+Spain" is not."""
+
 _JUDGED = (
     r"(?:terrible|awful|bad|good|great|decent|brilliant|amazing|rubbish|lousy|poor|hopeless|"
     r"amateur|hobby|aspiring|wannabe|budding|failed|frustrated|keen|secret|closet|weekend|"
@@ -900,8 +907,8 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             rf"\bI(?:['’]?ve| have)? (?:just |recently |finally |now )?"
             rf"(?:moved|relocated){_NO_OBJECT}(?! (?:here|there)\b)\b|"
             r"\bI no longer live\b|\bI'?m based in\b|\bmy (?:new )?home is\b|"
-            rf"\b(?:I|we) (?:now |still |currently )?rent (?:a|an|our|my) (?:[\w'’-]+ ){{0,3}}?"
-            rf"(?:in|on) {_PLACE}|"
+            rf"\b(?:I|we)(?:['’]m| am|['’]re| are)? (?:now |still |currently )?(?:rent|renting) "
+            rf"(?:a|an|our|my) (?:[\w'’-]+ ){{0,3}}?{_DWELLING} (?:in|on) {_PLACE}|"
             r"\b(?:I|we)(?:['’]ve| have)? (?:just |finally |recently )?bought (?:a|an|our|my) "
             r"(?:first |own |new |forever |dream )*(?:home|house|flat|apartment|cottage|bungalow)\b"
             r"(?![^.!?]*\b(?:holidays?|vacation|second|investment|buy[- ]to[- ]let|to let|rent "
@@ -926,6 +933,8 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"\bI (?:just )?(?:started|got|took|quit|left|lost) (?:a |my |the )?(?:new )?job\b"
             r"(?! (?:offer|interview|application))|"
             r"\bI(?:['’]?m| am) (?:now )?retired\b|\bI (?:now )?teach\b|"
+            r"\bI(?:['’]ve| have)? (?:just |finally |recently |now |officially )?retired\b"
+            r"(?! (?:my|the|our|a|an|it|them|this|that|those|these)\b)|"
             r"\b(?:changed|switched) (?:careers?|jobs?)\b|"
             r"\bnot (?:at|with) (?-i:[A-Z])[\w&.-]*(?: (?-i:[A-Z])[\w&.-]*)* any ?more\b|"
             r"\bjoined (?:a |an )?(?:[\w-]+ )?(?:startup|company|firm|agency|practice|bank|"
