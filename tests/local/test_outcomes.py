@@ -35,6 +35,9 @@ T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
         ("My laptop is working again.", "a breakdown"),
         ("Got a new phone!", "a breakdown"),
         ("Car back from the garage.", "a breakdown"),
+        ("Back from Tokyo, jet lag is brutal!", "a trip"),
+        ("Just got back from our honeymoon in Bali.", "a trip"),
+        ("I had my hip replacement last week.", "waiting"),
         # steps on the way, plans, other people's news, news denied
         ("Passed my first driving lesson.", None),
         ("I'm going back to work in March.", None),
@@ -50,6 +53,10 @@ T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
         ("Getting the boiler fixed tomorrow.", None),
         ("The car still isn't fixed.", None),
         ("The mechanic says it can't be fixed.", None),
+        # a return ahead, or not yet made, is no return
+        ("I'll be back from Tokyo on Monday.", None),
+        ("Back from Tokyo tomorrow!", None),
+        ("I'm not back from Tokyo yet.", None),
     ],
 )
 def test_the_outcomes_a_sentence_tells(news: str, kind: str | None) -> None:
@@ -101,6 +108,16 @@ def test_a_return_ahead_is_no_return() -> None:
         ("a breakdown", "user: My car broke down on the M6.", "user: The car is fixed now.", True),
         ("a breakdown", "user: My laptop stopped working.", "user: Got a new laptop!", True),
         ("a breakdown", "user: My car broke down on the M6.", "user: Boiler fixed!", False),
+        # a trip ends with the return from its place, not from another
+        ("a trip", "user: My flight to Tokyo is on the 3rd.", "user: Back from Tokyo!", True),
+        ("a trip", "user: I'm in Lisbon for the week.", "user: Home from Lisbon at last.", True),
+        ("a trip", "user: My flight to Tokyo is on the 3rd.", "user: Back from Lisbon!", False),
+        (
+            "waiting",
+            "user: I'm on a waiting list for a hip replacement.",
+            "user: I had my hip replacement last week.",
+            True,
+        ),
         (
             "a breakdown",
             "user: Our boiler is broken, it needs to be fixed.",

@@ -181,7 +181,9 @@ _CAME_THROUGH = re.compile(
     r"(?:\b(?:approved|granted|came through|come through|arrived|went well|been done|confirmed|"
     r"issued|accepted|started|(?:been|were|was|got) given|been offered)\b|"
     r"\bhad (?:my|the|our) (?:[\w'’-]+ ){0,3}?(?:done|operation|op|surgery|"
-    r"appointment|interview|scan)\b|\bgot (?:my|the|our) [\w'’-]+)"
+    r"appointment|interview|scan|replacement|transplant|procedure|treatment|assessment|"
+    r"consultation|hearing|test|tests|jab|vaccine|vaccination|injection)\b|"
+    r"\bgot (?:my|the|our) [\w'’-]+)"
     r"(?![^.!?]*\b(?:still|pending|not yet|no news|waiting)\b)",
     re.IGNORECASE,
 )
@@ -293,6 +295,34 @@ _BROKEN = re.compile(
 """A thing of the user's broken ("My car broke down", "The boiler is leaking"); read only in
 what the user says of their own life, so its subject need not be asked."""
 
+_PLACE_NAME = r"(?-i:[A-Z])[\w'’-]*(?: (?-i:[A-Z])[\w'’-]*)*"
+_HOME_AGAIN = re.compile(
+    r"(?<!\bbe )(?<!\bnot )\b(?:back|home|returned|flew back|got back|came back|"
+    r"landed back) from (?:(?:my|our|the|a) (?:[\w'’-]+ ){0,2}?(?:trip|holiday|vacation|"
+    r"honeymoon|visit|week|weekend|break|stay) (?:in|to) )?"
+    + _PLACE_NAME
+    + r"(?![^.!?;]*\b(?:tomorrow|next|soon|tonight)\b)",
+    re.IGNORECASE,
+)
+_WE_OR_I = ("I['’]m", "I am", "we['’]re", "we are")
+_AWAY = re.compile(
+    r"\b(?:"
+    + "|".join(
+        f"{subject} (?:going|flying|heading|travell?ing|off|driving|sailing) (?:back )?to "
+        r"(?-i:[A-Z])|"
+        rf"{subject} (?:in|visiting|staying in) (?-i:[A-Z])[\w'’-]*(?: (?-i:[A-Z])[\w'’-]*)? "
+        r"(?:for|until|till) (?:the |a |two |three |four |\d+ )?"
+        r"(?:week|weekend|days?|few days|month|nights?|holidays?)\b"
+        for subject in _WE_OR_I
+    )
+    + r"|my (?:[\w'’-]+ )?(?:flight|trip|holiday|vacation|honeymoon|visit|cruise) to (?-i:[A-Z])"
+    + r"|our (?:[\w'’-]+ )?(?:flight|trip|holiday|vacation|honeymoon|visit|cruise) to (?-i:[A-Z]))",
+    re.IGNORECASE,
+)
+"""A trip the user is on or about to make, to a place by its name ("I'm going to Buenos Aires
+in November", "My flight to Tokyo is on the 3rd", "I'm in Lisbon for the week"), ended by
+coming back from that place ("Back from Tokyo!"; not "I'll be back from Tokyo on Monday")."""
+
 _OUTCOMES: tuple[Outcome, ...] = (
     Outcome("pregnancy", _BIRTH, _PREGNANCY, _words("birth had welcomed born here arrived")),
     Outcome("trying for a baby", _CONCEIVED, _TRYING, _words("pregnant expecting positive bfp")),
@@ -372,6 +402,14 @@ _OUTCOMES: tuple[Outcome, ...] = (
         shared=True,
     ),
     Outcome(
+        "a trip",
+        _HOME_AGAIN,
+        _AWAY,
+        _words("back home returned landed"),
+        shared=True,
+        near=True,
+    ),
+    Outcome(
         "a breakdown",
         _FIXED,
         _BROKEN,
@@ -392,8 +430,8 @@ approval the application it answers; a healed knee the recovery from its surgery
 the wait for it; a race run the training for it; qualifying the traineeship; a discharge the stay
 in hospital; and a thing under way (a sale, a build, a move, a dissertation, a loan paid off) its
 own completion, named next to it; a thing broken (a car broken down, a boiler leaking) its
-repair or replacement, named next to it ("The car is fixed now", "Got a new phone"). A second
-child's birth keeps the first's."""
+repair or replacement, named next to it ("The car is fixed now", "Got a new phone"); a trip
+the return from its place. A second child's birth keeps the first's."""
 _STATES = PatternSet({kind.name: kind.state for kind in _OUTCOMES})
 """The states' patterns asked together (every statement stored is read for all of them)."""
 
@@ -451,7 +489,12 @@ def states_column(sentence: str) -> str | None:
 
 def in_states_column(states: str, state: str) -> bool:
     """Whether a `states` column value (`states_column`) names `state`."""
-    return f"|{state}|" in states
+    return states_marker(state) in states
+
+
+def states_marker(state: str) -> str:
+    """How `state` stands in a `states` column value: a value names it when it holds this."""
+    return f"|{state}|"
 
 
 def shared_with(state: str, news: str) -> frozenset[str] | None:

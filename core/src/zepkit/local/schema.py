@@ -341,8 +341,8 @@ _V9: tuple[Step, ...] = (
 
 def _states_read_again(conn: sqlite3.Connection) -> None:
     """Each profile statement's kinds of state read again by rules that know more kinds (a
-    thing broken, ended by its repair): a state said before the upgrade ends by news after it.
-    Only the statements whose reading changes are written."""
+    thing broken, ended by its repair; a trip, by the return): a state said before the upgrade
+    ends by news after it. Only the statements whose reading changes are written."""
     from zepkit.local.outcomes import states_column
 
     rows = conn.execute(

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from zepkit.local.codec import timestamp
 from zepkit.local.habits import does_habit
-from zepkit.local.outcomes import closes, in_states_column, shared_with
+from zepkit.local.outcomes import closes, in_states_column, shared_with, states_marker
 from zepkit.local.profile import about_someone, names_left, topic_value
 from zepkit.local.text import fact_key, normalise_name
 
@@ -187,12 +187,15 @@ def _in_states(
     if not news:
         return {}
     # "+s.profile": without statistics SQLite would rather walk the user's profile statements
-    # by the (graph, profile) index than read the partial index of those in a state.
+    # by the (graph, profile) index than read the partial index of those in a state. Only the
+    # rows in one of the news' states are joined to their text (a user may be in many others).
+    kinds = [states_marker(state) for state, _ in news]
     rows = conn.execute(
         "SELECT s.id, s.states, r.text, r.valid_at FROM statements AS s "
         "JOIN statement_rows AS r ON r.id = s.id WHERE s.graph = ? AND s.states IS NOT NULL "
-        "AND +s.profile IS NOT NULL AND s.invalid_at IS NULL AND s.id != ?",
-        (graph, change.statement),
+        "AND +s.profile IS NOT NULL AND s.invalid_at IS NULL AND s.id != ? "
+        f"AND ({' OR '.join('instr(s.states, ?)' for _ in kinds)})",
+        (graph, change.statement, *kinds),
     ).fetchall()
     return {
         key: (text, valid_at, None)
