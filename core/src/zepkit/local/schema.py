@@ -355,7 +355,13 @@ def _states_read_again(conn: sqlite3.Connection) -> None:
     )
 
 
-_V10: tuple[Step, ...] = (_states_read_again,)
+_V10: tuple[Step, ...] = (
+    # The states join the index, so news reads the statements of its own states from the index
+    # alone and fetches only those rows (a user may be in many states of other kinds).
+    "DROP INDEX statements_states",
+    _states_read_again,
+    "CREATE INDEX statements_states ON statements (graph, states) WHERE states IS NOT NULL",
+)
 
 
 MIGRATIONS: Sequence[Sequence[Step]] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10)
@@ -363,8 +369,8 @@ MIGRATIONS: Sequence[Sequence[Step]] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, 
 
 SCHEMA_VERSION = len(MIGRATIONS)
 READABLE_FROM = 7
-"""The oldest version a read-only open serves as it is: the steps after it only add indexes,
-which make some writes faster and which reads do without, or are `WRITE_ONLY_STEPS`."""
+"""The oldest version a read-only open serves as it is: the steps after it only add or remake
+indexes, which make some writes faster and which reads do without, or are `WRITE_ONLY_STEPS`."""
 WRITE_ONLY_STEPS: tuple[Step, ...] = (_statement_states, _states_read_again)
 """Steps after `READABLE_FROM` that add what only writes read (a read-only open never does)."""
 
