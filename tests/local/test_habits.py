@@ -51,6 +51,9 @@ def test_a_habit_is_matched_by_its_root(words: tuple[str, ...], same: bool) -> N
         ("Ana: I quit.", None),
         ("Ana: I gave up on Spanish, too hard.", "spanish"),
         ("Ana: I quit the gym in March.", "gym"),
+        ("Ana: I've cut out coffee completely.", "coffe"),
+        ("Ana: Ditched sugar in January.", "sugar"),
+        ("Ana: I cut out the middle part of the video.", None),  # an edit, not a habit
         ("Ana: I smoke about ten a day.", None),
     ],
 )

@@ -818,6 +818,7 @@ _KEPT = [
     ("I work at Google as a designer.", "I left London in 2019."),
     ("I live in Leeds.", "I left Google last month."),
     ("I work at Meta.", "I left Google in 2019 to join Meta."),
+    ("I work at Google as a designer.", "My last day at Google is Friday."),  # ahead
     # someone else's child born, or another child of the user's
     ("I'm pregnant with our first!", "My sister gave birth to a baby boy!"),
     ("Our son Leo was born in May.", "Our daughter Mia was born last week."),
@@ -882,6 +883,7 @@ _KEPT = [
 _ENDED = [
     # the place or employer named left
     ("I work at Google as a designer.", "I left Google last month."),
+    ("I work at Google as a designer.", "Today was my last day at Google."),
     ("I live in London with my partner.", "We moved away from London in the spring."),
     ("I work for Deloitte.", "I quit Deloitte in May."),
     ("I'm a nurse at St Mary's.", "I've just resigned from St Mary's."),

@@ -14,7 +14,8 @@ import re
 from zepkit.local.text import STOP_WORDS, STORED_LABEL
 
 _CHANGE = re.compile(
-    r"\b(?:quit|quitting|stopped|gave up|given up|giving up|kicked|no longer|"
+    r"\b(?:quit|quitting|stopped|gave up|given up|giving up|kicked|ditched|no longer|"
+    r"cut out(?!\s+(?:the|a|an|this|that|some|part)\b)|"
     r"(?:come|came|coming|weaned(?: myself)?) off(?!\s+(?:(?:my|the|a|his|her)\s+)?(?:bikes?|"
     r"bicycle|horse|ladder|motorbike|scooter|skateboard|board|wall|stage|pitch|field|road|"
     r"motorway|roof|slide|swing|lift|train|bus|plane|phone|call|shift|bench)\b)|"

@@ -1335,11 +1335,15 @@ _EMPLOYER = re.compile(
 
 
 _LEFT = re.compile(
-    r"\b(?:I|we)(?:['’]ve| have)? (?:just |finally |recently |now )?"
-    r"(?:left|quit|moved (?:out of|away from)|resigned from) (?:the )?"
+    r"(?:\b(?:I|we)(?:['’]ve| have)? (?:just |finally |recently |now )?"
+    r"(?:left|quit|moved (?:out of|away from)|resigned from)|"
+    r"\b(?:was|finished|did|worked) my last (?:day|shift|week) (?:at|with)) (?:the )?"
     r"((?-i:[A-Z])[\w'’&-]+(?: (?-i:[A-Z])[\w'’&-]+)*)",
     re.IGNORECASE,
 )
+"""Leaving a place or an employer by its name ("I left Google", "We moved away from Leeds",
+"Today was my last day at Google"; a last day ahead, "My last day at Google is Friday", is a
+plan)."""
 
 
 def topic_value(topic: str, text: str) -> str | None:
