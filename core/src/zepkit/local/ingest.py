@@ -12,6 +12,7 @@ from typing import Any
 
 from zepkit.local.bulk import insert_rows
 from zepkit.local.codec import encode_time, now
+from zepkit.local.denials import denied_claim
 from zepkit.local.drafts import Draft
 from zepkit.local.habits import changed_habit
 from zepkit.local.ids import next_id
@@ -102,7 +103,8 @@ def write_episodes(
             # user's sentences may tell an outcome ("Ran the marathon on Sunday!" is no profile
             # statement), and it ends only their profile statements.
             outcomes = outcomes_told(unprefixed(s.text, s.speaker)) if s.by_user else ()
-            if s.topics or s.ends or habit or left or outcomes:
+            denied = denied_claim(s.text) if s.profile is not None else None
+            if s.topics or s.ends or habit or left or outcomes or denied:
                 speakers = (s.speaker, user_name) if s.by_user else (s.speaker,)
                 changes.append(
                     Change(
@@ -116,6 +118,7 @@ def write_episodes(
                         s.profile is not None,
                         left,
                         outcomes,
+                        denied,
                     )
                 )
             statement_id += 1

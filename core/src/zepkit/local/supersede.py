@@ -13,9 +13,12 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from zepkit.local.codec import timestamp
+from zepkit.local.denials import denies, match_words
 from zepkit.local.habits import does_habit
+from zepkit.local.ids import graph_range
 from zepkit.local.outcomes import closes, in_states_column, shared_with, states_marker
 from zepkit.local.profile import about_someone, names_left, topic_value
+from zepkit.local.retrieval import match_expression
 from zepkit.local.text import fact_key, normalise_name
 
 RECENT_PROFILE = 2000
@@ -68,6 +71,9 @@ class Change(NamedTuple):
     outcomes: tuple[str, ...] = ()
     """The states it tells the outcome of (`outcomes.outcomes_told`): a child born ends the
     user's statements of the pregnancy, a job got those of the search for one."""
+    denied: frozenset[str] | None = None
+    """The claim it denies (`denials.denied_claim`): "I'm not allergic to penicillin after all"
+    ends "I'm allergic to penicillin"."""
 
 
 def supersede(conn: sqlite3.Connection, graph: int, change: Change) -> None:
@@ -93,6 +99,8 @@ def supersede(conn: sqlite3.Connection, graph: int, change: Change) -> None:
         rivals.update(_valued(conn, graph, change.statement, change.left))
     if change.outcomes:
         rivals.update(_in_states(conn, graph, change))
+    if change.denied:
+        rivals.update(_denied_by(conn, graph, change, change.denied))
     same = fact_key(change.text)
     when = timestamp(change.valid_at)
     ended: list[int] = []
@@ -205,6 +213,35 @@ def _in_states(
             for state, shared in news
         )
     }
+
+
+DENIED_CANDIDATES = 200
+"""The newest statements holding a denial's words that are read against it."""
+
+
+def _denied_by(
+    conn: sqlite3.Connection, graph: int, change: Change, denied: frozenset[str]
+) -> dict[int, tuple[str, str, str | None]]:
+    """The user's current profile statements that say what `change` denies (`denials.denies`),
+    found through the statements' full-text index by the denial's words (every one of them)."""
+    terms = match_words(change.text)
+    if not terms:
+        return {}
+    low, high = graph_range(graph)
+    rows = conn.execute(
+        "SELECT r.id, r.text, r.valid_at FROM statements_fts AS f "
+        "JOIN statements AS s ON s.id = f.rowid JOIN statement_rows AS r ON r.id = s.id "
+        "WHERE statements_fts MATCH ? AND f.rowid BETWEEN ? AND ? AND s.profile IS NOT NULL "
+        "AND s.invalid_at IS NULL AND s.id != ? ORDER BY f.rowid DESC LIMIT ?",
+        (
+            " AND ".join(match_expression([term]) for term in terms),
+            low,
+            high,
+            change.statement,
+            DENIED_CANDIDATES,
+        ),
+    ).fetchall()
+    return {key: (text, valid_at, None) for key, text, valid_at in rows if denies(denied, text)}
 
 
 def reopen(conn: sqlite3.Connection, statements_sql: str, params: Sequence[object]) -> None:

@@ -1,0 +1,77 @@
+"""A user's statement that denies an older one of theirs: which current statement it ends.
+
+"Turns out I'm not allergic to penicillin after all" says the opposite of "I'm allergic to
+penicillin": the same claim, negated. A claim is a statement's content words (stems), without
+its negation and the words that only frame it ("turns out", "actually", "anymore"); a negated
+statement ends the user's current, not negated, statements whose claim holds all of its own and
+at most one word more ("I don't eat meat" ends "I eat meat every day"); a claim of one word ends
+only the same claim ("I can't swim" ends "I can swim", but "I don't drink" is no word on "I
+drink coffee every morning").
+Only negated news is read against what came before: "I like sushi now" after "I don't like
+sushi" is left to the reader of the block, which shows the newer first. Rules over English.
+"""
+
+from __future__ import annotations
+
+import re
+
+from zepkit.local.text import STORED_LABEL, stems, words
+
+_NEGATED = re.compile(r"\b(?:not|never|no longer|cannot)\b|n['’]t\b", re.IGNORECASE)
+"""A statement that says something is not so."""
+
+_HEDGED = re.compile(
+    r"\b(?:not sure|not certain|no idea|(?:do|did|ca)n['’]?t (?:know|think|remember|recall|"
+    r"tell)|(?:do|did) not (?:know|think|remember|recall)|cannot (?:remember|recall|tell)|"
+    r"never (?:knew|thought))\b",
+    re.IGNORECASE,
+)
+"""A negation of knowing, not of the claim ("Not sure if I'm allergic to penicillin")."""
+
+_CONTRACTED = re.compile(r"\b(ca|wo|sha)n['’]t\b|n['’]t\b|\bcannot\b", re.IGNORECASE)
+_UNCONTRACTED = {"ca": "can", "wo": "will", "sha": "shall"}
+
+_FRAME = re.compile(
+    r"\b(?:(?:it )?turns? out|turned out|actually|after all|any ?more|any longer|no longer|"
+    r"these days|at all|honestly|really|not|never|either)\b",
+    re.IGNORECASE,
+)
+"""Words that negate a claim or only frame it: a claim and its denial differ by these alone."""
+
+MAX_EXTRA_WORDS = 1
+"""How many content words more the denied statement may have, for a denial of two or more ("day"
+in "I eat meat every day" is one: "every" is a function word)."""
+
+
+def denied_claim(text: str) -> frozenset[str] | None:
+    """The claim a negated statement denies (see the module), else None: for a statement that
+    is not negated, or one without a content word."""
+    said = STORED_LABEL.sub("", text, count=1)
+    if _NEGATED.search(said) is None or _HEDGED.search(said) is not None:
+        return None
+    return claim(said) or None
+
+
+def claim(text: str) -> frozenset[str]:
+    """A statement's content stems, without its negation and framing words."""
+    said = STORED_LABEL.sub("", text, count=1)
+    said = _CONTRACTED.sub(lambda m: _UNCONTRACTED.get((m[1] or "").lower(), ""), said)
+    return frozenset(stems(_FRAME.sub(" ", said)))
+
+
+def match_words(text: str) -> list[str]:
+    """The words of a denial to find the statements it may end by (each of them must hold
+    every content word of the denial in some form)."""
+    said = _FRAME.sub(" ", STORED_LABEL.sub("", text, count=1))
+    kept = claim(text)
+    return sorted({word for word in words(said) if any(word.startswith(k) for k in kept)})
+
+
+def denies(denied: frozenset[str], text: str) -> bool:
+    """Whether a statement, not itself negated, says what a denial (`denied_claim`) denies."""
+    said = STORED_LABEL.sub("", text, count=1)
+    if _NEGATED.search(said) is not None:
+        return False
+    held = claim(said)
+    extra = MAX_EXTRA_WORDS if len(denied) > 1 else 0
+    return denied <= held and len(held - denied) <= extra

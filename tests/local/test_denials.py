@@ -1,0 +1,86 @@
+"""A user's statement that denies an older one of theirs ends it, and nothing else."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from zepkit.core._backend import SearchRequest, UserProfile
+from zepkit.core._models import Message
+from zepkit.local import LocalBackend
+from zepkit.local.denials import denied_claim, denies
+
+T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "claim"),
+    [
+        ("Ana: Turns out I'm not allergic to penicillin after all.", {"allergic", "penicillin"}),
+        ("Ana: I don't eat meat anymore.", {"eat", "meat"}),
+        ("Ana: I can't swim.", {"swim"}),  # "can't" is "can" denied, not "ca"
+        ("Ana: I won't eat pork.", {"eat", "pork"}),
+        ("Ana: I'm allergic to penicillin.", None),  # nothing denied
+        ("Ana: Not sure if I'm allergic to penicillin.", None),  # a doubt, not a denial
+        ("Ana: I don't think I'm allergic to it.", None),
+        ("Ana: I'm not.", None),  # no claim
+    ],
+)
+def test_the_claim_a_statement_denies(text: str, claim: set[str] | None) -> None:
+    assert denied_claim(text) == (frozenset(claim) if claim is not None else None)
+
+
+@pytest.mark.parametrize(
+    ("denial", "statement", "denied"),
+    [
+        ("I'm not allergic to penicillin.", "Ana: I'm allergic to penicillin.", True),
+        ("I don't eat meat anymore.", "Ana: I eat meat every day.", True),  # one word more
+        ("I can't swim.", "Ana: I can swim.", True),
+        ("I really don't like spicy food.", "Ana: I like spicy food.", True),
+        # a claim of one word ends only the same claim
+        ("I don't drink.", "Ana: I drink coffee every morning.", False),
+        # the denial's qualifier is not in the statement, or the statement says more
+        ("I never go running in the rain.", "Ana: I go running every morning.", False),
+        ("I'm not allergic to nuts.", "Ana: I'm allergic to peanuts and shellfish.", False),
+        ("I don't eat meat.", "Ana: I eat meat and fish at weekends with my family.", False),
+        # someone else's denial is not the user's
+        ("My wife doesn't eat meat.", "Ana: I eat meat every day.", False),
+        # a statement that is itself negated is not what a denial ends
+        ("I don't eat meat.", "Ana: I don't eat meat on Fridays.", False),
+    ],
+)
+def test_what_a_denial_ends(denial: str, statement: str, denied: bool) -> None:
+    claim = denied_claim(denial)
+    assert claim is not None
+    assert denies(claim, statement) is denied
+
+
+async def _told(backend: LocalBackend, *said: str) -> dict[str, datetime | None]:
+    """Each statement told a day after the one before; every fact's end time by its text."""
+    await backend.ensure_user(UserProfile("ana", first_name="Ana"))
+    await backend.ensure_thread("t", "ana")
+    for n, text in enumerate(said):
+        when = T0 + timedelta(days=n)
+        await backend.add_messages("t", [Message("user", text, created_at=when)])
+    query = " ".join(said)
+    found = await backend.search(SearchRequest(query[:400], user_id="ana", limit=20))
+    return {fact.fact.split(": ", 1)[1]: fact.invalid_at for fact in found.edges}
+
+
+async def test_a_denial_ends_what_it_denies_and_keeps_the_rest(backend: LocalBackend) -> None:
+    allergic = "I'm allergic to penicillin."
+    shellfish = "I'm allergic to shellfish."
+    corrected = "Turns out I'm not allergic to penicillin after all."
+    ended = await _told(backend, allergic, shellfish, corrected)
+    assert ended[allergic] == T0 + timedelta(days=2)
+    assert ended[shellfish] is None
+    assert ended[corrected] is None
+
+
+async def test_a_denial_told_first_ends_nothing_said_later(backend: LocalBackend) -> None:
+    """Only what was said before a denial is ended by it: "I can swim" said after "I can't
+    swim" is the newer word, and both stay (the block shows the newer first)."""
+    ended = await _told(backend, "I can't swim.", "I can swim now, I took lessons.")
+    assert ended["I can't swim."] is None
+    assert ended["I can swim now, I took lessons."] is None
