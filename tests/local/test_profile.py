@@ -580,6 +580,12 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("I retired last month.", ("work",)),
         ("Just retired from teaching!", ("work",)),
         ("I retired my old laptop.", ()),
+        ("Started at Aldi today.", ("work",)),
+        ("I started at the gym this week.", ()),  # no employer named
+        ("It was my 30th birthday yesterday!", ("age",)),
+        ("It was my sister's 30th birthday yesterday!", ()),
+        ("I've started eating fish again.", ("diet",)),
+        ("My boyfriend and I moved in together.", ("home", "relationship")),
         ("I live in the Bay Area.", ("home",)),
         ("i live in lisbon now", ("home",)),  # typed without capitals
         ("i live in a small flat", ()),
@@ -950,6 +956,10 @@ _ENDED = [
     ("We rent a flat in Leith.", "We've bought our first home, a cottage in Fife!"),
     ("I'm renting a flat in Hackney.", "We bought a house in Walthamstow!"),
     ("I'm a nurse at the Royal Infirmary.", "I retired last month."),
+    ("I work at Tesco.", "Started at Aldi today."),
+    ("I'm 29.", "It was my 30th birthday yesterday!"),
+    ("I'm vegetarian.", "I've started eating fish again."),
+    ("I'm single.", "My boyfriend and I moved in together."),
     ("I'm single at the moment.", "I've started seeing someone, his name is Tom."),
     ("I'm single and not looking.", "I've started dating a guy called Ryan."),
     ("We're engaged.", "We tied the knot in Vegas last weekend!"),

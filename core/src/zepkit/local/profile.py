@@ -930,6 +930,8 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             rf"\bmy first (?:day|week|shift) (?:at|with) {_PLACE}|"
             r"\bI(?:['’]?m| am|['’]ve been| have been) (?:now |currently |still )?working "
             rf"(?:(?:at|for) {_PLACE}|as (?:a|an)\b)|"
+            rf"\bI (?:just |finally |recently |officially )?started (?:work |working |my new job |"
+            rf"a new job |my new role )?(?:at|with) {_PLACE}|"
             r"\bI (?:just )?(?:started|got|took|quit|left|lost) (?:a |my |the )?(?:new )?job\b"
             r"(?! (?:offer|interview|application))|"
             r"\bI(?:['’]?m| am) (?:now )?retired\b|\bI (?:now )?teach\b|"
@@ -958,7 +960,8 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"(?:fully )?(?:vegan|vegetarian|pescatarian)\b|"
             r"\bI(?: (?:now )?(?:follow|eat|started|keep|am on)|['’]m (?:now )?on) "
             r"(?:a |an |the )?[\w-]+(?: [\w-]+)? diet\b|"
-            r"\bI (?:stopped|started|quit) eating\b|\bI eat (?:meat|fish)\b|"
+            r"\bI(?:['’]ve| have)? (?:just |now |recently )?(?:stopped|started|quit) eating\b|"
+            r"\bI eat (?:meat|fish)\b|"
             r"\bI(?:['’]?m| am)? (?:now |no longer )?(?:on|doing) (?:keto|paleo|whole30)\b|"
             rf"\bI {_DIET_DROPPED}",
         ),
@@ -977,7 +980,9 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"\bI(?:['’]?m| am) (?:now )?(?:dating (?:someone\b|(?-i:[A-Z]))|seeing someone\b)|"
             rf"\b(?:I|we)(?:['’]ve| have)? {_STARTED_DATING}|"
             r"\bwe(?:['’]ve| have)? (?:just |finally |recently )?started "
-            r"(?:dating|going out|seeing each other)\b",
+            r"(?:dating|going out|seeing each other)\b|"
+            r"\b(?:we|and I)(?:['’]ve| have)? (?:just |finally |recently |now )?"
+            r"moved in together\b",
         ),
         (
             # A pattern that opens with "^" is tried at the start only; in the one above, such a
@@ -989,7 +994,9 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "age",
             r"(?:\bI(?:['’]?m| am) (?:now )?|(?:\bI |^\W*)(?:just |finally |recently )?turned )"
             r"\d{1,3}(?: years? old| y\.?o\.?)?(?: (?:now|today|yesterday|this week|last week|"
-            r"this month|last month|lol|haha))?[\W_]*$",
+            r"this month|last month|lol|haha))?[\W_]*$|"
+            r"\b(?:it was|it['’]s|today is|today was|yesterday was) my \d{1,3}(?:st|nd|rd|th) "
+            r"birthday\b",
         ),
         (
             "car",
@@ -1302,7 +1309,11 @@ _VALUES = {
     ),
     "relationship": re.compile(r"\b(single|married|divorced|engaged|separated|widowed)\b", re.I),
     "diet": re.compile(r"\b(vegan|vegetarian|pescatarian|keto|paleo)\b", re.IGNORECASE),
-    "age": re.compile(r"\b(?:I['’]?m|I am|turned)(?: now| a)? (\d{1,3})\b", re.IGNORECASE),
+    "age": re.compile(
+        r"\b(?:I['’]?m|I am|turned)(?: now| a)? (\d{1,3})\b|"
+        r"\bmy (\d{1,3})(?:st|nd|rd|th) birthday\b",
+        re.IGNORECASE,
+    ),
 }
 _NEGATED = re.compile(
     r"\b(?:not|no longer|never|stopped|quit|gave up|given up|came off|dropped)\b|n['’]t\b",
