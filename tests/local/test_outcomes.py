@@ -38,6 +38,8 @@ T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
         ("Back from Tokyo, jet lag is brutal!", "a trip"),
         ("Just got back from our honeymoon in Bali.", "a trip"),
         ("I had my hip replacement last week.", "waiting"),
+        ("My knee is fine now.", "recovery"),
+        ("My knee doesn't hurt anymore.", "recovery"),
         # steps on the way, plans, other people's news, news denied
         ("Passed my first driving lesson.", None),
         ("I'm going back to work in March.", None),
@@ -112,6 +114,10 @@ def test_a_return_ahead_is_no_return() -> None:
         ("a trip", "user: My flight to Tokyo is on the 3rd.", "user: Back from Tokyo!", True),
         ("a trip", "user: I'm in Lisbon for the week.", "user: Home from Lisbon at last.", True),
         ("a trip", "user: My flight to Tokyo is on the 3rd.", "user: Back from Lisbon!", False),
+        ("a trip", "user: I'm planning a trip to Japan.", "user: Just got back from Japan!", True),
+        # a pain ends when the same part is fine, not another
+        ("recovery", "user: My knee hurts when I run.", "user: My knee is fine now.", True),
+        ("recovery", "user: My back hurts.", "user: My knee doesn't hurt anymore.", False),
         (
             "waiting",
             "user: I'm on a waiting list for a hip replacement.",

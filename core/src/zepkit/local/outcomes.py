@@ -165,7 +165,9 @@ _HEALED = re.compile(
     r"\bback to (?:normal|running|full fitness|the gym|training|walking|football)\b|"
     r"\bback (?:on|at|in) (?:the|my) \w+|\b(?:good|as good) as new\b|"
     r"\b(?:off|out of) (?:the |my )?(?:plaster|bandages?|wheelchair|physio)\b|"
-    r"\bwalking (?:normally|again|unaided|fine)\b|\ball clear\b",
+    r"\bwalking (?:normally|again|unaided|fine)\b|\ball clear\b|"
+    r"\b(?:is|are|feels?|feeling) (?:fine|better|okay|ok|good|normal|great) (?:now|again)\b|"
+    r"\b(?:does(?:n['’]t| not)|no longer) (?:hurt|ache)s?\b",
     re.IGNORECASE,
 )
 _RECOVERING = re.compile(
@@ -174,7 +176,10 @@ _RECOVERING = re.compile(
     r"\bI(?:['’]ve| have)? (?:just )?(?:broken|broke|fractured|sprained|torn|tore|ruptured) my\b|"
     r"\bI(?:['’]ve| have) (?:got )?(?:a )?(?:broken|fractured|sprained|torn|bad) \w+|"
     r"\bI(?:['’]?m| am) (?:in a wheelchair|on crutches) (?:while|until|after|for now|for (?:a|the) "
-    r"(?:few|next|time being))\b",
+    r"(?:few|next|time being))\b|"
+    r"\bmy (?:left |right |lower |upper |bad )?(?:knee|back|shoulder|hip|ankle|wrist|neck|foot|"
+    r"leg|arm|elbow|hamstring|calf|achilles) (?:hurts|aches|is (?:still )?(?:sore|painful|injured|"
+    r"swollen|killing me))\b",
     re.IGNORECASE,
 )
 _CAME_THROUGH = re.compile(
@@ -310,6 +315,8 @@ _AWAY = re.compile(
     + "|".join(
         f"{subject} (?:going|flying|heading|travell?ing|off|driving|sailing) (?:back )?to "
         r"(?-i:[A-Z])|"
+        rf"{subject} (?:planning|booking|organi[sz]ing) (?:a|an|our|my) (?:[\w'’-]+ )?"
+        r"(?:trip|holiday|vacation|visit|break|honeymoon) to (?-i:[A-Z])|"
         rf"{subject} (?:in|visiting|staying in) (?-i:[A-Z])[\w'’-]*(?: (?-i:[A-Z])[\w'’-]*)? "
         r"(?:for|until|till) (?:the |a |two |three |four |\d+ )?"
         r"(?:week|weekend|days?|few days|month|nights?|holidays?)\b"
@@ -358,7 +365,8 @@ _OUTCOMES: tuple[Outcome, ...] = (
         _RECOVERING,
         _words(
             "healed recovered crutches cast sling boot brace stitches splint back walking clear "
-            "new plaster bandage bandages wheelchair physio"
+            "new plaster bandage bandages wheelchair physio fine better okay ok good normal great "
+            "hurt hurts ache aches"
         ),
         shared=True,
     ),
@@ -437,13 +445,15 @@ _STATES = PatternSet({kind.name: kind.state for kind in _OUTCOMES})
 
 _GENERAL = re.compile(
     r"(?:just|now|today|tonight|yesterday|week|month|year|last|next|first|new|still|currently|"
-    r"fully|finally|got|had|done|pass|passed|passing|back)$|"
+    r"fully|finally|got|had|done|pass|passed|passing|back|hurt|hurts|ache|aches|aching|sore|pain|"
+    r"painful|fine|better|okay|good|normal|great|feel|feels|feeling|anymore)$|"
     r"(?:recover|heal|wait|list|train|prepar|learn|revis|stud|finish|complet|approv|appl|accept|"
     r"confirm|fix|repair|mend|broke|break|servic|replac|leak|work|sort)"
 )
 """Words two statements share without being about the same thing: times, and the words of
-waiting, recovering, training, breaking down and their outcomes ("recovering" and "recovered";
-"back" to work, not a bad back; "passport" is not "passed"; "fixed" twice is no one thing)."""
+waiting, recovering, training, breaking down, hurting and their outcomes ("recovering" and
+"recovered"; "back" to work, not a bad back; "passport" is not "passed"; "fixed" twice is no one
+thing, nor "hurts" said of a knee and of a back)."""
 _SOMEONE_ELSES = re.compile(
     r"\b(?:my|our|his|her|their) (?:[\w-]+ )?(?:sister|brother|mum|mom|dad|mother|father|"
     r"parents?|friend|partner|wife|husband|son|daughter|boyfriend|girlfriend|colleague|boss|"
