@@ -585,6 +585,7 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("It was my 30th birthday yesterday!", ("age",)),
         ("It was my sister's 30th birthday yesterday!", ()),
         ("I've started eating fish again.", ("diet",)),
+        ("I've started eating healthier.", ()),  # how well, not what
         ("My boyfriend and I moved in together.", ("home", "relationship")),
         ("I live in the Bay Area.", ("home",)),
         ("i live in lisbon now", ("home",)),  # typed without capitals

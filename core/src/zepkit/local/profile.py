@@ -960,7 +960,8 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"(?:fully )?(?:vegan|vegetarian|pescatarian)\b|"
             r"\bI(?: (?:now )?(?:follow|eat|started|keep|am on)|['’]m (?:now )?on) "
             r"(?:a |an |the )?[\w-]+(?: [\w-]+)? diet\b|"
-            r"\bI(?:['’]ve| have)? (?:just |now |recently )?(?:stopped|started|quit) eating\b|"
+            r"\bI(?:['’]ve| have)? (?:just |now |recently )?(?:stopped|started|quit) eating\b"
+            r"(?! (?:healthier|healthy|better|well|less|more|clean|right|properly|out)\b)|"
             r"\bI eat (?:meat|fish)\b|"
             r"\bI(?:['’]?m| am)? (?:now |no longer )?(?:on|doing) (?:keto|paleo|whole30)\b|"
             rf"\bI {_DIET_DROPPED}",
