@@ -25,6 +25,11 @@ T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
         ("Ana: Not sure if I'm allergic to penicillin.", None),  # a doubt, not a denial
         ("Ana: I don't think I'm allergic to it.", None),
         ("Ana: I'm not.", None),  # no claim
+        # a denial in part: the older statement still holds
+        ("Ana: I don't play tennis as much these days.", None),
+        ("Ana: I don't always work from home.", None),
+        ("Ana: I can't run every day.", None),
+        ("Ana: I don't have a car with me.", None),
     ],
 )
 def test_the_claim_a_statement_denies(text: str, claim: set[str] | None) -> None:

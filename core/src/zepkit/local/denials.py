@@ -8,7 +8,9 @@ at most one word more ("I don't eat meat" ends "I eat meat every day"); a claim 
 only the same claim ("I can't swim" ends "I can swim", but "I don't drink" is no word on "I
 drink coffee every morning").
 Only negated news is read against what came before: "I like sushi now" after "I don't like
-sushi" is left to the reader of the block, which shows the newer first. Rules over English.
+sushi" is left to the reader of the block, which shows the newer first. A denial in part ("I
+don't play tennis as much these days") or a doubt ("Not sure if I'm allergic to it") denies
+nothing. Rules over English.
 """
 
 from __future__ import annotations
@@ -27,6 +29,14 @@ _HEDGED = re.compile(
     re.IGNORECASE,
 )
 """A negation of knowing, not of the claim ("Not sure if I'm allergic to penicillin")."""
+
+_PARTLY = re.compile(
+    r"\b(?:much|many|always|often|every|all the time|enough|a lot|lots|very|quite|too|so|as|"
+    r"that|usually|normally|with me|right now|at the moment|today|tonight|this week|yet)\b",
+    re.IGNORECASE,
+)
+"""Words that make a denial partial ("I don't play tennis as much these days", "I don't always
+work from home", "I can't run every day"): the older statement still holds."""
 
 _CONTRACTED = re.compile(r"\b(ca|wo|sha)n['’]t\b|n['’]t\b|\bcannot\b", re.IGNORECASE)
 _UNCONTRACTED = {"ca": "can", "wo": "will", "sha": "shall"}
@@ -47,7 +57,7 @@ def denied_claim(text: str) -> frozenset[str] | None:
     """The claim a negated statement denies (see the module), else None: for a statement that
     is not negated, or one without a content word."""
     said = STORED_LABEL.sub("", text, count=1)
-    if _NEGATED.search(said) is None or _HEDGED.search(said) is not None:
+    if _NEGATED.search(said) is None or _HEDGED.search(said) or _PARTLY.search(said):
         return None
     return claim(said) or None
 
