@@ -6,11 +6,10 @@ its negation and the words that only frame it ("turns out", "actually", "anymore
 statement ends the user's current, not negated, statements whose claim holds all of its own and
 at most one word more ("I don't eat meat" ends "I eat meat every day"); a claim of one word ends
 only the same claim ("I can't swim" ends "I can swim", but "I don't drink" is no word on "I
-drink coffee every morning").
-Only negated news is read against what came before: "I like sushi now" after "I don't like
-sushi" is left to the reader of the block, which shows the newer first. A denial in part ("I
-don't play tennis as much these days") or a doubt ("Not sure if I'm allergic to it") denies
-nothing. Rules over English.
+drink coffee every morning"). Only negated news is read against what came before: "I like sushi
+now" after "I don't like sushi" is left to the reader of the block, which shows the newer first.
+A denial in part ("I don't play tennis as much these days") or a doubt ("Not sure if I'm
+allergic to it") denies nothing. Rules over English.
 """
 
 from __future__ import annotations
