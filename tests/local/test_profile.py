@@ -344,6 +344,8 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Only have Tuesday and Thursday evenings free for the gym.",
         "We've got a holiday booked to Crete in August.",  # the household's trip ahead
         "We've booked flights to Tokyo for the cherry blossom.",
+        "We're going to Rome for Easter.",  # on its way to a place by its name
+        "We're flying to Lisbon next week.",
         "Been volunteering at the food bank every Saturday for years.",
         "Do the school run every morning, so nothing before 9:30.",
     ],
@@ -462,6 +464,7 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Two weeks to go!",  # a span, but nothing of the speaker's kinds
         "Ended up going home early.",
         "We're going to buy tickets.",
+        "We're going to the park.",  # no place by its name
         "The house is a 100-year-old cottage.",
         "We're expecting rain all weekend.",  # expecting something else
         "Expecting a parcel today.",

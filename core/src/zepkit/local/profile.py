@@ -420,6 +420,12 @@ _WE_TRIP = re.compile(
 )
 """The household's trip ahead ("We've got a holiday booked to Crete in August."): a trip booked
 or coming, not one told of ("Our trip was great.")."""
+_WE_GOING = re.compile(
+    r"\bwe(?:['’]re| are)(?: just| finally)? (?:going|flying|heading|off|travell?ing|driving|"
+    r"sailing) to (?-i:[A-Z])",
+    re.IGNORECASE,
+)
+"""The household on its way to a place by its name ("We're going to Rome for Easter.")."""
 
 
 _WE_BUDGET = re.compile(
@@ -437,7 +443,7 @@ def _of_the_household(sentence: str, kinds: Iterable[str]) -> bool:
     """Whether a sentence with "we" or "our" is about the household's people, pets, home, health
     or diet, what it owns (`_HOUSEHOLD_OWNS`), what each of its group is (`_WE_EACH`), the
     speaker's workplace (`_OUR_WORKPLACE`), the household's faith (`_WE_FAITH`), a trip ahead
-    (`_WE_TRIP`) or its money (`_WE_BUDGET`)."""
+    (`_WE_TRIP`, `_WE_GOING`) or its money (`_WE_BUDGET`)."""
     found = set(kinds)
     if _HOUSEHOLD_KINDS & found or _OUR_CHILDREN.search(sentence):
         return True
@@ -447,7 +453,7 @@ def _of_the_household(sentence: str, kinds: Iterable[str]) -> bool:
         return True
     if "identity" in found and _WE_FAITH.search(sentence):
         return True
-    if "plans" in found and _WE_TRIP.search(sentence):
+    if "plans" in found and (_WE_TRIP.search(sentence) or _WE_GOING.search(sentence)):
         return True
     if "constraints" in found and "work" not in found and _WE_BUDGET.search(sentence):
         return True
