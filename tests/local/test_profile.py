@@ -589,6 +589,9 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("It was my sister's 30th birthday yesterday!", ()),
         ("I've started eating fish again.", ("diet",)),
         ("I've started eating healthier.", ()),  # how well, not what
+        ("My favourite band is Muse.", ("favourite-band",)),  # a favourite of its own kind
+        ("My fave food at the moment is sushi.", ("favourite-food",)),
+        ("My kids' favourite game is Uno.", ()),  # the children's
         ("My boyfriend and I moved in together.", ("home", "relationship")),
         ("I live in the Bay Area.", ("home",)),
         ("i live in lisbon now", ("home",)),  # typed without capitals
@@ -812,6 +815,7 @@ _KEPT = [
     # news that names no one of the user's
     ("I work at Google.", "I lost my wallet today."),
     ("I rent a flat in Leith.", "We're renting a car in Spain for the holiday."),
+    ("My favourite food is sushi.", "My favourite band is Muse."),  # another favourite
     ("I live in Porto with my partner.", "My old laptop died yesterday."),
     ("My dog Rex loves the beach at Foz.", "I lost my temper with Rex this morning."),
     ("My dog Rex loves the beach at Foz.", "I lost Rex's lead at the park."),
@@ -964,6 +968,7 @@ _ENDED = [
     ("I'm 29.", "It was my 30th birthday yesterday!"),
     ("I'm vegetarian.", "I've started eating fish again."),
     ("I'm single.", "My boyfriend and I moved in together."),
+    ("My favourite band is Muse.", "My favourite band is Radiohead now."),
     ("I'm single at the moment.", "I've started seeing someone, his name is Tom."),
     ("I'm single and not looking.", "I've started dating a guy called Ryan."),
     ("We're engaged.", "We tied the knot in Vegas last weekend!"),

@@ -1252,7 +1252,26 @@ def self_statement(sentence: str) -> SelfStatement | None:
         read = f"I {sentence.lstrip()}"  # "Just moved to Leeds!" moves the user's home
     topics = _topics_of(read, typed_lower=not any(ch.isupper() for ch in sentence))
     salience = BASE_SALIENCE + sum(kinds.values()) + (TOPIC_SALIENCE if topics else 0.0)
-    return SelfStatement(salience, topics, tells_an_ending(whole))
+    return SelfStatement(salience, topics + favourites_named(read), tells_an_ending(whole))
+
+
+_FAVOURITE = re.compile(
+    r"\bmy (?:new |current |all-time |absolute |very )*(?:favou?rite|fave|fav) "
+    r"([a-z]+(?: [a-z]+)?) (?:is|are|has to be|would be|at the moment is|right now is)\b",
+    re.IGNORECASE,
+)
+
+
+def favourites_named(sentence: str) -> tuple[str, ...]:
+    """The user's favourites a sentence names, each a subject of one value at a time of its own
+    ("My favourite band is Muse": "favourite-band"; a newer favourite band ends it). They weigh
+    nothing more in the profile: a favourite is a taste, not what shapes the user's days."""
+    return tuple(
+        dict.fromkeys(
+            "favourite-" + "-".join(found[1].lower().split())
+            for found in _FAVOURITE.finditer(sentence)
+        )
+    )
 
 
 def subjects_apart(sentence: str) -> tuple[str, str] | None:
