@@ -465,6 +465,7 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Ended up going home early.",
         "We're going to buy tickets.",
         "We're going to the park.",  # no place by its name
+        "We broke up the fight.",
         "The house is a 100-year-old cottage.",
         "We're expecting rain all weekend.",  # expecting something else
         "Expecting a parcel today.",
@@ -592,6 +593,10 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("My favourite band is Muse.", ("favourite-band",)),  # a favourite of its own kind
         ("My fave food at the moment is sushi.", ("favourite-food",)),
         ("My kids' favourite game is Uno.", ()),  # the children's
+        ("We broke up last week.", ("relationship",)),  # the user and their partner
+        ("We've just got married!", ("relationship",)),
+        ("I'm in a relationship.", ("relationship",)),
+        ("I broke up the fight.", ()),  # a fight, not a couple
         ("My boyfriend and I moved in together.", ("home", "relationship")),
         ("I live in the Bay Area.", ("home",)),
         ("i live in lisbon now", ("home",)),  # typed without capitals
@@ -969,6 +974,9 @@ _ENDED = [
     ("I'm vegetarian.", "I've started eating fish again."),
     ("I'm single.", "My boyfriend and I moved in together."),
     ("My favourite band is Muse.", "My favourite band is Radiohead now."),
+    ("I'm dating Tom.", "We broke up last week."),
+    ("I'm in a relationship.", "We split up."),
+    ("I'm engaged.", "We've just got married!"),
     ("I'm single at the moment.", "I've started seeing someone, his name is Tom."),
     ("I'm single and not looking.", "I've started dating a guy called Ryan."),
     ("We're engaged.", "We tied the knot in Vegas last weekend!"),

@@ -426,6 +426,13 @@ _WE_GOING = re.compile(
     re.IGNORECASE,
 )
 """The household on its way to a place by its name ("We're going to Rome for Easter.")."""
+_WE_COUPLE = re.compile(
+    r"\bwe(?:['’]ve| have)? (?:just |finally |recently |officially )?(?:(?:broke|split) up"
+    r"(?! (?:the|a|an|it|them|this|that)\b)|separated|divorced|"
+    r"got (?:married|engaged|divorced|hitched)|tied the knot|moved in together)\b",
+    re.IGNORECASE,
+)
+"""The user and their partner, parting or joining ("We broke up last week.", "We got engaged!")."""
 
 
 _WE_BUDGET = re.compile(
@@ -443,9 +450,9 @@ def _of_the_household(sentence: str, kinds: Iterable[str]) -> bool:
     """Whether a sentence with "we" or "our" is about the household's people, pets, home, health
     or diet, what it owns (`_HOUSEHOLD_OWNS`), what each of its group is (`_WE_EACH`), the
     speaker's workplace (`_OUR_WORKPLACE`), the household's faith (`_WE_FAITH`), a trip ahead
-    (`_WE_TRIP`, `_WE_GOING`) or its money (`_WE_BUDGET`)."""
+    (`_WE_TRIP`, `_WE_GOING`), its money (`_WE_BUDGET`) or the couple itself (`_WE_COUPLE`)."""
     found = set(kinds)
-    if _HOUSEHOLD_KINDS & found or _OUR_CHILDREN.search(sentence):
+    if _HOUSEHOLD_KINDS & found or _OUR_CHILDREN.search(sentence) or _WE_COUPLE.search(sentence):
         return True
     if (found - {"plans"} and _WE_EACH.search(sentence)) or _WE_EACH_WORK.search(sentence):
         return True
@@ -976,11 +983,12 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "relationship",
             r"\b(?:I(?:['’]?m| am)|we(?:['’]re| are)|and I are) (?:now |not |no longer )?"
-            r"(?:single|married|divorced|engaged|separated|widowed)\b|"
+            r"(?:single|married|divorced|engaged|separated|widowed|in a relationship)\b|"
             r"\b(?:we(?:['’]re| are)?|and I(?: are)?) (?:now |finally )?back together\b|"
-            r"\b(?:I|we|\w+ and I) (?:just |finally )?(?:got married|got hitched|tied the knot|"
-            r"got engaged|got divorced|"
-            r"broke up|split up|divorced|separated)\b|"
+            r"\b(?:I|we|\w+ and I)(?:['’]ve| have)? (?:just |finally )?(?:got married|got hitched|"
+            r"tied the knot|"
+            r"got engaged|got divorced|(?:broke|split) up(?! (?:the|a|an|it|them|this|that)\b)|"
+            r"divorced|separated)\b|"
             r"\bI (?:now )?have a (?:new )?(?:girlfriend|boyfriend|partner)\b|"
             r"\bI(?:['’]ve| have)? (?:now |finally |just )?got a (?:new )?"
             r"(?:girlfriend|boyfriend)\b|"
