@@ -202,13 +202,34 @@ async def test_news_reads_only_the_statements_in_a_state_however_old(
     }
     assert ended["user: I'm learning to drive."] == later  # fifth newest, closed all the same
     assert ended["user: I'm waiting for my visa."] == later
-    read = [sql for sql in said_sql if "s.states IS NOT NULL" in sql]
+    read = [sql for sql in said_sql if "s.states IN" in sql]
     assert len(read) == 2  # one read per piece of news, values bound in its text
     plans = alice._engine.read(
         lambda conn: [conn.execute(f"EXPLAIN QUERY PLAN {sql}").fetchall() for sql in read]
     )
-    for plan in plans:  # through the index of the statements in a state
-        assert any("statements_states" in row[-1] for row in plan), plan
+    for plan in plans:  # sought by its state's value, and the few in several states apart
+        steps = [row[-1] for row in plan]
+        assert any("statements_states (graph=? AND states=?)" in step for step in steps), steps
+        assert any("statements_states_many (graph=?)" in step for step in steps), steps
+
+
+async def test_a_statement_in_two_states_ends_by_the_news_of_either(alice: LocalBackend) -> None:
+    """A statement in several states ("|exams|training|") is read apart from those in one, and
+    news of one of them ends it."""
+    both = "I'm revising for my exams and training for the Leeds half marathon."
+    await alice.add_messages("a1", [Message("user", both, created_at=T0)])
+    states = alice._engine.read(
+        lambda conn: conn.execute(
+            "SELECT states FROM statements WHERE states IS NOT NULL"
+        ).fetchall()
+    )
+    assert [row[0].count("|") for row in states] == [3]  # two states
+    later = T0 + timedelta(days=30)
+    await alice.add_messages(
+        "a1", [Message("user", "Ran the Leeds half marathon!", created_at=later)]
+    )
+    found = await alice.search(SearchRequest("marathon exams", user_id="alice"))
+    assert {edge.fact: edge.invalid_at for edge in found.edges}[f"user: {both}"] == later
 
 
 async def test_news_that_closes_nothing_reads_no_statements(alice: LocalBackend) -> None:

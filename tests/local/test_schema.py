@@ -148,8 +148,9 @@ async def test_a_version_4_file_gains_llm_extraction_and_keeps_its_statements(
 
 def _as_version(path: Path, version: int) -> None:
     """Make a file as the release with schema `version` (7 or 8) wrote it: the same, without
-    step 9's column and index (and step 8's index)."""
+    step 10's index, step 9's column and index (and step 8's index)."""
     with sqlite3.connect(path) as conn:
+        conn.execute("DROP INDEX statements_states_many")
         conn.execute("DROP INDEX statements_states")
         conn.execute("ALTER TABLE statements DROP COLUMN states")
         if version < 8:
@@ -234,6 +235,7 @@ async def test_a_version_9_file_has_its_states_read_again_by_the_newer_rules(
         await first.add_messages("t", [Message("user", broken)])
     with sqlite3.connect(db_path) as conn:  # as a release without the kind stored it
         conn.execute("UPDATE statements SET states = NULL")
+        conn.execute("DROP INDEX statements_states_many")
         conn.execute("PRAGMA user_version = 9")
     conn.close()
 

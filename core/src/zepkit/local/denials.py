@@ -55,6 +55,8 @@ in "I eat meat every day" is one: "every" is a function word)."""
 def denied_claim(text: str) -> frozenset[str] | None:
     """The claim a negated statement denies (see the module), else None: for a statement that
     is not negated, or one without a content word."""
+    if _NEGATED.search(text) is None:  # most statements: no label to take off first
+        return None
     said = STORED_LABEL.sub("", text, count=1)
     if _NEGATED.search(said) is None or _HEDGED.search(said) or _PARTLY.search(said):
         return None

@@ -1360,6 +1360,8 @@ def left_value(text: str) -> str | None:
     "google"; "We moved away from Leeds": "leeds"), else None. It ends only the home or work
     statements naming it (`names_left`): a name left says nothing of where the user is now."""
     found = _LEFT.search(text)
+    if found is None and "last" in text:
+        found = _LAST_DAY.search(text)
     return found[1].lower() if found else None
 
 
@@ -1380,15 +1382,19 @@ _EMPLOYER = re.compile(
 
 
 _LEFT = re.compile(
-    r"(?:\b(?:I|we)(?:['’]ve| have)? (?:just |finally |recently |now )?"
-    r"(?:left|quit|moved (?:out of|away from)|resigned from)|"
-    r"\b(?:was|finished|did|worked) my last (?:day|shift|week) (?:at|with)) (?:the )?"
+    r"\b(?:I|we)(?:['’]ve| have)? (?:just |finally |recently |now )?"
+    r"(?:left|quit|moved (?:out of|away from)|resigned from) (?:the )?"
     r"((?-i:[A-Z])[\w'’&-]+(?: (?-i:[A-Z])[\w'’&-]+)*)",
     re.IGNORECASE,
 )
-"""Leaving a place or an employer by its name ("I left Google", "We moved away from Leeds",
-"Today was my last day at Google"; a last day ahead, "My last day at Google is Friday", is a
-plan)."""
+"""Leaving a place or an employer by its name ("I left Google", "We moved away from Leeds")."""
+_LAST_DAY = re.compile(
+    r"\b(?:was|finished|did|worked) my last (?:day|shift|week) (?:at|with) (?:the )?"
+    r"((?-i:[A-Z])[\w'’&-]+(?: (?-i:[A-Z])[\w'’&-]+)*)",
+    re.IGNORECASE,
+)
+"""A last day at a place by its name, past ("Today was my last day at Google"; one ahead, "My
+last day at Google is Friday", is a plan): read only where "last" is."""
 
 
 def topic_value(topic: str, text: str) -> str | None:

@@ -356,11 +356,13 @@ def _states_read_again(conn: sqlite3.Connection) -> None:
 
 
 _V10: tuple[Step, ...] = (
-    # The states join the index, so news reads the statements of its own states from the index
-    # alone and fetches only those rows (a user may be in many states of other kinds).
+    # The states join the index, so news seeks the statements in exactly its own state ("|a
+    # trip|") instead of reading every statement in some state (a user may be in thousands of
+    # other kinds); the few in more than one state have an index of their own, read whole.
     "DROP INDEX statements_states",
     _states_read_again,
     "CREATE INDEX statements_states ON statements (graph, states) WHERE states IS NOT NULL",
+    "CREATE INDEX statements_states_many ON statements (graph) WHERE states GLOB '|*|*|*'",
 )
 
 

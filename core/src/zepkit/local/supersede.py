@@ -195,15 +195,21 @@ def _in_states(
     if not news:
         return {}
     # "+s.profile": without statistics SQLite would rather walk the user's profile statements
-    # by the (graph, profile) index than read the partial index of those in a state. Only the
-    # rows in one of the news' states are joined to their text (a user may be in many others).
+    # by the (graph, profile) index than read the partial indexes of those in a state. The rows
+    # in exactly one of the news' states are sought by their value; the rare ones in several
+    # states come from their own index and are checked here (a user may be in thousands of
+    # states of other kinds: none of them is read).
     kinds = [states_marker(state) for state, _ in news]
+    current = "AND +s.profile IS NOT NULL AND s.invalid_at IS NULL AND s.id != ?"
     rows = conn.execute(
         "SELECT s.id, s.states, r.text, r.valid_at FROM statements AS s "
-        "JOIN statement_rows AS r ON r.id = s.id WHERE s.graph = ? AND s.states IS NOT NULL "
-        "AND +s.profile IS NOT NULL AND s.invalid_at IS NULL AND s.id != ? "
-        f"AND ({' OR '.join('instr(s.states, ?)' for _ in kinds)})",
-        (graph, change.statement, *kinds),
+        "JOIN statement_rows AS r ON r.id = s.id WHERE s.graph = ? AND s.states IN "
+        f"({', '.join('?' * len(kinds))}) {current} "
+        "UNION ALL SELECT s.id, s.states, r.text, r.valid_at FROM statements AS s "
+        "INDEXED BY statements_states_many "
+        "JOIN statement_rows AS r ON r.id = s.id WHERE s.graph = ? "
+        f"AND s.states GLOB '|*|*|*' {current}",
+        (graph, *kinds, change.statement, graph, change.statement),
     ).fetchall()
     return {
         key: (text, valid_at, None)
