@@ -9,7 +9,7 @@ import pytest
 from zepkit.core._backend import SearchRequest, UserProfile
 from zepkit.core._models import Message
 from zepkit.local import LocalBackend
-from zepkit.local.denials import denied_claim, denies
+from zepkit.local.denials import affirmed_claim, affirms, denied_claim, denies
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 
@@ -83,9 +83,43 @@ async def test_a_denial_ends_what_it_denies_and_keeps_the_rest(backend: LocalBac
     assert ended[corrected] is None
 
 
-async def test_a_denial_told_first_ends_nothing_said_later(backend: LocalBackend) -> None:
-    """Only what was said before a denial is ended by it: "I can swim" said after "I can't
-    swim" is the newer word, and both stay (the block shows the newer first)."""
+async def test_a_claim_said_to_be_so_now_ends_its_older_denial(backend: LocalBackend) -> None:
+    """The other way round: "I can swim now" ends "I can't swim"; a statement without a word of
+    change ("I can swim.") is not read against the denials before it."""
     ended = await _told(backend, "I can't swim.", "I can swim now, I took lessons.")
-    assert ended["I can't swim."] is None
+    assert ended["I can't swim."] == T0 + timedelta(days=1)
     assert ended["I can swim now, I took lessons."] is None
+    kept = await _told(backend, "I don't like sushi.", "I like sushi.")
+    assert kept["I don't like sushi."] is None
+
+
+@pytest.mark.parametrize(
+    ("text", "claim"),
+    [
+        ("Ana: I like sushi now.", {"like", "sushi"}),
+        ("Ana: I can swim now, I took lessons.", {"swim"}),  # the clause that says so
+        ("Ana: We finally have a car!", {"car"}),
+        ("Ana: I like sushi.", None),  # no word of change
+        ("Ana: I don't like sushi now.", None),  # a denial, read as one
+        ("Ana: I play tennis now and then.", None),  # "now and then": how often
+    ],
+)
+def test_the_claim_a_statement_affirms(text: str, claim: set[str] | None) -> None:
+    assert affirmed_claim(text) == (frozenset(claim) if claim is not None else None)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "ended"),
+    [
+        ("Ana: I don't like sushi.", "I like sushi now.", True),
+        ("Ana: I'm not a morning person.", "I'm a morning person now!", True),
+        ("Ana: I don't eat meat anymore.", "I eat meat again.", True),
+        ("Ana: I don't play tennis as much these days.", "I play tennis now.", False),  # partial
+        ("Ana: I like sushi.", "I like sushi now.", False),  # nothing denied
+        ("Ana: I don't like sushi.", "My son likes sushi now.", False),  # his, not the user's
+    ],
+)
+def test_what_an_affirmation_ends(older: str, newer: str, ended: bool) -> None:
+    claim = affirmed_claim(newer)
+    assert claim is not None
+    assert affirms(claim, older) is ended

@@ -6,10 +6,11 @@ its negation and the words that only frame it ("turns out", "actually", "anymore
 statement ends the user's current, not negated, statements whose claim holds all of its own and
 at most one word more ("I don't eat meat" ends "I eat meat every day"); a claim of one word ends
 only the same claim ("I can't swim" ends "I can swim", but "I don't drink" is no word on "I
-drink coffee every morning"). Only negated news is read against what came before: "I like sushi
-now" after "I don't like sushi" is left to the reader of the block, which shows the newer first.
-A denial in part ("I don't play tennis as much these days") or a doubt ("Not sure if I'm
-allergic to it") denies nothing. Rules over English.
+drink coffee every morning"). The other way round, a statement that says its claim is so now ("I
+like sushi now", "I eat meat again", "Turns out I can swim") ends the older statements denying
+it; one without such a word is not read against what came before (a full-text query for every
+statement would cost every write). A denial in part ("I don't play tennis as much these days")
+or a doubt ("Not sure if I'm allergic to it") denies nothing. Rules over English.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ _HEDGED = re.compile(
 
 _PARTLY = re.compile(
     r"\b(?:much|many|always|often|every|all the time|enough|a lot|lots|very|quite|too|so|as|"
-    r"that|usually|normally|with me|right now|at the moment|today|tonight|this week|yet)\b",
+    r"that|usually|normally|with me|right now|at the moment|today|tonight|this week|yet|"
+    r"now and then|now and again)\b",
     re.IGNORECASE,
 )
 """Words that make a denial partial ("I don't play tennis as much these days", "I don't always
@@ -42,10 +44,17 @@ _UNCONTRACTED = {"ca": "can", "wo": "will", "sha": "shall"}
 
 _FRAME = re.compile(
     r"\b(?:(?:it )?turns? out|turned out|actually|after all|any ?more|any longer|no longer|"
-    r"these days|at all|honestly|really|not|never|either)\b",
+    r"these days|at all|honestly|really|finally|not|never|either)\b",
     re.IGNORECASE,
 )
 """Words that negate a claim or only frame it: a claim and its denial differ by these alone."""
+
+_CHANGED = re.compile(
+    r"\b(?:now|again|actually|after all|these days|turns? out|turned out|finally)\b",
+    re.IGNORECASE,
+)
+"""Words that say a statement changes what was so ("I like sushi now", "I eat meat again")."""
+_CLAUSE = re.compile(r"[,;:—–]|\s-\s|\b(?:but|and|so|because)\b", re.IGNORECASE)
 
 MAX_EXTRA_WORDS = 1
 """How many content words more the denied statement may have, for a denial of two or more ("day"
@@ -70,11 +79,10 @@ def claim(text: str) -> frozenset[str]:
     return frozenset(stems(_FRAME.sub(" ", said)))
 
 
-def match_words(text: str) -> list[str]:
-    """The words of a denial to find the statements it may end by (each of them must hold
-    every content word of the denial in some form)."""
+def match_words(text: str, kept: frozenset[str]) -> list[str]:
+    """The words of `text` that stand for its claim `kept` (stems): those to find the statements
+    it may end by (each of them must hold every one in some form)."""
     said = _FRAME.sub(" ", STORED_LABEL.sub("", text, count=1))
-    kept = claim(text)
     return sorted({word for word in words(said) if any(word.startswith(k) for k in kept)})
 
 
@@ -86,3 +94,31 @@ def denies(denied: frozenset[str], text: str) -> bool:
     held = claim(said)
     extra = MAX_EXTRA_WORDS if len(denied) > 1 else 0
     return denied <= held and len(held - denied) <= extra
+
+
+def affirmed_claim(text: str) -> frozenset[str] | None:
+    """The claim a statement affirms as changed ("I like sushi now", "Actually I can swim"):
+    the clause that says so, when it is not negated, else None. It ends the user's older
+    statements denying that claim (`denies`, the other way round)."""
+    if _CHANGED.search(text) is None:  # most statements: nothing said to have changed
+        return None
+    said = STORED_LABEL.sub("", text, count=1)
+    if _PARTLY.search(said):
+        return None
+    for clause in _CLAUSE.split(said):
+        if _CHANGED.search(clause) is None:
+            continue
+        if _NEGATED.search(clause) or _HEDGED.search(clause):
+            return None
+        return claim(clause) or None
+    return None
+
+
+def affirms(affirmed: frozenset[str], text: str) -> bool:
+    """Whether a statement denies, in full, what a newer statement affirms (`affirmed_claim`):
+    "I don't like sushi" for "I like sushi now"."""
+    denied = denied_claim(text)
+    if denied is None:
+        return False
+    extra = MAX_EXTRA_WORDS if len(affirmed) > 1 else 0
+    return affirmed <= denied and len(denied - affirmed) <= extra

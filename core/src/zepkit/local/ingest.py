@@ -12,7 +12,7 @@ from typing import Any
 
 from zepkit.local.bulk import insert_rows
 from zepkit.local.codec import encode_time, now
-from zepkit.local.denials import denied_claim
+from zepkit.local.denials import affirmed_claim, denied_claim
 from zepkit.local.drafts import Draft
 from zepkit.local.habits import changed_habit
 from zepkit.local.ids import next_id
@@ -104,7 +104,8 @@ def write_episodes(
             # statement), and it ends only their profile statements.
             outcomes = outcomes_told(unprefixed(s.text, s.speaker)) if s.by_user else ()
             denied = denied_claim(s.text) if s.profile is not None else None
-            if s.topics or s.ends or habit or left or outcomes or denied:
+            affirmed = affirmed_claim(s.text) if s.profile is not None else None
+            if s.topics or s.ends or habit or left or outcomes or denied or affirmed:
                 speakers = (s.speaker, user_name) if s.by_user else (s.speaker,)
                 changes.append(
                     Change(
@@ -119,6 +120,7 @@ def write_episodes(
                         left,
                         outcomes,
                         denied,
+                        affirmed,
                     )
                 )
             statement_id += 1

@@ -9,11 +9,11 @@ one is ended by it at once, so ingestion order never decides what is current.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from zepkit.local.codec import timestamp
-from zepkit.local.denials import denies, match_words
+from zepkit.local.denials import affirms, denies, match_words
 from zepkit.local.habits import does_habit
 from zepkit.local.ids import graph_range
 from zepkit.local.outcomes import closes, in_states_column, shared_with, states_marker
@@ -74,6 +74,9 @@ class Change(NamedTuple):
     denied: frozenset[str] | None = None
     """The claim it denies (`denials.denied_claim`): "I'm not allergic to penicillin after all"
     ends "I'm allergic to penicillin"."""
+    affirmed: frozenset[str] | None = None
+    """The claim it says is so now (`denials.affirmed_claim`): "I like sushi now" ends "I don't
+    like sushi"."""
 
 
 def supersede(conn: sqlite3.Connection, graph: int, change: Change) -> None:
@@ -100,7 +103,11 @@ def supersede(conn: sqlite3.Connection, graph: int, change: Change) -> None:
     if change.outcomes:
         rivals.update(_in_states(conn, graph, change))
     if change.denied:
-        rivals.update(_denied_by(conn, graph, change, change.denied))
+        denied = change.denied
+        rivals.update(_said_against(conn, graph, change, denied, lambda t: denies(denied, t)))
+    if change.affirmed:
+        affirmed = change.affirmed
+        rivals.update(_said_against(conn, graph, change, affirmed, lambda t: affirms(affirmed, t)))
     same = fact_key(change.text)
     when = timestamp(change.valid_at)
     ended: list[int] = []
@@ -225,12 +232,17 @@ DENIED_CANDIDATES = 200
 """The newest statements holding a denial's words that are read against it."""
 
 
-def _denied_by(
-    conn: sqlite3.Connection, graph: int, change: Change, denied: frozenset[str]
+def _said_against(
+    conn: sqlite3.Connection,
+    graph: int,
+    change: Change,
+    claim: frozenset[str],
+    against: Callable[[str], bool],
 ) -> dict[int, tuple[str, str, str | None]]:
-    """The user's current profile statements that say what `change` denies (`denials.denies`),
-    found through the statements' full-text index by the denial's words (every one of them)."""
-    terms = match_words(change.text)
+    """The user's current profile statements that `change` says the opposite of (`against`:
+    `denials.denies` or `denials.affirms` of its `claim`), found through the statements'
+    full-text index by the words of its claim (every one of them)."""
+    terms = match_words(change.text, claim)
     if not terms:
         return {}
     low, high = graph_range(graph)
@@ -247,7 +259,7 @@ def _denied_by(
             DENIED_CANDIDATES,
         ),
     ).fetchall()
-    return {key: (text, valid_at, None) for key, text, valid_at in rows if denies(denied, text)}
+    return {key: (text, valid_at, None) for key, text, valid_at in rows if against(text)}
 
 
 def reopen(conn: sqlite3.Connection, statements_sql: str, params: Sequence[object]) -> None:
