@@ -317,7 +317,7 @@ _AWAY = re.compile(
         r"(?-i:[A-Z])|"
         rf"{subject} (?:planning|booking|organi[sz]ing) (?:a|an|our|my) (?:[\w'’-]+ )?"
         r"(?:trip|holiday|vacation|visit|break|honeymoon) to (?-i:[A-Z])|"
-        rf"{subject} (?:in|visiting|staying in) (?-i:[A-Z])[\w'’-]*(?: (?-i:[A-Z])[\w'’-]*)? "
+        rf"{subject} (?:in|visiting|staying in) {_PLACE_NAME} "
         r"(?:for|until|till) (?:the |a |two |three |four |\d+ )?"
         r"(?:week|weekend|days?|few days|month|nights?|holidays?)\b"
         for subject in _WE_OR_I

@@ -228,8 +228,9 @@ def _in_states(
     }
 
 
-DENIED_CANDIDATES = 200
-"""The newest statements holding a denial's words that are read against it."""
+OPPOSED_CANDIDATES = 200
+"""The newest statements holding a denial's or an affirmation's words that are read against
+it."""
 
 
 def _said_against(
@@ -256,7 +257,7 @@ def _said_against(
             low,
             high,
             change.statement,
-            DENIED_CANDIDATES,
+            OPPOSED_CANDIDATES,
         ),
     ).fetchall()
     return {key: (text, valid_at, None) for key, text, valid_at in rows if against(text)}
