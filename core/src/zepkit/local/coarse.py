@@ -14,11 +14,15 @@ from typing import Any
 
 MIN_ROWS = 65536
 """Live rows from which a graph's scan goes coarse first (below it: every row scored exactly)."""
-CANDIDATES = 8192
+CANDIDATES = 4096
 """Rows scored exactly after the coarse pass, at least (`POOL_FACTOR` times the pool if more).
-On 100k all-MiniLM vectors of real conversation turns (and mixtures of them) the coarse pass
-kept 99.9% of the exact top 50 and 99.8% of the top 150 with 8,192 rows."""
-POOL_FACTOR = 48
+On LoCoMo's real turn vectors and 100k mixtures of them, with its questions as queries, the
+coarse pass kept 99.85% of the exact top 50 and 99.4% of the top 150 with 4,096 rows (99.97%
+and 99.9% with 8,192, which took about 0.4 ms more of a 100k add with context: more than
+`vectors.SPLIT_SCAN_ROWS`, they were scored as two halves on two threads)."""
+POOL_FACTOR = 27
+"""Rows asked per result for a pool too large for `CANDIDATES` (the block's pool of 150 asks
+`CANDIDATES`: 27 x 150 is 4,050)."""
 SPLIT_ROWS = 262144
 """Rows from which the coarse pass runs on two threads (below it the second thread costs more
 than it saves)."""
