@@ -23,11 +23,12 @@ GRAPHS = (1, 2)
 
 
 def _file_scores(
-    conn: sqlite3.Connection, graph: int, query: Any, want: int, coarse_rows: int
+    conn: sqlite3.Connection, graph: int, query: Any, pool: int, coarse_rows: int
 ) -> dict[int, float]:
     """Each stored row's score as the index computes it (the int8 codes times the int8 query),
     limited to the coarse pass's pick when the graph is that large: the rows within the
-    smallest Hamming distance to the query's signs that takes in `want` of them."""
+    smallest Hamming distance to the query's signs that takes in as many as it asks for
+    `pool` results (`coarse.candidates`)."""
     low, high = graph_range(graph)
     rows = conn.execute(
         "SELECT episode, vector FROM episode_vectors WHERE episode BETWEEN ? AND ? AND model = ?",
@@ -41,6 +42,7 @@ def _file_scores(
     small, scale = scan.quantised(query)
     sums = codes.astype(np.int64) @ small.astype(np.int64)
     scores = sums.astype(np.float32) * np.float32(scale) * scales.astype(np.float32)
+    want = coarse.candidates(pool, len(rows))
     if len(rows) >= coarse_rows and want < len(rows):
         distances = ((codes >= 0) != (query >= 0)).sum(axis=1)
         cut = np.sort(distances)[want - 1]
@@ -122,7 +124,7 @@ class _World:
         query = self.vectors(1)[0]
         pool = self.rng.choice([1, 3, 10, 150])
         found = self.index.nearest(self.mine, graph, query, pool)
-        scores = _file_scores(self.mine, graph, query, coarse.candidates(pool), self.coarse_rows)
+        scores = _file_scores(self.mine, graph, query, pool, self.coarse_rows)
         best = sorted(scores.values(), reverse=True)[:pool]
         assert len({episode for episode, _ in found}) == len(found)
         assert len(found) == len(best)
@@ -147,6 +149,7 @@ def test_every_search_finds_what_a_scan_of_the_file_finds(
     monkeypatch.setattr(coarse, "_BUILD_CHUNK", settings.choice([5, 16384]))
     monkeypatch.setattr(coarse, "CANDIDATES", settings.choice([4, 20, 8192]))
     monkeypatch.setattr(coarse, "POOL_FACTOR", settings.choice([1, 2, 48]))
+    monkeypatch.setattr(coarse, "ROWS_PER_CANDIDATE", settings.choice([2, 16, 128]))
     coarse_rows = settings.choice([30, 100, 10**9]) if coarse.available() else 10**9
     world = _World(tmp_path / "v.sqlite", seed, coarse_rows, settings.choice([0, 5000, 10**9]))
     done: list[str] = []

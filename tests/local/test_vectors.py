@@ -290,8 +290,10 @@ def test_the_coarse_pick_keeps_every_row_tied_at_the_cut() -> None:
     distances = np.array([5, 1, 3, 3, 3, 9, 0], dtype=np.uint16)
     assert coarse.closest(distances, 3).tolist() == [1, 2, 3, 4, 6]
     assert coarse.closest(distances, 7).tolist() == list(range(7))
-    assert coarse.candidates(10) == coarse.CANDIDATES
-    assert coarse.candidates(10**6) == coarse.POOL_FACTOR * 10**6
+    assert coarse.candidates(10, 100_000) == coarse.CANDIDATES
+    assert coarse.candidates(10**6, 100_000) == coarse.POOL_FACTOR * 10**6
+    # a large graph keeps a share of its rows however small the pool
+    assert coarse.candidates(10, 10**7) == 10**7 // coarse.ROWS_PER_CANDIDATE
 
 
 def test_a_large_read_leaves_the_page_cache_as_it_was(

@@ -15,14 +15,17 @@ from typing import Any
 MIN_ROWS = 65536
 """Live rows from which a graph's scan goes coarse first (below it: every row scored exactly)."""
 CANDIDATES = 4096
-"""Rows scored exactly after the coarse pass, at least (`POOL_FACTOR` times the pool if more).
-On LoCoMo's real turn vectors and 100k mixtures of them, with its questions as queries, the
-coarse pass kept 99.85% of the exact top 50 and 99.4% of the top 150 with 4,096 rows (99.97%
-and 99.9% with 8,192, which took about 0.4 ms more of a 100k add with context: more than
+"""Rows scored exactly after the coarse pass, at least (more for a large pool or graph). On
+LoCoMo's real turn vectors and 100k mixtures of them, with its questions as queries, the coarse
+pass kept 99.85% of the exact top 50 and 99.4% of the top 150 with 4,096 rows (99.97% and 99.9%
+with 8,192, which took about 0.4 ms more of a 100k add with context: more than
 `vectors.SPLIT_SCAN_ROWS`, they were scored as two halves on two threads)."""
 POOL_FACTOR = 27
 """Rows asked per result for a pool too large for `CANDIDATES` (the block's pool of 150 asks
 `CANDIDATES`: 27 x 150 is 4,050)."""
+ROWS_PER_CANDIDATE = 128
+"""A graph's rows per row asked at least: what the coarse pass keeps falls with the share of
+rows it asks (1M mixtures: 99.0% of the top 50 with 4,096 rows, 99.67% with 7,812)."""
 SPLIT_ROWS = 262144
 """Rows from which the coarse pass runs on two threads (below it the second thread costs more
 than it saves)."""
@@ -41,9 +44,10 @@ def available() -> bool:
     return hasattr(np, "bitwise_count")
 
 
-def candidates(pool: int) -> int:
-    """How many of the coarse pass's closest rows are scored exactly for `pool` results."""
-    return max(CANDIDATES, POOL_FACTOR * pool)
+def candidates(pool: int, rows: int) -> int:
+    """How many of the coarse pass's closest rows are scored exactly for `pool` results from a
+    graph of `rows` rows."""
+    return max(CANDIDATES, POOL_FACTOR * pool, rows // ROWS_PER_CANDIDATE)
 
 
 def words(dim: int) -> int:

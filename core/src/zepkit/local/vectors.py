@@ -425,7 +425,7 @@ class VectorIndex:
             return []
         vector = np.asarray(query, dtype=np.float32)
         if cached.size >= self.coarse_rows:
-            ids, scores = cached.coarse_scores(vector, coarse.candidates(pool))
+            ids, scores = cached.coarse_scores(vector, coarse.candidates(pool, cached.size))
         else:
             ids, scores = cached.scores(vector)
         take = min(pool, len(scores))
