@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import random
 import re
-from pathlib import Path
 
 import pytest
 
-from zepkit.core.spi import UserProfile
-from zepkit.local import LocalBackend, outcomes, profile
-from zepkit.local.factoring import PatternSet, compile_all, factored, joined
+from zepkit.local import profile
+from zepkit.local.factoring import PatternSet, factored, joined
 
 
 def test_words_sharing_a_prefix_share_its_checks() -> None:
@@ -188,39 +186,3 @@ def test_the_kinds_found_through_one_tree_are_those_each_list_finds() -> None:
         touched += len(found) > 0
         several += len(found) > 1
     assert touched > 800 and several > 150
-
-
-def test_compile_all_compiles_each_pattern_set_not_compiled_yet() -> None:
-    fresh = PatternSet({1: re.compile(r"\bcat"), 2: re.compile(r"\bdog")})
-    ready = PatternSet({1: re.compile(r"\bowl")})
-    ready.matching("an owl")
-    assert not fresh.compiled and ready.compiled
-    assert compile_all() >= 1
-    assert fresh.compiled
-    assert compile_all() == 0  # nothing left
-    assert fresh.matching("a dog and a cat") == {1, 2}
-
-
-async def test_a_writable_backend_compiles_the_rules_patterns_before_its_first_message(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    rules = [profile._LOWERED, profile._TOPIC_RULES, profile._ASKED_RULES, outcomes._STATES]
-    for pattern_set in rules:
-        monkeypatch.setattr(pattern_set, "_joined", None)
-    path = tmp_path / "memory.db"
-    backend = LocalBackend(path, retriever="lexical")
-    try:
-        # The backend's one thread takes calls in order: the compile was queued first.
-        await backend.ensure_user(UserProfile("u-1"))
-        assert all(pattern_set.compiled for pattern_set in rules)
-    finally:
-        await backend.aclose()
-
-    for pattern_set in rules:
-        monkeypatch.setattr(pattern_set, "_joined", None)
-    reader = LocalBackend(path, retriever="lexical", read_only=True)
-    try:
-        await reader.get_user("u-1")  # a reader may never read a message: nothing compiled
-        assert not any(pattern_set.compiled for pattern_set in rules)
-    finally:
-        await reader.aclose()

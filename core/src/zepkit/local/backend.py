@@ -42,7 +42,6 @@ from zepkit.local.dense import Dense, RetrieverMode, resolve
 from zepkit.local.embedders import Embedder
 from zepkit.local.engine import CAPABILITIES, Engine
 from zepkit.local.extraction import Extractor, RuleExtractor
-from zepkit.local.factoring import compile_all
 from zepkit.local.files import check_file
 from zepkit.local.llm import LLMExtractor
 from zepkit.local.llmstats import extraction_stats
@@ -130,8 +129,6 @@ class LocalBackend:
         """The retriever in use after "auto" is resolved: "lexical", "dense" or "hybrid"."""
         self._capabilities = replace(CAPABILITIES, dense_vectors=dense is not None)
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="zepkit-local")
-        if not read_only:  # the rules' patterns compile while the app starts, not in its first turn
-            self._worker.submit(compile_all)
         self._inline = inline
         self._engine_lock = threading.Lock()
         """Held by each call in inline mode, and by the extraction worker's database work."""

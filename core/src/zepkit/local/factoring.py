@@ -15,10 +15,8 @@ scan of their branches in one tree finds where any of them matches, instead of a
 from __future__ import annotations
 
 import re
-import threading
-import weakref
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 K = TypeVar("K")
 
@@ -104,9 +102,7 @@ class PatternSet(Generic[K]):
     once a pattern, with the same answers.
 
     The joined pattern is compiled on first use (tens of milliseconds for the rules' sets): a
-    process that never reads a message for them, a search or a command, never pays for it. A
-    writable backend compiles them ahead on its own thread (`compile_all`), so that its first
-    message does not wait for them."""
+    process that never reads a message for them, a search or a command, never pays for it."""
 
     def __init__(self, patterns: Mapping[K, re.Pattern[str]]) -> None:
         flags = {pattern.flags for pattern in patterns.values()}
@@ -119,24 +115,13 @@ class PatternSet(Generic[K]):
         self._patterns = dict(patterns)
         self._flags = flags.pop() if flags else 0
         self._joined: re.Pattern[str] | None = None
-        self._compiling = threading.Lock()
-        with _MADE_LOCK:
-            _MADE.add(self)
-
-    @property
-    def compiled(self) -> bool:
-        """Whether the joined pattern has been compiled."""
-        return self._joined is not None
 
     def _any(self) -> re.Pattern[str]:
-        found = self._joined
-        if found is None:
-            with self._compiling:  # a second thread waits for the first compile, not another
-                found = self._joined
-                if found is None:
-                    sources = [pattern.pattern for pattern in self._patterns.values()]
-                    found = self._joined = re.compile(joined(sources), self._flags)
-        return found
+        # Two threads may both compile it the first time: the same pattern, one of them kept.
+        if self._joined is None:
+            sources = [pattern.pattern for pattern in self._patterns.values()]
+            self._joined = re.compile(joined(sources), self._flags)
+        return self._joined
 
     def matching(self, text: str) -> set[K]:
         """The keys of the patterns whose `search` would find a match in `text`."""
@@ -153,21 +138,6 @@ class PatternSet(Generic[K]):
                     found.add(key)
             at = start + 1  # past where this one starts: one may start inside it
         return found
-
-
-_MADE: weakref.WeakSet[PatternSet[Any]] = weakref.WeakSet()
-"""Every pattern set made and still in use (the rules' are kept for the process's life)."""
-_MADE_LOCK = threading.Lock()
-
-
-def compile_all() -> int:
-    """Compile every pattern set not compiled yet (`PatternSet`); how many were compiled. For a
-    thread that has time before the first message arrives."""
-    with _MADE_LOCK:
-        waiting = [pattern_set for pattern_set in _MADE if not pattern_set.compiled]
-    for pattern_set in waiting:
-        pattern_set._any()
-    return len(waiting)
 
 
 def _tree(branches: Sequence[str]) -> str:
