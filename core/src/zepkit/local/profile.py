@@ -1330,6 +1330,9 @@ def _topics_of(sentence: str, *, typed_lower: bool) -> tuple[str, ...]:
 _LOWER_WORD = re.compile(r"\b[a-z][\w'’]*")
 
 
+_ORGANISATION = r"((?-i:[A-Z])[\w'’&-]+(?: (?-i:[A-Z])[\w'’&-]+)*)"
+"""An employer's or a place's name, captured: capitalised words, "&" allowed ("M&S")."""
+
 _VALUES = {
     "home": re.compile(
         r"\b(?:live|living|moved|relocated|based)\b[^.!?;]*?\b(?:in|to|on) (?:the )?"
@@ -1338,7 +1341,8 @@ _VALUES = {
     ),
     "work": re.compile(
         r"\b(?:work|working)\b[^.!?;]*?\b(?:(?:at|for|with) (?:the )?"
-        r"((?-i:[A-Z])[\w'’&-]+(?: (?-i:[A-Z])[\w'’&-]+)*)|as an? ([\w-]+))",
+        + _ORGANISATION
+        + r"|as an? ([\w-]+))",
         re.IGNORECASE,
     ),
     "relationship": re.compile(r"\b(single|married|divorced|engaged|separated|widowed)\b", re.I),
@@ -1375,22 +1379,20 @@ def names_left(topic: str, text: str, left: str) -> bool:
 
 
 _EMPLOYER = re.compile(
-    r"\b(?:work|working|I['’]m an?|I am an?)\b[^.!?;]*?\b(?:at|for|with) (?:the )?"
-    r"((?-i:[A-Z])[\w'’&-]+(?: (?-i:[A-Z])[\w'’&-]+)*)",
+    r"\b(?:work|working|I['’]m an?|I am an?)\b[^.!?;]*?\b(?:at|for|with) (?:the )?" + _ORGANISATION,
     re.IGNORECASE,
 )
 
 
 _LEFT = re.compile(
     r"\b(?:I|we)(?:['’]ve| have)? (?:just |finally |recently |now )?"
-    r"(?:left|quit|moved (?:out of|away from)|resigned from) (?:the )?"
-    r"((?-i:[A-Z])[\w'’&-]+(?: (?-i:[A-Z])[\w'’&-]+)*)",
+    r"(?:left|quit|moved (?:out of|away from)|resigned from) (?:the )?" + _ORGANISATION,
     re.IGNORECASE,
 )
 """Leaving a place or an employer by its name ("I left Google", "We moved away from Leeds")."""
 _LAST_DAY = re.compile(
     r"\b(?:was|finished|did|worked) my last (?:day|shift|week) (?:at|with) (?:the )?"
-    r"((?-i:[A-Z])[\w'’&-]+(?: (?-i:[A-Z])[\w'’&-]+)*)",
+    + _ORGANISATION,
     re.IGNORECASE,
 )
 """A last day at a place by its name, past ("Today was my last day at Google"; one ahead, "My
