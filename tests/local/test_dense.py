@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from zepkit.core._backend import SearchRequest, UserProfile
-from zepkit.core._errors import ConfigurationError
+from zepkit.core._errors import BackendError, ConfigurationError
 from zepkit.core._models import Message
 from zepkit.local import LocalBackend
 from zepkit.testing._backend_contract import BackendContract
@@ -280,6 +280,63 @@ async def test_an_in_process_embedder_runs_beside_the_write_and_the_block_is_the
     assert context == await memory.get_context("t")  # the block read ahead is the block
     assert embedder.saw_lock == [True]  # the write went on while it embedded
     assert "zepkit-embed-write" in " ".join(embedder.threads)
+    await memory.aclose()
+
+
+async def _same_as_a_fresh_reader(memory: LocalBackend, path: Path, queries: list[str]) -> None:
+    """`memory`'s vectors in memory find what a backend that reads them from the file finds."""
+    reader = LocalBackend(path, retriever="hybrid", embedder=ConceptEmbedder())
+    try:
+        for query in queries:
+            request = SearchRequest(query, user_id="u", scope="episodes", reranker=None)
+            held = [e.content for e in (await memory.search(request)).episodes]
+            assert held == [e.content for e in (await reader.search(request)).episodes], query
+    finally:
+        await reader.aclose()
+
+
+async def test_the_blocks_nearest_episodes_are_found_beside_the_write(db_path: Path) -> None:
+    # The embedding thread takes the new vectors into the index (once) and finds the block's
+    # nearest episodes while the write goes on: the block is the one read after the write.
+    embedder = LockProbingEmbedder(db_path, in_process=True)
+    memory = await _probed(db_path, embedder)
+    await memory.add_messages("old", [Message("user", "My greyhound is called Pixel.")])
+    await memory.add_messages("old", [Message("user", "I moved to Lisbon in May.")])
+    for said in (
+        "Any tips for walking my dog?",
+        "We might travel to Porto next.",
+        "Which song should I learn on the piano?",
+        "The puppy chewed my guitar.",
+    ):
+        context = await memory.add_messages("t", [Message("user", said)], return_context=True)
+        assert context is not None and context == await memory.get_context("t")
+    await _same_as_a_fresh_reader(memory, db_path, ["pet", "portugal", "music", "chewed"])
+    await memory.aclose()
+
+
+async def test_vectors_taken_in_ahead_of_a_write_that_fails_are_let_go(db_path: Path) -> None:
+    embedder = LockProbingEmbedder(db_path, in_process=True)
+    memory = await _probed(db_path, embedder)
+    await memory.add_messages("old", [Message("user", "I walk my dog at noon.")])
+    await memory.add_messages("t", [Message("user", "Off to Lisbon soon.")], return_context=True)
+    # The vectors' insert fails on this connection only: a temporary trigger leaves the file
+    # as it was, so nothing tells the index to look at the file again.
+    memory._engine.run(
+        lambda conn: conn.execute(
+            "CREATE TEMP TRIGGER refuse BEFORE INSERT ON episode_vectors "
+            "BEGIN SELECT RAISE(ABORT, 'no room for vectors'); END"
+        )
+    )
+    with pytest.raises(BackendError, match="no room for vectors"):
+        await memory.add_messages("t", [Message("user", "I play the piano.")], return_context=True)
+    memory._engine.run(lambda conn: conn.execute("DROP TRIGGER temp.refuse"))
+    await _same_as_a_fresh_reader(memory, db_path, ["music song", "pet"])
+    context = await memory.add_messages(
+        "t", [Message("user", "The puppy loves the park.")], return_context=True
+    )
+    assert context is not None and "piano" not in context
+    assert context == await memory.get_context("t")
+    await _same_as_a_fresh_reader(memory, db_path, ["music song", "pet"])
     await memory.aclose()
 
 

@@ -12,12 +12,13 @@ import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import Any, Literal, get_args
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, Literal, NamedTuple, get_args
 
 from zepkit.core._errors import ConfigurationError
 from zepkit.local import minilm
 from zepkit.local.embedders import Embedder
-from zepkit.local.vectors import VectorIndex, decoded, normalised, store_vectors
+from zepkit.local.vectors import VectorIndex, blobs, decoded, normalised, store_vectors
 
 RetrieverMode = Literal["auto", "lexical", "dense", "hybrid"]
 MODES: tuple[str, ...] = get_args(RetrieverMode)
@@ -26,6 +27,14 @@ logger = logging.getLogger("zepkit.local")
 _told_lexical = False
 QUERY_CACHE = 256
 """Query vectors kept per backend, most recently used first: a repeated query embeds once."""
+
+
+class BlockVector(NamedTuple):
+    """A context block's dense half: the mean of its messages' stored vectors (None when one has
+    none) and the episodes nearest it, best first (None when not scanned)."""
+
+    vector: Any
+    nearest: list[tuple[int, float]] | None
 
 
 class Dense:
@@ -56,20 +65,55 @@ class Dense:
 
     def stored_mean(self, conn: sqlite3.Connection, messages: Sequence[int]) -> Any:
         """The unit mean of the stored vectors of `messages`' episodes; None if one has none."""
-        import numpy as np  # type: ignore[import-not-found, unused-ignore]
-
         if not messages:
             return None
         marks = ", ".join("?" * len(messages))
         rows = conn.execute(
             "SELECT v.vector FROM episodes e JOIN episode_vectors v ON v.episode = e.id "
-            f"WHERE e.message IN ({marks}) AND v.model = ?",
+            f"WHERE e.message IN ({marks}) AND v.model = ? ORDER BY e.message",
             (*messages, self.embedder.model_id),
         ).fetchall()
         if len(rows) != len(messages):
             return None
-        matrix = np.stack([decoded(vector) for (vector,) in rows])
-        return normalised(matrix.mean(axis=0, keepdims=True))[0]
+        return _mean([vector for (vector,) in rows])
+
+    def block_ahead(
+        self,
+        conn: sqlite3.Connection,
+        graph: int,
+        messages: Sequence[int],
+        episodes: Sequence[int],
+        pending: Future[Any],
+        pool: int,
+        thread: ThreadPoolExecutor,
+    ) -> Future[BlockVector] | None:
+        """A block's dense half, started on `thread` inside the write of `episodes` (their
+        vectors `pending`), while the caller reads the lexical half: once the vectors come,
+        they are taken into the index, averaged with the stored vectors of the block's other
+        `messages` (what `stored_mean` reads after the write), and the `pool` episodes nearest
+        that mean are found. Should the write not commit, the caller must `forget` the graph.
+        None when the graph's matrix is not in memory: it is read after the write instead."""
+        if not self.index.refresh_held(conn, graph):
+            return None
+        marks = ", ".join("?" * len(messages))
+        rows: list[tuple[int, bytes | None]] = conn.execute(
+            "SELECT e.id, v.vector FROM episodes e LEFT JOIN episode_vectors v "
+            f"ON v.episode = e.id AND v.model = ? WHERE e.message IN ({marks}) ORDER BY e.message",
+            (self.embedder.model_id, *messages),
+        ).fetchall()
+        new = {episode: n for n, episode in enumerate(episodes)}
+
+        def run() -> BlockVector:
+            vectors = pending.result()
+            self.index.added(episodes, vectors)
+            written = blobs(vectors)
+            found = [written[new[episode]] if episode in new else blob for episode, blob in rows]
+            if not found or len(found) != len(messages) or any(blob is None for blob in found):
+                return BlockVector(None, None)
+            vector = _mean([blob for blob in found if blob is not None])
+            return BlockVector(vector, self.index.nearest_held(graph, vector, pool))
+
+        return thread.submit(run)
 
     def store(self, conn: sqlite3.Connection, episodes: Sequence[int], matrix: Any) -> None:
         """Write the episodes' vectors in the caller's transaction."""
@@ -83,6 +127,14 @@ class Dense:
         self.index.prepare(conn, graph)
         vector = self.query_vector(query) if isinstance(query, str) else query
         return self.index.nearest(conn, graph, vector, pool)
+
+
+def _mean(stored: Sequence[bytes]) -> Any:
+    """The unit mean of stored vectors (in the order given: the sum's rounding depends on it)."""
+    import numpy as np  # type: ignore[import-not-found, unused-ignore]
+
+    matrix = np.stack([decoded(vector) for vector in stored])
+    return normalised(matrix.mean(axis=0, keepdims=True))[0]
 
 
 def resolve(mode: str, embedder: Embedder | None) -> tuple[str, Dense | None]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, TypeVar
@@ -30,7 +30,7 @@ from zepkit.local import backfill, deletion, jobs, listing, provision, writekeys
 from zepkit.local.answers import Lead, lead_of
 from zepkit.local.codec import decode_metadata, decode_time, encode_time, now
 from zepkit.local.connection import read_transaction, try_write_lock, write_transaction
-from zepkit.local.dense import Dense
+from zepkit.local.dense import BlockVector, Dense
 from zepkit.local.drafts import Draft, draft_data, draft_message
 from zepkit.local.extraction import Extractor
 from zepkit.local.hybrid import Retrieval
@@ -38,7 +38,13 @@ from zepkit.local.ids import row_uuids
 from zepkit.local.ingest import write_episodes, write_messages
 from zepkit.local.retrieval import thread_statements
 from zepkit.local.schema import migrate
-from zepkit.local.search import TurnMatches, context_block, match_block_turns, search_scope
+from zepkit.local.search import (
+    BLOCK_POOL,
+    TurnMatches,
+    context_block,
+    match_block_turns,
+    search_scope,
+)
 from zepkit.local.text import MAX_QUERY_TERMS, query_terms
 
 T = TypeVar("T")
@@ -71,6 +77,8 @@ class BlockQuery:
     exclude: dict[int, str]
     vector: Any = None
     ahead: TurnMatches | None = None
+    nearest: list[tuple[int, float]] | None = None
+    """The episodes nearest `vector` (the block's pool), when found ahead (inside the write)."""
 
 
 @dataclass(frozen=True)
@@ -210,36 +218,59 @@ class Engine:
         the write transaction was begun by the caller (`try_write_lock`)."""
         pending, vectors = prepared.pending, prepared.vectors
         block: BlockQuery | None = None
-        with write_transaction(self._conn, locked=locked) as conn:
-            thread = provision.find_thread(conn, prepared.thread_id)
-            if user_id is not None and thread.user_id != user_id:
-                raise ConflictError(f"thread {prepared.thread_id!r} belongs to another user")
-            if key is not None and not writekeys.claim(conn, key):
-                episodes: list[int] = []  # a replay of a write that is already stored
-                vectors = None
-            else:
-                episodes = write_messages(
-                    conn,
-                    thread=thread.id,
-                    graph=thread.graph,
-                    user_name=thread.user_name,
-                    drafts=prepared.drafts,
-                )
-                if self._llm_jobs:  # queued with the messages: a crash loses neither
-                    jobs.enqueue(conn, thread.id, episodes)
-            if return_context and pending is not None and self._lexical:
-                # While the embedding thread works: the block's lexical half, read as of this
-                # write (what a read after the commit sees, unless another write slips between).
-                block = self._block_query(conn, thread, ahead=True)
-            if pending is not None and episodes:
-                vectors = pending.result()
-            self._store(conn, episodes, vectors)
-            if block is not None:
-                block = self._with_vector(conn, block)
-        self._stored(episodes, vectors)
+        dense_half: Future[BlockVector] | None = None
+        try:
+            with write_transaction(self._conn, locked=locked) as conn:
+                thread = provision.find_thread(conn, prepared.thread_id)
+                if user_id is not None and thread.user_id != user_id:
+                    raise ConflictError(f"thread {prepared.thread_id!r} belongs to another user")
+                if key is not None and not writekeys.claim(conn, key):
+                    episodes: list[int] = []  # a replay of a write that is already stored
+                    vectors = None
+                else:
+                    episodes = write_messages(
+                        conn,
+                        thread=thread.id,
+                        graph=thread.graph,
+                        user_name=thread.user_name,
+                        drafts=prepared.drafts,
+                    )
+                    if self._llm_jobs:  # queued with the messages: a crash loses neither
+                        jobs.enqueue(conn, thread.id, episodes)
+                if return_context and pending is not None and self._lexical:
+                    # While the embedding thread works (and then finds the block's nearest
+                    # episodes): the block's lexical half, read as of this write (what a read
+                    # after the commit sees, unless another write slips between).
+                    recent = _recent(conn, thread.id)
+                    dense_half = self._dense_half(conn, thread.graph, recent, episodes, pending)
+                    block = self._block_query(conn, thread, ahead=True, recent=recent)
+                if pending is not None and episodes:
+                    vectors = pending.result()
+                self._store(conn, episodes, vectors)
+                if block is not None and dense_half is None:
+                    block = self._with_vector(conn, block)
+        except BaseException:
+            if dense_half is not None:  # it took the vectors into the index: they did not commit
+                wait([dense_half])
+                self._forget(thread.graph)
+            raise
+        if dense_half is None:
+            self._stored(episodes, vectors)
+        elif block is not None:
+            try:
+                found = dense_half.result()
+            except BaseException:
+                self._forget(thread.graph)  # whether it took the vectors in is not known
+                raise
+            block = replace(block, vector=found.vector, nearest=found.nearest)
         if not return_context:
             return None
         return self._context(prepared.thread_id, block)
+
+    def _forget(self, graph: int) -> None:
+        """Drop a graph's matrix from the vector index (read again at its next search)."""
+        if self._dense is not None:
+            self._dense.index.forget(graph)
 
     def try_write_lock(self) -> bool:
         """Begin a write transaction if SQLite's write lock is free, without waiting for it
@@ -292,11 +323,16 @@ class Engine:
         return self._context(thread_id, None)
 
     def _block_query(
-        self, conn: sqlite3.Connection, thread: provision.ThreadRef, *, ahead: bool
+        self,
+        conn: sqlite3.Connection,
+        thread: provision.ThreadRef,
+        *,
+        ahead: bool,
+        recent: list[tuple[int, str]] | None = None,
     ) -> BlockQuery:
         """The thread's block query as `conn` sees it now (its vector is `_with_vector`'s); with
-        `ahead`, its lexical half too."""
-        recent = _recent(conn, thread.id)
+        `ahead`, its lexical half too. `recent`: the thread's last messages, when read already."""
+        recent = _recent(conn, thread.id) if recent is None else recent
         messages = [message for message, _ in recent]
         terms = _recent_terms([content for _, content in recent])
         if not terms:
@@ -309,6 +345,22 @@ class Engine:
             exclude=thread_statements(conn, thread.id, THREAD_MESSAGES_EXCLUDED),
             ahead=match_block_turns(conn, thread.graph, terms) if ahead else None,
         )
+
+    def _dense_half(
+        self,
+        conn: sqlite3.Connection,
+        graph: int,
+        recent: list[tuple[int, str]],
+        episodes: Sequence[int],
+        pending: Future[Any],
+    ) -> Future[BlockVector] | None:
+        """The block's dense half (`Dense.block_ahead`) started on the embedding thread inside
+        the write of `episodes`; None when there is none to find (no new vectors, no terms)."""
+        if self._dense is None or not episodes or not _recent_terms([c for _, c in recent]):
+            return None
+        messages = [message for message, _ in recent]
+        thread = self._embedding_thread()
+        return self._dense.block_ahead(conn, graph, messages, episodes, pending, BLOCK_POOL, thread)
 
     def _with_vector(self, conn: sqlite3.Connection, block: BlockQuery) -> BlockQuery:
         """`block` with the mean of its messages' stored vectors (no embedding), when dense
@@ -330,7 +382,13 @@ class Engine:
             if self._dense is not None:
                 retrieval = replace(retrieval, vector=block.vector)
             return context_block(
-                conn, block.graph, block.terms, retrieval, exclude=block.exclude, ahead=block.ahead
+                conn,
+                block.graph,
+                block.terms,
+                retrieval,
+                exclude=block.exclude,
+                ahead=block.ahead,
+                nearest=block.nearest,
             )
 
     def read(self, query: Callable[[sqlite3.Connection], T]) -> T:

@@ -135,13 +135,17 @@ class GraphSearch:
         terms: Sequence[str],
         retrieval: Retrieval | None = None,
         ahead: TurnMatches | None = None,
+        nearest: list[tuple[int, float]] | None = None,
     ) -> None:
+        # `nearest`: the dense retriever's `BLOCK_POOL` closest episodes, found already.
         self._conn = conn
         self._graph = graph
         self.terms = terms
         self._retrieval = retrieval or Retrieval(" ".join(terms))
         self._statements: dict[int, list[StatementHit]] = {}
         self._nearest: dict[int, list[tuple[int, float]]] = {}
+        if nearest is not None and self._retrieval.dense is not None:
+            self._nearest[BLOCK_POOL] = nearest
         self.ahead = ahead if ahead is not None and ahead.terms == tuple(terms) else None
         self.plan: QueryPlan = (
             self.ahead.plan if self.ahead is not None else plan_query(conn, graph, terms)
@@ -308,11 +312,12 @@ def context_block(
     *,
     exclude: Mapping[int, str],
     ahead: TurnMatches | None = None,
+    nearest: list[tuple[int, float]] | None = None,
 ) -> str | None:
     """The USER_PROFILE / FACTS / ENTITIES block for `terms`, leaving out the statements in
     `exclude` (what the current thread says: id -> sentence) and anything that repeats them;
     `ahead`: the lexical matches when they were read already (used only if made for the same
-    terms).
+    terms); `nearest`: the episodes nearest `retrieval`'s vector, when found already.
 
     Facts are the statements of the best turns (episode ranking credits a turn's neighbours and
     thread, which finds answers a sentence alone misses), one entry per turn. Where a language
@@ -320,7 +325,7 @@ def context_block(
     and USER_PROFILE), its entity summaries replace the rules' and its summary of the user leads
     the block; turns it has not read (yet) show the rules' statements as before.
     """
-    search = GraphSearch(conn, graph, terms, retrieval, ahead)
+    search = GraphSearch(conn, graph, terms, retrieval, ahead, nearest)
     said = {fact_key(text) for text in exclude.values()}
     relevance, rows = fact_relevance(conn, search, exclude) if terms else ({}, {})
     hits = {key: row for key, row in rows.items() if fact_key(row.text) not in said}

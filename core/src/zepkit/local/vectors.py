@@ -381,7 +381,8 @@ class VectorIndex:
         self._warmup: Warmup[_GraphMatrix] | None = None
 
     def added(self, episodes: Sequence[int], matrix: Any) -> None:
-        """Take in vectors this connection has just committed (appended in place when newer)."""
+        """Take in vectors this connection has just committed (appended in place when newer), or
+        is about to commit: then the graph must be `forget`-ten should the commit not come."""
         import numpy as np  # type: ignore[import-not-found, unused-ignore]
 
         ids = np.asarray(episodes, dtype=np.int64)
@@ -406,9 +407,18 @@ class VectorIndex:
         self._checked.discard(graph)
 
     def forget(self, graph: int) -> None:
-        """Drop the graph's matrix from memory (its user was deleted)."""
+        """Drop the graph's matrix from memory (its user was deleted, or vectors `added` ahead of
+        their commit did not commit): the next search reads it again."""
         self._graphs.pop(graph, None)
         self._checked.discard(graph)
+
+    def refresh_held(self, conn: sqlite3.Connection, graph: int) -> bool:
+        """Bring the graph's matrix up to date if it is held (True); False, reading nothing,
+        if it is not (a writer under the write lock leaves a whole matrix to its next search)."""
+        if graph not in self._graphs:
+            return False
+        self._fresh(conn, graph)
+        return True
 
     def prepare(self, conn: sqlite3.Connection, graph: int) -> None:
         """Bring the graph's matrix up to date now (its next search then only scans)."""
@@ -418,9 +428,21 @@ class VectorIndex:
         self, conn: sqlite3.Connection, graph: int, query: Any, pool: int
     ) -> list[tuple[int, float]]:
         """The `pool` episodes most similar to the unit vector `query`: (id, cosine), best first."""
+        return self._ranked(self._fresh(conn, graph), query, pool)
+
+    def nearest_held(self, graph: int, query: Any, pool: int) -> list[tuple[int, float]] | None:
+        """`nearest` over the graph's matrix as held, without a look at the file (None when it
+        is not held): for a writer that brought it up to date (`refresh_held`) and `added` its
+        own vectors since, inside its transaction, scanning while that transaction goes on."""
+        cached = self._graphs.get(graph)
+        if cached is None or graph not in self._checked:
+            return None
+        return self._ranked(cached, query, pool)
+
+    def _ranked(self, cached: _GraphMatrix, query: Any, pool: int) -> list[tuple[int, float]]:
+        """The `pool` rows of `cached` closest to `query`: (id, cosine), best first."""
         import numpy as np  # type: ignore[import-not-found, unused-ignore]
 
-        cached = self._fresh(conn, graph)
         if cached.size == 0:
             return []
         vector = np.asarray(query, dtype=np.float32)
