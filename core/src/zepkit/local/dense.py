@@ -108,9 +108,10 @@ class Dense:
             self.index.added(episodes, vectors)
             written = blobs(vectors)
             found = [written[new[episode]] if episode in new else blob for episode, blob in rows]
-            if not found or len(found) != len(messages) or any(blob is None for blob in found):
+            stored = [blob for blob in found if blob is not None]
+            if not stored or len(stored) != len(messages):  # one has no vector (another model's)
                 return BlockVector(None, None)
-            vector = _mean([blob for blob in found if blob is not None])
+            vector = _mean(stored)
             return BlockVector(vector, self.index.nearest_held(graph, vector, pool))
 
         return thread.submit(run)

@@ -241,9 +241,11 @@ class Engine:
                     # While the embedding thread works (and then finds the block's nearest
                     # episodes): the block's lexical half, read as of this write (what a read
                     # after the commit sees, unless another write slips between).
-                    recent = _recent(conn, thread.id)
-                    dense_half = self._dense_half(conn, thread.graph, recent, episodes, pending)
-                    block = self._block_query(conn, thread, ahead=True, recent=recent)
+                    block = self._block_query(conn, thread)
+                    dense_half = self._dense_half(conn, block, episodes, pending)
+                    if block.terms:
+                        ahead = match_block_turns(conn, block.graph, block.terms)
+                        block = replace(block, ahead=ahead)
                 if pending is not None and episodes:
                     vectors = pending.result()
                 self._store(conn, episodes, vectors)
@@ -322,17 +324,9 @@ class Engine:
         """Search the user's graph with the thread's last messages, minus what they said."""
         return self._context(thread_id, None)
 
-    def _block_query(
-        self,
-        conn: sqlite3.Connection,
-        thread: provision.ThreadRef,
-        *,
-        ahead: bool,
-        recent: list[tuple[int, str]] | None = None,
-    ) -> BlockQuery:
-        """The thread's block query as `conn` sees it now (its vector is `_with_vector`'s); with
-        `ahead`, its lexical half too. `recent`: the thread's last messages, when read already."""
-        recent = _recent(conn, thread.id) if recent is None else recent
+    def _block_query(self, conn: sqlite3.Connection, thread: provision.ThreadRef) -> BlockQuery:
+        """The thread's block query as `conn` sees it now (its vector is `_with_vector`'s)."""
+        recent = _recent(conn, thread.id)
         messages = [message for message, _ in recent]
         terms = _recent_terms([content for _, content in recent])
         if not terms:
@@ -343,24 +337,28 @@ class Engine:
             terms,
             query="\n".join(content for _, content in reversed(recent)),
             exclude=thread_statements(conn, thread.id, THREAD_MESSAGES_EXCLUDED),
-            ahead=match_block_turns(conn, thread.graph, terms) if ahead else None,
         )
 
     def _dense_half(
         self,
         conn: sqlite3.Connection,
-        graph: int,
-        recent: list[tuple[int, str]],
+        block: BlockQuery,
         episodes: Sequence[int],
         pending: Future[Any],
     ) -> Future[BlockVector] | None:
         """The block's dense half (`Dense.block_ahead`) started on the embedding thread inside
         the write of `episodes`; None when there is none to find (no new vectors, no terms)."""
-        if self._dense is None or not episodes or not _recent_terms([c for _, c in recent]):
+        if self._dense is None or not episodes or not block.terms:
             return None
-        messages = [message for message, _ in recent]
-        thread = self._embedding_thread()
-        return self._dense.block_ahead(conn, graph, messages, episodes, pending, BLOCK_POOL, thread)
+        return self._dense.block_ahead(
+            conn,
+            block.graph,
+            block.messages,
+            episodes,
+            pending,
+            BLOCK_POOL,
+            self._embedding_thread(),
+        )
 
     def _with_vector(self, conn: sqlite3.Connection, block: BlockQuery) -> BlockQuery:
         """`block` with the mean of its messages' stored vectors (no embedding), when dense
@@ -375,7 +373,7 @@ class Engine:
         with read_transaction(self._conn) as conn:
             if block is None:
                 thread = provision.find_thread(conn, thread_id)
-                block = self._with_vector(conn, self._block_query(conn, thread, ahead=False))
+                block = self._with_vector(conn, self._block_query(conn, thread))
             if not block.terms:
                 return None
             retrieval = self._retrieval(block.query)
