@@ -141,6 +141,27 @@ def test_local_model_reads_a_long_text_past_its_first_window() -> None:
     assert np.isclose(np.linalg.norm(huge), 1.0, atol=1e-4)  # bounded: embedded by its start
 
 
+def test_local_model_reads_a_single_texts_tokens_before_it_runs_elsewhere() -> None:
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip(minilm.MODEL_PACKAGE)
+    np = pytest.importorskip("numpy")
+    embedder = minilm.MiniLMEmbedder(threads=1)
+    texts = ["Ana adopted a puppy.", "Hiking! " * 300]
+    expected = np.asarray(embedder.embed(texts))  # loads the model too
+    later = [embedder.embed_later([text]) for text in texts]
+    several = embedder.embed_later(texts)
+    model = embedder._loaded()
+    tokenizer, model._tokenizer = model._tokenizer, None  # tokenizing from here on would fail
+    try:
+        for run, vector in zip(later, expected, strict=True):
+            assert np.array_equal(np.asarray(run())[0], vector)
+    finally:
+        model._tokenizer = tokenizer
+    assert np.array_equal(np.asarray(several()), expected)  # several texts: all on the thread
+    unloaded = minilm.MiniLMEmbedder(threads=1)  # before the model loads: all on the thread
+    assert np.array_equal(np.asarray(unloaded.embed_later(texts[:1])())[0], expected[0])
+
+
 @pytest.mark.parametrize("settings", [{"threads": 0}, {"batch_size": 0}])
 def test_local_model_settings_are_checked(settings: dict[str, int]) -> None:
     pytest.importorskip("onnxruntime")

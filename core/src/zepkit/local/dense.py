@@ -11,8 +11,9 @@ import logging
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
 from typing import Any, Literal, NamedTuple, get_args
 
 from zepkit.core._errors import ConfigurationError
@@ -49,6 +50,14 @@ class Dense:
     def vectors(self, texts: Sequence[str]) -> Any:
         """Unit vectors for `texts` (call outside the write lock: this is the slow part)."""
         return normalised(self.embedder.embed(list(texts)))
+
+    def vectors_later(self, texts: Sequence[str]) -> Callable[[], Any]:
+        """`vectors(texts)`, to be called on another thread (an embedder that can read its
+        input on the caller's thread first, `embed_later`, does so)."""
+        texts = list(texts)
+        later = getattr(self.embedder, "embed_later", None)
+        embed = later(texts) if later is not None else partial(self.embedder.embed, texts)
+        return lambda: normalised(embed())
 
     def query_vector(self, query: str) -> Any:
         """The unit vector of a query, from the cache when it was asked recently."""

@@ -304,7 +304,7 @@ class Engine:
         dense = self._dense
         if dense is None or not texts or getattr(dense.embedder, "in_process", False) is not True:
             return None
-        return self._embedding_thread().submit(dense.vectors, texts)
+        return self._embedding_thread().submit(dense.vectors_later(texts))
 
     def _embed_query_beside(self, query: str) -> Future[Any] | None:
         """The query's vector being computed on the embedding thread, when the embedder runs in

@@ -104,6 +104,17 @@ class MiniLMEmbedder:
             out[batch] = vectors
         return out
 
+    def embed_later(self, texts: Sequence[str]) -> Callable[[], Any]:
+        """`embed(texts)`, to be called on another thread; a single text's tokens are read here
+        first when the model is loaded. Tokenizing takes microseconds, but a thread beside a
+        caller busy in Python waits for the interpreter lock to hand back the tokens (about
+        0.3 ms of an add with context); the model run lets go of the lock as a whole."""
+        model = self._model
+        if model is None or len(texts) != 1:
+            return lambda: self.embed(texts)
+        windows = model.windows(texts)
+        return lambda: model.vectors(windows)
+
     def preload(self) -> None:
         """Start loading the model in the background (imports, file check and session set-up:
         0.15-0.2 s on 2 cores), so a search soon after the backend opens does not wait for all
@@ -164,10 +175,17 @@ class _Model:
 
     def run(self, texts: list[str]) -> Any:
         """Normalised vectors for one batch: each text's mean over its token windows."""
+        return self.vectors(self.windows(texts))
+
+    def windows(self, texts: Sequence[str]) -> list[list[Any]]:
+        """Each text's token windows (the tokenizer's encodings)."""
+        encoded = self._tokenizer.encode_batch([text[:MAX_CHARS] for text in texts])
+        return [[item, *item.overflowing][:MAX_WINDOWS] for item in encoded]
+
+    def vectors(self, windows: list[list[Any]]) -> Any:
+        """Normalised vectors for one batch given as its texts' token `windows`."""
         import numpy as np  # type: ignore[import-not-found, unused-ignore]
 
-        encoded = self._tokenizer.encode_batch([text[:MAX_CHARS] for text in texts])
-        windows = [[item, *item.overflowing][:MAX_WINDOWS] for item in encoded]
         flat = [window for text_windows in windows for window in text_windows]
         width = max(len(window.ids) for window in flat)
         ids = np.zeros((len(flat), width), dtype=np.int64)
@@ -180,10 +198,10 @@ class _Model:
         weights = mask[..., None].astype(np.float32)
         # A text's vector is the token mean over all its windows (an overlap counts twice).
         sums, counts = (hidden * weights).sum(axis=1), weights.sum(axis=1)
-        owner = np.repeat(np.arange(len(texts)), [len(w) for w in windows])
-        pooled = np.zeros((len(texts), sums.shape[1]), dtype=np.float32)
+        owner = np.repeat(np.arange(len(windows)), [len(w) for w in windows])
+        pooled = np.zeros((len(windows), sums.shape[1]), dtype=np.float32)
         np.add.at(pooled, owner, sums)
-        tokens = np.zeros((len(texts), 1), dtype=np.float32)
+        tokens = np.zeros((len(windows), 1), dtype=np.float32)
         np.add.at(tokens, owner, counts)
         pooled /= np.maximum(tokens, 1.0)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
