@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 from zepkit.local.dates import Period, within
@@ -65,7 +66,7 @@ def fused(
         best = close[0][1]
         for key, cosine in close:
             scores[key] = scores.get(key, 0.0) + DENSE_WEIGHT * cosine / best
-    return sorted(scores.items(), key=lambda item: -item[1])[:pool]
+    return sorted(scores.items(), key=itemgetter(1), reverse=True)[:pool]
 
 
 def date_credit(
@@ -109,9 +110,19 @@ def spread(
     own = {key: scores.get(key, 0.0) / top for key in threads}
     per_thread: dict[int | None, list[float]] = {}
     for key, value in own.items():
-        per_thread.setdefault(threads[key], []).append(value)
-    session = {t: sum(sorted(v, reverse=True)[:best_few]) for t, v in per_thread.items()}
+        thread = threads[key]
+        if thread in per_thread:
+            per_thread[thread].append(value)
+        else:
+            per_thread[thread] = [value]
+    # A thread's evidence: its best few scores, summed best first (one alone is itself).
+    session = {
+        thread: values[0] if len(values) == 1 else sum(sorted(values, reverse=True)[:best_few])
+        for thread, values in per_thread.items()
+    }
     best = max(session.values())
+    credit = {thread: weight * total / best for thread, total in session.items()}
+    thread_of = threads.get
     out: dict[int, float] = {}
     for key, value in own.items():
         thread = threads[key]
@@ -119,10 +130,9 @@ def spread(
             if value > 0:
                 out[key] = value
             continue
-        before = own.get(key - 1, 0.0) if threads.get(key - 1) == thread else 0.0
-        after = own.get(key + 1, 0.0) if threads.get(key + 1) == thread else 0.0
+        before = own[key - 1] if thread_of(key - 1) == thread else 0.0
+        after = own[key + 1] if thread_of(key + 1) == thread else 0.0
         near = before if before > after else after
-        score = value + NEIGHBOUR_WEIGHT * near + weight * session[thread] / best
         if value > 0 or near > 0:
-            out[key] = score
+            out[key] = value + NEIGHBOUR_WEIGHT * near + credit[thread]
     return out

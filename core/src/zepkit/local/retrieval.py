@@ -9,7 +9,8 @@ than a frozen dataclass.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Sequence
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from zepkit.core._models import DataType
@@ -129,14 +130,18 @@ def match_episodes(
         "WHERE episodes_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY score DESC, rowid LIMIT ?",
         (match_expression(terms), *ids, pool),
     ).fetchall()
-    rows = load_turns(conn, [key for key, _ in best])
-    return [Turn(*rows[key][:4], score) for key, score in best if key in rows]
+    rows: dict[int, tuple[int, int | None, str, str]] = {
+        row[0]: row for row in _rows_for(conn, _TURNS, [key for key, _ in best])
+    }
+    return [Turn(*rows[key], score) for key, score in best if key in rows]
+
+
+_TURNS = "SELECT id, thread, created_at, content FROM episodes WHERE id IN ({marks})"
 
 
 def load_turns(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, Turn]:
     """Episode rows by id, as turns with score 0 (neighbours, other retrievers' candidates)."""
-    sql = "SELECT id, thread, created_at, content FROM episodes WHERE id IN ({marks})"
-    return {row[0]: Turn(*row) for row in _rows_for(conn, sql, ids)}
+    return {row[0]: Turn(*row) for row in _rows_for(conn, _TURNS, ids)}
 
 
 def search_entities(
@@ -191,7 +196,7 @@ def profile_statements(
     rows = {row[0]: row for row in [*latest, *salient]}
     return [
         ProfileRow(StatementHit(*row[:-1]), row[-1])
-        for row in sorted(rows.values(), key=lambda row: -row[0])
+        for row in sorted(rows.values(), key=itemgetter(0), reverse=True)
     ]
 
 
@@ -256,12 +261,14 @@ def _clip(text: str, limit: int) -> str:
     return (cut[:space] if space > limit // 2 else cut).rstrip() + "…"
 
 
-def _rows_for(conn: sqlite3.Connection, sql: str, ids: Sequence[int]) -> Iterator[Any]:
+def _rows_for(conn: sqlite3.Connection, sql: str, ids: Sequence[int]) -> list[Any]:
     """The rows of `sql`, whose `IN ({marks})` takes `ids`, a chunk of ids per statement (SQLite
     caps the parameters of one)."""
+    rows: list[Any] = []
     for start in range(0, len(ids), _CHUNK):
         chunk = ids[start : start + _CHUNK]
-        yield from conn.execute(sql.format(marks=", ".join("?" * len(chunk))), chunk)
+        rows += conn.execute(sql.format(marks=", ".join("?" * len(chunk))), chunk).fetchall()
+    return rows
 
 
 def load_episodes(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, EpisodeRow]:

@@ -7,6 +7,7 @@ import sqlite3
 from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
+from operator import itemgetter
 
 from zepkit.core._limits import DEFAULT_MMR_LAMBDA
 from zepkit.core._models import Entity, Episode, Fact, Reranker, Scope, SearchResults
@@ -244,11 +245,12 @@ class GraphSearch:
         if self._retrieval.dense is not None:
             relevance = dict(fused(relevance, self.nearest(pool), pool=pool))
         if relevance:
-            order = sorted(relevance, key=lambda key: -relevance[key])
+            order = sorted(relevance, key=relevance.__getitem__, reverse=True)
             extra = [k for k in relevance if k not in turns] + neighbours_of(order)
             turns.update(load_turns(self._conn, extra))
-            times = {key: turn.created_at for key, turn in turns.items()}
-            relevance = date_credit(relevance, times, self.periods)
+            if self.periods:  # the query names a day or month
+                times = {key: turn.created_at for key, turn in turns.items()}
+                relevance = date_credit(relevance, times, self.periods)
             threads = {key: turn.thread for key, turn in turns.items()}
             relevance = spread(relevance, threads, dense=self._retrieval.dense is not None)
         return turns, relevance
@@ -387,7 +389,7 @@ def fact_relevance(
     turns, by their turn's score scaled to the best turn's; inside a turn (a long document),
     those that share more of the query's words come first."""
     _, turn_scores = search.turn_scores(BLOCK_POOL)
-    best_turns = sorted(turn_scores, key=lambda key: -turn_scores[key])[:CONTEXT_TURNS]
+    best_turns = sorted(turn_scores, key=turn_scores.__getitem__, reverse=True)[:CONTEXT_TURNS]
     top = turn_scores[best_turns[0]] if best_turns else 1.0
     wanted = {stem(term) for term in search.terms}
     scores: dict[int, float] = {}
@@ -400,7 +402,7 @@ def fact_relevance(
                 shared = len(wanted & stems(hit.text)) / len(wanted) if wanted else 0.0
                 scores[hit.id] = turn_scores[turn] / top + MATCH_TIEBREAK * shared
                 rows[hit.id] = hit
-    return dict(sorted(scores.items(), key=lambda item: -item[1])), rows
+    return dict(sorted(scores.items(), key=itemgetter(1), reverse=True)), rows
 
 
 def pick_profile(
