@@ -35,6 +35,7 @@ from zepkit.local.retrieval import (
     search_entities,
     search_statements,
     statements_of_episodes,
+    threads_of_turns,
     unprefixed,
     user_summary,
 )
@@ -229,9 +230,13 @@ class GraphSearch:
         uuid_of = row_uuids(self._conn, "episodes")
         return [_episode(rows[key], score, uuid_of) for key, score in ranked]
 
-    def turn_scores(self, pool: int) -> tuple[dict[int, Turn], dict[int, float]]:
+    def turn_scores(
+        self, pool: int, *, texts: bool = True
+    ) -> tuple[dict[int, Turn], dict[int, float]]:
         """Episodes scored as conversation turns (lexical and dense fused, then date, neighbour
-        and thread credit): the turns read, and the scores of those that count."""
+        and thread credit): the turns read, and the scores of those that count. `texts=False`:
+        the turns besides the lexical matches are read for their threads alone and left out of
+        the turns returned (read whole when the query names a period: their dates count)."""
         turns: dict[int, Turn] = {}
         relevance: dict[int, float] = {}
         if self._retrieval.lexical:
@@ -247,11 +252,15 @@ class GraphSearch:
         if relevance:
             order = sorted(relevance, key=relevance.__getitem__, reverse=True)
             extra = [k for k in relevance if k not in turns] + neighbours_of(order)
-            turns.update(load_turns(self._conn, extra))
+            if texts or self.periods:  # their texts, or their dates, are wanted
+                turns.update(load_turns(self._conn, extra))
+                threads = {key: turn.thread for key, turn in turns.items()}
+            else:
+                threads = {key: turn.thread for key, turn in turns.items()}
+                threads.update(threads_of_turns(self._conn, extra))
             if self.periods:  # the query names a day or month
                 times = {key: turn.created_at for key, turn in turns.items()}
                 relevance = date_credit(relevance, times, self.periods)
-            threads = {key: turn.thread for key, turn in turns.items()}
             relevance = spread(relevance, threads, dense=self._retrieval.dense is not None)
         return turns, relevance
 
@@ -388,7 +397,7 @@ def fact_relevance(
     """Statement id -> relevance, best first, and the statement rows: the statements of the best
     turns, by their turn's score scaled to the best turn's; inside a turn (a long document),
     those that share more of the query's words come first."""
-    _, turn_scores = search.turn_scores(BLOCK_POOL)
+    _, turn_scores = search.turn_scores(BLOCK_POOL, texts=False)
     best_turns = sorted(turn_scores, key=turn_scores.__getitem__, reverse=True)[:CONTEXT_TURNS]
     top = turn_scores[best_turns[0]] if best_turns else 1.0
     wanted = {stem(term) for term in search.terms}
