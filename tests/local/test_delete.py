@@ -57,3 +57,43 @@ async def test_delete_thread_removes_only_its_own_memory(db_path: Path) -> None:
             "SELECT count(*) FROM entities WHERE id NOT IN (SELECT entity FROM mentions)"
         )
         assert orphans.fetchone()[0] == 0
+
+
+async def test_a_threads_episodes_and_a_users_data_are_sought_not_scanned(db_path: Path) -> None:
+    """Deleting a thread finds its episodes through its messages and listing a user's data finds
+    the episodes of no message, each through an index: no statement reads every episode. What
+    goes is the thread's; the data item and the other thread stay."""
+    backend = LocalBackend(db_path, retriever="lexical")
+    try:
+        await backend.ensure_user(UserProfile("a"))
+        for name in ("gone", "kept"):
+            await backend.ensure_thread(name, "a")
+            await backend.add_messages(name, [Message("user", f"Thread {name} says hello.")] * 3)
+        await backend.add_data("A note of no thread.", type="text", user_id="a")
+        said: list[str] = []
+        backend._engine.run(lambda conn: conn.set_trace_callback(said.append))
+        await backend.delete_thread("gone")
+        listed = await backend.list_data("a")
+        backend._engine.run(lambda conn: conn.set_trace_callback(None))
+        plans = backend._engine.read(
+            lambda conn: [
+                (sql, conn.execute(f"EXPLAIN QUERY PLAN {sql}").fetchall())
+                for sql in said
+                if "episodes" in sql and sql.lstrip().upper().startswith(("SELECT", "DELETE"))
+            ]
+        )
+        kept = await backend.get_messages("kept")
+    finally:
+        await backend.aclose()
+    assert [item.content for item in listed.items] == ["A note of no thread."]
+    assert [message.content for message in kept] == ["Thread kept says hello."] * 3
+    assert len(plans) >= 4
+    for sql, plan in plans:
+        assert not any(row[-1].startswith("SCAN episodes") for row in plan), (sql, plan)
+    # the data items are sought among the episodes of no message, not walked to in id order
+    (listing,) = [plan for sql, plan in plans if "source" in sql]
+    assert any("(message=?" in row[-1] for row in listing), listing
+    with sqlite3.connect(db_path) as conn:
+        left = conn.execute("SELECT content FROM episodes ORDER BY id").fetchall()
+    conn.close()
+    assert left == [("Thread kept says hello.",)] * 3 + [("A note of no thread.",)]

@@ -151,6 +151,7 @@ def _as_version(path: Path, version: int) -> None:
     step 11's and step 10's indexes, step 9's column and index (and step 8's index)."""
     with sqlite3.connect(path) as conn:
         conn.execute("DROP INDEX episodes_id_thread")
+        conn.execute("CREATE INDEX episodes_thread ON episodes (thread)")
         conn.execute("DROP INDEX statements_states_many")
         conn.execute("DROP INDEX statements_states")
         conn.execute("ALTER TABLE statements DROP COLUMN states")
@@ -263,8 +264,8 @@ async def test_a_version_10_file_is_read_as_it_is_and_gains_the_turns_threads_in
     db_path: Path,
 ) -> None:
     """Step 11 indexes each episode's thread beside its id for the block, which reads the threads
-    of turns it does not show; a read-only open of a version-10 file reads them from the rows
-    and gives the same block, and a writable open makes the index."""
+    of turns it does not show, in place of the index by thread; a read-only open of a version-10
+    file reads them from the rows and gives the same block, a writable open remakes the index."""
     async with LocalBackend(db_path, retriever="lexical") as first:
         await first.ensure_user(UserProfile("u"))
         for name, said in (
@@ -278,15 +279,18 @@ async def test_a_version_10_file_is_read_as_it_is_and_gains_the_turns_threads_in
     assert block is not None and "Porto" in block
     with sqlite3.connect(db_path) as conn:  # as the release with schema 10 wrote it
         conn.execute("DROP INDEX episodes_id_thread")
+        conn.execute("CREATE INDEX episodes_thread ON episodes (thread)")
         conn.execute("PRAGMA user_version = 10")
     conn.close()
 
     async with LocalBackend(db_path, retriever="lexical", read_only=True) as reader:
         assert await reader.get_context("t") == block
-    assert "episodes_id_thread" not in _indexes(db_path)
+    assert {"episodes_thread", "episodes_id_thread"} & _indexes(db_path) == {"episodes_thread"}
     async with LocalBackend(db_path, retriever="lexical") as writer:
         assert await writer.get_context("t") == block
-    assert "episodes_id_thread" in _indexes(db_path)
+        await writer.delete_thread("t3")
+        assert await writer.get_context("t") != block  # what t3 said is gone
+    assert {"episodes_thread", "episodes_id_thread"} & _indexes(db_path) == {"episodes_id_thread"}
 
 
 async def test_an_older_file_is_not_read_before_it_is_upgraded(db_path: Path) -> None:
