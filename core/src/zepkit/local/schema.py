@@ -367,7 +367,7 @@ _V10: tuple[Step, ...] = (
 
 
 _V11: tuple[Step, ...] = (
-    # Each episode's thread beside its id: a block reads the threads of about a hundred turns
+    # Each episode's thread beside its id: a block reads the threads of about 140 turns
     # it does not show (dense candidates, neighbours), for the thread credit alone. The index
     # by thread goes: a thread's episodes are found through its messages (each episode of a
     # thread is a message's), and a graph's data items as the episodes of no message.
