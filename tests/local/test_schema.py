@@ -102,7 +102,7 @@ async def test_a_version_1_file_upgrades_and_keeps_its_data(db_path: Path) -> No
     finally:
         await upgraded.aclose()
     with sqlite3.connect(db_path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 11
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 10
         assert conn.execute("SELECT count(*) FROM episode_vectors").fetchone() == (0,)
 
 
@@ -148,10 +148,8 @@ async def test_a_version_4_file_gains_llm_extraction_and_keeps_its_statements(
 
 def _as_version(path: Path, version: int) -> None:
     """Make a file as the release with schema `version` (7 or 8) wrote it: the same, without
-    step 11's and step 10's indexes, step 9's column and index (and step 8's index)."""
+    step 10's index, step 9's column and index (and step 8's index)."""
     with sqlite3.connect(path) as conn:
-        conn.execute("DROP INDEX episodes_id_thread")
-        conn.execute("CREATE INDEX episodes_thread ON episodes (thread)")
         conn.execute("DROP INDEX statements_states_many")
         conn.execute("DROP INDEX statements_states")
         conn.execute("ALTER TABLE statements DROP COLUMN states")
@@ -258,39 +256,6 @@ async def test_a_version_9_file_has_its_states_read_again_by_the_newer_rules(
         kept = conn.execute("SELECT states FROM statements WHERE states IS NOT NULL").fetchall()
         assert kept == [("|a breakdown|",)]
     conn.close()
-
-
-async def test_a_version_10_file_is_read_as_it_is_and_gains_the_turns_threads_index(
-    db_path: Path,
-) -> None:
-    """Step 11 indexes each episode's thread beside its id for the block, which reads the threads
-    of turns it does not show, in place of the index by thread; a read-only open of a version-10
-    file reads them from the rows and gives the same block, a writable open remakes the index."""
-    async with LocalBackend(db_path, retriever="lexical") as first:
-        await first.ensure_user(UserProfile("u"))
-        for name, said in (
-            ("t2", ["My sister Ana lives in Porto.", "Ana has a spare room in her flat."]),
-            ("t3", ["Porto was rainy in March.", "We ate grilled sardines by the river."]),
-            ("t", ["I'm visiting Ana in Porto next week."]),
-        ):
-            await first.ensure_thread(name, "u")
-            await first.add_messages(name, [Message("user", text) for text in said])
-        block = await first.get_context("t")
-    assert block is not None and "Porto" in block
-    with sqlite3.connect(db_path) as conn:  # as the release with schema 10 wrote it
-        conn.execute("DROP INDEX episodes_id_thread")
-        conn.execute("CREATE INDEX episodes_thread ON episodes (thread)")
-        conn.execute("PRAGMA user_version = 10")
-    conn.close()
-
-    async with LocalBackend(db_path, retriever="lexical", read_only=True) as reader:
-        assert await reader.get_context("t") == block
-    assert {"episodes_thread", "episodes_id_thread"} & _indexes(db_path) == {"episodes_thread"}
-    async with LocalBackend(db_path, retriever="lexical") as writer:
-        assert await writer.get_context("t") == block
-        await writer.delete_thread("t3")
-        assert await writer.get_context("t") != block  # what t3 said is gone
-    assert {"episodes_thread", "episodes_id_thread"} & _indexes(db_path) == {"episodes_id_thread"}
 
 
 async def test_an_older_file_is_not_read_before_it_is_upgraded(db_path: Path) -> None:

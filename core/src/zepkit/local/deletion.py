@@ -10,8 +10,7 @@ from zepkit.local.provision import ThreadRef
 from zepkit.local.stats import count_terms, message_sentences
 from zepkit.local.supersede import reopen
 
-# A thread's episodes are its messages' (found through the messages' index by thread).
-_EPISODES = "SELECT id FROM episodes WHERE message IN (SELECT id FROM messages WHERE thread = ?)"
+_EPISODES = "SELECT id FROM episodes WHERE thread = ?"
 _STATEMENTS = f"SELECT id FROM statements WHERE episode IN ({_EPISODES})"
 
 
@@ -24,7 +23,7 @@ def delete_thread(conn: sqlite3.Connection, thread: ThreadRef) -> None:
     texts = [
         text
         for content, name, role in conn.execute(
-            f"SELECT content, name, role FROM episodes WHERE id IN ({_EPISODES})", key
+            "SELECT content, name, role FROM episodes WHERE thread = ?", key
         )
         for text in message_sentences(content, name or role)
     ]
@@ -41,7 +40,7 @@ def delete_thread(conn: sqlite3.Connection, thread: ThreadRef) -> None:
     reopen(conn, _STATEMENTS, key)
     conn.execute(f"DELETE FROM mentions WHERE statement IN ({_STATEMENTS})", key)
     conn.execute(f"DELETE FROM statements WHERE episode IN ({_EPISODES})", key)
-    conn.execute(f"DELETE FROM episodes WHERE id IN ({_EPISODES})", key)
+    conn.execute("DELETE FROM episodes WHERE thread = ?", key)
     conn.execute("DELETE FROM messages WHERE thread = ?", key)
     conn.execute("DELETE FROM threads WHERE id = ?", key)
     count_terms(conn, thread.graph, texts, sign=-1)

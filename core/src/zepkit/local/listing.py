@@ -103,11 +103,9 @@ def list_data(
 ) -> Page[Episode]:
     """The user's data items (episodes of their graph that belong to no thread)."""
     low, high = graph_range(provision.user_graph(conn, user_id))
-    # No message, no thread: `message IS NULL` seeks them in the index of messages' episodes.
     rows = conn.execute(
         "SELECT id, uuid, content, source, name, created_at, metadata FROM episodes "
-        "WHERE message IS NULL AND thread IS NULL AND id BETWEEN ? AND ? AND id > ? "
-        "ORDER BY id LIMIT ?",
+        "WHERE id BETWEEN ? AND ? AND thread IS NULL AND id > ? ORDER BY id LIMIT ?",
         (low, high, _after(cursor), limit + 1),
     ).fetchall()
     uuid_of = row_uuids(conn, "episodes")

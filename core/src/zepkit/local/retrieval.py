@@ -145,23 +145,12 @@ def load_turns(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, Turn]:
 
 
 def threads_of_turns(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, int | None]:
-    """Episode id -> its thread's row id (None for data), for the existing ids in `ids`.
-
-    Read from the index of (id, thread) alone: a few small pages, where the rows themselves
-    (their texts inline) spread over many more."""
-    try:
-        return dict(_rows_for(conn, _TURN_THREADS, ids))
-    except sqlite3.OperationalError as exc:
-        if "no such index" not in str(exc):
-            raise
-        # a file opened read-only before the upgrade that made the index (schema 11)
-        return dict(_rows_for(conn, _TURN_THREADS_FROM_ROWS, ids))
+    """Episode id -> its thread's row id (None for data), for the existing ids in `ids`: their
+    threads alone, without building a turn of each row's text and date."""
+    return dict(_rows_for(conn, _TURN_THREADS, ids))
 
 
-_TURN_THREADS = (
-    "SELECT id, thread FROM episodes INDEXED BY episodes_id_thread WHERE id IN ({marks})"
-)
-_TURN_THREADS_FROM_ROWS = "SELECT id, thread FROM episodes WHERE id IN ({marks})"
+_TURN_THREADS = "SELECT id, thread FROM episodes WHERE id IN ({marks})"
 
 
 def search_entities(

@@ -366,19 +366,7 @@ _V10: tuple[Step, ...] = (
 )
 
 
-_V11: tuple[Step, ...] = (
-    # Each episode's thread beside its id: a block reads the threads of about 140 turns
-    # it does not show (dense candidates, neighbours), for the thread credit alone. The index
-    # by thread goes: a thread's episodes are found through its messages (each episode of a
-    # thread is a message's), and a graph's data items as the episodes of no message.
-    "CREATE INDEX IF NOT EXISTS episodes_id_thread ON episodes (id, thread)",
-    "DROP INDEX IF EXISTS episodes_thread",
-)
-
-
-MIGRATIONS: Sequence[Sequence[Step]] = (
-    _V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11,
-)  # fmt: skip
+MIGRATIONS: Sequence[Sequence[Step]] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10)
 """Step i takes the schema from version i to i + 1; append steps, never edit a shipped one."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
