@@ -299,3 +299,30 @@ def test_the_steps_a_read_only_open_may_skip_only_change_indexes() -> None:
                 continue
             assert isinstance(statement, str), statement
             assert statement.startswith(("CREATE INDEX", "DROP INDEX")), statement
+
+
+async def test_every_deleted_parent_finds_its_children_through_an_index(db_path: Path) -> None:
+    """A row referenced by a foreign key is checked for children when it is deleted (threads,
+    messages, episodes, statements, entities, users all are), by a look-up of the child's
+    column: without an index to seek it in, each such delete scans the child table of every user
+    in the file. Graph rows stay as tombstones, so their children are never looked for."""
+    backend = LocalBackend(db_path, retriever="lexical")
+    await backend.aclose()
+    with sqlite3.connect(db_path) as conn:
+        tables = [
+            row[0]
+            for row in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE '%VIRTUAL%'"
+            )
+        ]
+        scanned = []
+        for table in tables:
+            for fk in conn.execute(f"PRAGMA foreign_key_list({table})").fetchall():
+                parent, column = fk[2], fk[3]
+                plan = conn.execute(
+                    f"EXPLAIN QUERY PLAN SELECT 1 FROM {table} WHERE {column} = ?", (1,)
+                ).fetchall()
+                if parent != "graphs" and any(row[-1].startswith("SCAN") for row in plan):
+                    scanned.append(f"{table}.{column} -> {parent}")
+    conn.close()
+    assert "episodes" in tables and scanned == []
