@@ -4,11 +4,13 @@ import asyncio
 import json
 import logging
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from zepkit.core import (
+    BackendError,
     BackendUnavailableError,
     ConflictError,
     ContextInput,
@@ -369,6 +371,31 @@ def test_constructor_rejects_bad_options() -> None:
         MemoryLoop(backend, recall_budget=0)
     with pytest.raises(TypeError, match="Backend"):
         MemoryLoop(object())  # type: ignore[arg-type]
+
+
+async def test_local_passes_the_backends_options_on(tmp_path: Path, alice: Identity) -> None:
+    path = tmp_path / "memory.db"
+    async with MemoryLoop.local(path, retriever="lexical", on_error="raise") as memory:
+        assert isinstance(memory.backend, LocalBackend)
+        assert memory.backend.retriever == "lexical"
+        assert memory.failsoft.on_error == "raise"
+        assert memory.outbox is not None  # the loop's default for a file still applies
+        await memory.begin_turn(alice, "I live in Leeds.")
+    async with MemoryLoop.local(path, read_only=True, on_error="raise") as reader:
+        assert [m.content for m in await reader.get_messages(alice.thread_id)] == [
+            "I live in Leeds."
+        ]
+        with pytest.raises(BackendError, match=r"readonly|read-only"):
+            await reader.add_messages(alice.thread_id, [Message("user", "I moved to York.")])
+
+
+def test_an_option_neither_takes_is_named_with_what_each_takes(tmp_path: Path) -> None:
+    with pytest.raises(TypeError, match=r"unknown option 'retreiver'.*retriever") as raised:
+        MemoryLoop.local(tmp_path / "memory.db", retreiver="lexical")
+    assert "on_error" in str(raised.value)  # the loop's own, listed too
+    assert not (tmp_path / "memory.db").exists()  # refused before anything was opened
+    with pytest.raises(TypeError, match=r"unknown options 'colour', 'size'.*base_url"):
+        MemoryLoop.zep(api_key="z_test", colour="blue", size=3)
 
 
 async def test_a_deleted_thread_can_be_used_again(memory: MemoryLoop, alice: Identity) -> None:

@@ -103,11 +103,14 @@ class MemoryLoop(TurnMachinery, Management):
     @classmethod
     def local(cls, path: str | PathLike[str] = ":memory:", **options: Any) -> MemoryLoop:
         """A loop on the embedded local engine: one SQLite file, or `":memory:"` for tests.
-        Writes the file cannot take (locked by another process) wait in `PATH.outbox`, a file
-        made only when needed, unless `outbox=` says otherwise."""
+        The loop's own options (`on_error`, `outbox`, ...) configure the loop; the rest
+        (`retriever`, `embedder`, `extractor`, `read_only`, `verify`, `llm`, `llm_worker`,
+        `inline`) go to `zepkit.local.LocalBackend`, as `zep()` passes its own on. Writes the
+        file cannot take (locked by another process) wait in `PATH.outbox`, a file made only
+        when needed, unless `outbox=` says otherwise."""
         from zepkit.local import LocalBackend
 
-        backend = LocalBackend(path)
+        backend = LocalBackend(path, **_backend_options(cls, options, LocalBackend, "path"))
         name = fspath(path)
         if (
             "outbox" not in options
@@ -129,10 +132,7 @@ class MemoryLoop(TurnMachinery, Management):
         turns it off. With `client=` there is no default (the project is unknown)."""
         from zepkit.zep import ZepBackend
 
-        loop_options = inspect.signature(cls).parameters.keys() - {"backend"}
-        backend_options = {
-            key: options.pop(key) for key in list(options) if key not in loop_options
-        }
+        backend_options = _backend_options(cls, options, ZepBackend.create, "api_key")
         backend = ZepBackend.create(api_key, **backend_options)
         key = api_key or os.environ.get("ZEP_API_KEY")
         if "outbox" not in options and "client" not in backend_options and key:
@@ -397,6 +397,24 @@ class MemoryLoop(TurnMachinery, Management):
     def search_tool(self, *, graph_id: str | None = None, **pinned: Any) -> SearchTool:
         """The model-callable search tool over this loop (see `SearchTool`)."""
         return SearchTool(self, graph_id=graph_id, **pinned)
+
+
+def _backend_options(
+    loop: type[MemoryLoop], options: dict[str, Any], backend: Any, positional: str
+) -> dict[str, Any]:
+    """Take the options that are not `loop`'s own out of `options`, for `backend` (a class or
+    factory whose first parameter, `positional`, the caller passes itself). Raises TypeError
+    naming an option that neither takes, with what each does take."""
+    own = inspect.signature(loop).parameters.keys() - {"backend"}
+    theirs = inspect.signature(backend).parameters.keys() - {positional}
+    unknown = sorted(options.keys() - own - theirs)
+    if unknown:
+        raise TypeError(
+            f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}: "
+            f"the loop takes {', '.join(sorted(own))}; the backend takes "
+            f"{', '.join(sorted(theirs))}"
+        )
+    return {key: options.pop(key) for key in list(options) if key not in own}
 
 
 def provision_key(identity: Identity) -> tuple[str, ...]:
