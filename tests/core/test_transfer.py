@@ -77,6 +77,10 @@ async def test_round_trip_keeps_every_record(
     async with MemoryLoop.local(tmp_path / "target.db", on_error="raise") as target:
         counts = await import_memory(target, io.StringIO(exported))
         assert counts == TransferCounts(users=2, threads=3, messages=70, data=2, facts=len(facts))
+        assert counts.import_summary() == (
+            f"2 users, 3 threads, 70 messages, 2 data items ({len(facts)} facts not imported: "
+            "the target derives its own)"
+        )
         assert records(await export_text(target)) == records(exported)
         ana = await target.get_user("ana")
         assert (ana.email, ana.metadata) == ("ana@example.com", {"plan": "pro"})
@@ -90,7 +94,11 @@ async def test_a_second_import_adds_nothing(
         await import_memory(target, io.StringIO(exported))
         again = await import_memory(target, io.StringIO(exported))
         assert replace(again, facts=0) == TransferCounts(
-            users=2, threads=3, messages=70, data=2, skipped=72
+            users=2, threads=3, messages=70, data=2, skipped=72, messages_there=70, data_there=2
+        )
+        assert again.import_summary() == (
+            "2 users, 3 threads, 0 messages, 0 data items (70 messages and 2 data items already "
+            f"there; {again.facts} facts not imported: the target derives its own)"
         )
         assert records(await export_text(target)) == records(exported)
 
@@ -127,6 +135,11 @@ async def test_an_interrupted_import_run_again_gives_one_copy(
         assert len(halfway) == (60 if stored else 30)  # one or two batches of 30 got in
         counts = await import_memory(target, io.StringIO(exported))
         assert counts.skipped == len(halfway) + 2  # the data items got in before the messages
+        assert (counts.messages_there, counts.data_there) == (len(halfway), 2)
+        assert counts.import_summary().startswith(
+            f"2 users, 3 threads, {70 - len(halfway)} messages, 0 data items "
+            f"({len(halfway)} messages and 2 data items already there; "
+        )
         assert records(await export_text(target)) == records(exported)
 
 

@@ -337,7 +337,7 @@ def run_import(db: str | None, zep: bool, id_map: str | None, source: str) -> in
     that is already there."""
     with open(source, encoding="utf-8") as lines:
         counts = asyncio.run(_import(db, zep, id_map, lines))
-    print(f"imported {counts.summary()} from {source}")
+    print(f"imported {counts.import_summary()} from {source}")
     return 0
 
 

@@ -105,8 +105,10 @@ class MessageRecord(_Record):
 @dataclass
 class TransferCounts:
     """What an export wrote or an import read: users, threads, messages, data items and facts
-    (an import reads facts but never writes them); `skipped` counts the messages and data items
-    an import found already stored (a re-run, or the part done before an interruption)."""
+    (an import reads facts but never writes them). For an import, `messages_there` and
+    `data_there` count the messages and data items of the file that the target held already (a
+    re-run, or the part done before an interruption), and `skipped` the stored parts and items
+    it passed over (a long message is stored as several parts)."""
 
     users: int = 0
     threads: int = 0
@@ -114,13 +116,33 @@ class TransferCounts:
     data: int = 0
     facts: int = 0
     skipped: int = 0
+    messages_there: int = 0
+    data_there: int = 0
 
     def summary(self) -> str:
+        """What an export wrote (or a file holds): "2 users, 3 threads, 70 messages, ..."."""
         text = (
             f"{self.users} users, {self.threads} threads, {self.messages} messages, "
             f"{self.data} data items, {self.facts} facts"
         )
         return text + (f" ({self.skipped} already there)" if self.skipped else "")
+
+    def import_summary(self) -> str:
+        """What an import did: the users and threads it set up, the messages and data items it
+        stored, those it found already there, and the facts it read and left out."""
+        text = (
+            f"{self.users} users, {self.threads} threads, "
+            f"{self.messages - self.messages_there} messages, "
+            f"{self.data - self.data_there} data items"
+        )
+        notes = []
+        if self.messages_there or self.data_there:
+            notes.append(
+                f"{self.messages_there} messages and {self.data_there} data items already there"
+            )
+        if self.facts:
+            notes.append(f"{self.facts} facts not imported: the target derives its own")
+        return text + (f" ({'; '.join(notes)})" if notes else "")
 
 
 Progress = Callable[[TransferCounts], None]
@@ -270,10 +292,12 @@ class _ThreadImport:
         self.next_seq = 0
         self.pending: list[Message] = []
 
-    def take(self, number: int, message: Message) -> int:
-        """Account for one message (split like any write); how many of its parts were there."""
+    def take(self, number: int, message: Message) -> tuple[int, int]:
+        """Account for one message (split like any write): (how many of its parts were there,
+        how many parts it has)."""
         found = 0
-        for part in prepare_messages([message]):
+        parts = prepare_messages([message])
+        for part in parts:
             if self.position < len(self.stored):
                 held = self.stored[self.position]
                 if (held.role, held.content) != (part.role, part.content):
@@ -286,7 +310,7 @@ class _ThreadImport:
             else:
                 self.pending.append(part)
             self.position += 1
-        return found
+        return found, len(parts)
 
     async def flush(self, memory: MemoryLoop, *, all_of_it: bool) -> None:
         while len(self.pending) >= MAX_MESSAGES_PER_CALL or (all_of_it and self.pending):
@@ -346,6 +370,7 @@ class _Importer:
         if held[key] > 0:
             held[key] -= 1
             self.counts.skipped += 1
+            self.counts.data_there += 1
             return
         await self.memory.backend.add_data(
             record.content,
@@ -380,7 +405,9 @@ class _Importer:
         message = Message(
             record.role, record.content, record.name, record.created_at, record.metadata
         )
-        self.counts.skipped += thread.take(number, message)
+        found, parts = thread.take(number, message)
+        self.counts.skipped += found
+        self.counts.messages_there += bool(parts) and found == parts
         self.counts.messages += 1
         await thread.flush(self.memory, all_of_it=False)
 
