@@ -9,7 +9,13 @@ import pytest
 from zepkit.core._backend import SearchRequest
 from zepkit.core._models import Message
 from zepkit.local import LocalBackend, supersede
-from zepkit.local.outcomes import closes, outcomes_told, shared_with
+from zepkit.local.outcomes import (
+    closes,
+    in_states_column,
+    outcomes_told,
+    shared_with,
+    states_column,
+)
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 
@@ -40,6 +46,12 @@ T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
         ("I had my hip replacement last week.", "waiting"),
         ("My knee is fine now.", "recovery"),
         ("My knee doesn't hurt anymore.", "recovery"),
+        ("Feeling much better now, the cold is gone.", "illness"),
+        ("All better now!", "illness"),
+        ("I'm over the flu at last.", "illness"),
+        ("Tested negative this morning!", "illness"),
+        ("The migraine has finally cleared up.", "illness"),
+        ("I feel like myself again.", "illness"),
         # steps on the way, plans, other people's news, news denied
         ("Passed my first driving lesson.", None),
         ("I'm going back to work in March.", None),
@@ -55,6 +67,13 @@ T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
         ("Getting the boiler fixed tomorrow.", None),
         ("The car still isn't fixed.", None),
         ("The mechanic says it can't be fixed.", None),
+        # better at, than or about something, or someone else better, is no recovery
+        ("I'm better at chess than my brother.", None),
+        ("I'm feeling a lot better about the move.", None),
+        ("Much better than the old one!", None),
+        ("My son is feeling much better.", None),
+        ("I'm not feeling any better.", None),
+        ("I'm so over it.", None),
         # a return ahead, or not yet made, is no return
         ("I'll be back from Tokyo on Monday.", None),
         ("Back from Tokyo tomorrow!", None),
@@ -89,6 +108,10 @@ def test_a_return_ahead_is_no_return() -> None:
             False,
         ),
         # kinds of their own need no shared word
+        ("illness", "user: I have a bad cold.", "user: Feeling much better now!", True),
+        ("illness", "user: Came down with a stomach bug.", "user: All better!", True),
+        ("illness", "user: I have type 1 diabetes.", "user: Feeling much better now!", False),
+        ("illness", "user: I'm sick of my job.", "user: Feeling much better now!", False),
         ("trying for a baby", "user: We're trying for a baby.", "user: I'm pregnant!", True),
         ("time off work", "user: I'm on maternity leave.", "user: Back at work today.", True),
         ("time off work", "user: I work at the bank.", "user: Back at work today.", False),
@@ -157,6 +180,52 @@ async def test_the_block_shows_the_state_as_ended_after_its_outcome(
     lines = {line.split(" (Date range")[0].strip(): line for line in block.splitlines()}
     assert lines[f"- user: {passed}"].endswith("present)")
     assert lines[f"- user: {learning}"].endswith(f"{later:%Y-%m-%d %H:%M:%S})")
+
+
+@pytest.mark.parametrize(
+    ("statement", "ill"),
+    [
+        ("I have a bad cold.", True),
+        ("I've got the flu.", True),
+        ("Caught a cold, ugh.", True),
+        ("I'm really poorly today.", True),
+        ("I'm home sick with a fever.", True),
+        ("Tested positive this morning.", True),
+        ("I have a migraine coming on.", True),
+        # not ill, someone else ill, or something that lasts
+        ("I'm sick of waiting.", False),
+        ("I'm sick and tired of the rain.", False),
+        ("I have a cold drink in my hand.", False),
+        ("I have the flu jab tomorrow.", False),
+        ("I have a bug in my code.", False),
+        ("My daughter has the flu.", False),
+        ("I get migraines.", False),
+        ("I have asthma.", False),
+    ],
+)
+def test_the_user_ill_with_what_passes(statement: str, ill: bool) -> None:
+    column = states_column(f"user: {statement}")
+    assert (column is not None and in_states_column(column, "illness")) is ill
+
+
+async def test_being_well_again_ends_the_illness_not_what_lasts(alice: LocalBackend) -> None:
+    """News of being well again ends what the user said of an illness that passes; a condition
+    that lasts stays current, and someone else's recovery ends nothing."""
+    cold = "I have a bad cold, so no gym this week."
+    asthma = "I have asthma."
+    for n, said in enumerate((cold, asthma)):
+        await alice.add_messages("a1", [Message("user", said, created_at=T0 + timedelta(n))])
+    son = T0 + timedelta(days=3)
+    await alice.add_messages("a1", [Message("user", "My son is feeling better.", created_at=son)])
+    found = await alice.search(SearchRequest("cold asthma gym", user_id="alice", limit=10))
+    assert {edge.fact: edge.invalid_at for edge in found.edges}[f"user: {cold}"] is None
+    later = T0 + timedelta(days=6)
+    well = "Feeling much better now, the cold is gone."
+    await alice.add_messages("a1", [Message("user", well, created_at=later)])
+    found = await alice.search(SearchRequest("cold asthma gym", user_id="alice", limit=10))
+    ended = {edge.fact: edge.invalid_at for edge in found.edges}
+    assert ended[f"user: {cold}"] == later
+    assert ended[f"user: {asthma}"] is None
 
 
 async def test_a_repair_ends_the_breakdown_and_nothing_else_broken(alice: LocalBackend) -> None:

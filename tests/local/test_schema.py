@@ -102,7 +102,7 @@ async def test_a_version_1_file_upgrades_and_keeps_its_data(db_path: Path) -> No
     finally:
         await upgraded.aclose()
     with sqlite3.connect(db_path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 10
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 11
         assert conn.execute("SELECT count(*) FROM episode_vectors").fetchone() == (0,)
 
 
@@ -255,6 +255,34 @@ async def test_a_version_9_file_has_its_states_read_again_by_the_newer_rules(
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         kept = conn.execute("SELECT states FROM statements WHERE states IS NOT NULL").fetchall()
         assert kept == [("|a breakdown|",)]
+    conn.close()
+
+
+async def test_a_version_10_file_has_its_states_read_again_for_illnesses(
+    db_path: Path,
+) -> None:
+    """Step 11 reads the states again for the illnesses that pass: a cold said before the
+    upgrade ends by being well again after it."""
+    cold = "I have a bad cold."
+    async with LocalBackend(db_path, retriever="lexical") as first:
+        await first.ensure_user(UserProfile("u"))
+        await first.ensure_thread("t", "u")
+        await first.add_messages("t", [Message("user", cold)])
+    with sqlite3.connect(db_path) as conn:  # as a release without the kind stored it
+        conn.execute("UPDATE statements SET states = replace(states, '|illness|', '|')")
+        conn.execute("UPDATE statements SET states = NULL WHERE states = '|'")
+        conn.execute("PRAGMA user_version = 10")
+    conn.close()
+
+    async with LocalBackend(db_path, retriever="lexical") as writer:
+        await writer.add_messages("t", [Message("user", "All better now!")])
+        found = await writer.search(SearchRequest("cold", user_id="u", limit=5))
+        ended = {edge.fact: edge.invalid_at for edge in found.edges}
+        assert ended[f"user: {cold}"] is not None
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 11
+        states = conn.execute("SELECT states FROM statements WHERE states IS NOT NULL").fetchall()
+        assert ("|illness|" in states[0][0]) if states else False
     conn.close()
 
 

@@ -182,6 +182,80 @@ _RECOVERING = re.compile(
     r"swollen|killing me))\b",
     re.IGNORECASE,
 )
+_ILLNESS = (
+    r"(?:(?:head |chest |summer |winter |heavy |streaming )?cold|(?:man |stomach |tummy )?flu|"
+    r"covid(?:-19)?|coronavirus|fever|temperature|cough|sore throat|(?:chest|throat|ear|sinus|"
+    r"kidney|eye|water) infection|uti|sinusitis|(?:stomach |tummy |vomiting |winter )?bug|virus|"
+    r"food poisoning|norovirus|gastro|strep(?: throat)?|tonsillitis|bronchitis|laryngitis|"
+    r"pneumonia|conjunctivitis|pink eye|chickenpox|shingles|glandular fever|mono|migraine|"
+    r"headache|hangover|earache|toothache|lurgy|sniffles)"
+    r"(?![\w-]|['’](?!s\b)|\s+(?!(?:and|so|but|again|today|tonight|now|at|right|since|for|"
+    r"this|all|which|that|too|as|from|of|with|still|coming|going|on|off|lol|ugh|yesterday|last|"
+    r"is|are|was|were|has|have|had|will|won['’]?t|seems?|seemed|came|hit|got|gets|just|finally|"
+    r"really)\b)[a-z])"
+)
+"""An illness that passes (a cold, the flu, a stomach bug, a migraine), as its word ends a
+phrase: not "a cold drink", "the flu jab" or "a bug in my code"."""
+_ILL_SHADES = (
+    r"(?:(?:a|the|this|that|some)\s)?(?:(?:really |very |pretty )?(?:bad|nasty|horrible|awful|"
+    r"terrible|stinking|mild|slight|horrendous|rotten|killer|bit of a|touch of(?: the)?)\s)?"
+)
+_ILL = re.compile(
+    r"\bI(?:['’]ve| have)(?: got)?(?: just)? " + _ILL_SHADES + _ILLNESS + r"|"
+    r"(?:\bI(?:['’]ve| have)? |(?:^|:)\s*)(?:just |finally )?(?:caught|picked up|come down with|"
+    r"came down with|got|been struck down with|tested positive for|down with) "
+    + _ILL_SHADES
+    + _ILLNESS
+    + r"|\bI(?:['’]?m| am|['’]ve been| have been)(?: (?:still|currently|a bit|a little|really|"
+    r"very|so|quite|feeling|pretty|off|home|at home|in bed|now))* (?:ill|sick|unwell|poorly|"
+    r"under the weather|laid up|bedridden|full of (?:a |the )?cold)"
+    r"(?![\w'’-]|\s+(?:of|and tired|to (?:my|the) stomach|about|with worry)\b)|"
+    r"(?:\bI(?:['’]ve| have)? |(?:^|:)\s*)(?:just )?tested positive\b",
+    re.IGNORECASE,
+)
+"""The user ill with something that passes ("I have a bad cold", "Came down with the flu", "I'm
+sick", "Tested positive this morning"); not sick of something, nor sick and tired."""
+_BETTER = (
+    r"better(?=\W*$|\s*[,;.!?…)]|\s+(?:now|today|tonight|again|already|thanks|thank|though|and|"
+    r"but|so|since|after|finally|at last|lol)\b)"
+)
+"""Better as the end of what is said of oneself ("I'm better now", "Feeling better, thanks"):
+not better at, than, off or about something."""
+_WELL_AGAIN_WORDS = (
+    r"(?:" + _BETTER + r"|well again|fine again|"
+    r"back to normal|on the mend|(?:like )?(?:myself|me|my old self) again|human again|"
+    r"back on my feet|recovered|"
+    r"over (?:my|the|that|this) " + _ILL_SHADES + _ILLNESS + r")"
+)
+_MORE = (
+    r"(?:(?:so|so much|much|a lot|loads|heaps|way|lots|a bit|a little|far|all|fully|completely) )?"
+)
+_WELL_AGAIN = re.compile(
+    r"\bI(?:['’]?m| am)(?: (?:now|finally|already|definitely|feeling))* "
+    + _MORE
+    + _WELL_AGAIN_WORDS
+    + r"|"
+    r"\bI (?:feel|felt)(?: (?:now|finally|already|definitely))* " + _MORE + _WELL_AGAIN_WORDS + r"|"
+    r"^\W*(?:(?:now|finally|already|definitely) )*(?:feeling|feel) "
+    + _MORE
+    + _WELL_AGAIN_WORDS
+    + r"|^\W*(?:(?:now|finally|already) )*(?:all|much|loads|way|so much) "
+    + _BETTER
+    + r"|"
+    r"^\W*(?:(?:now|finally|already|fully|completely) )*(?:recovered|on the mend|back on my feet|"
+    r"over (?:the|my|that|this) " + _ILL_SHADES + _ILLNESS + r")|"
+    r"(?:\b(?:my|the|this|that) " + _ILL_SHADES + r"|^\W*)" + _ILLNESS + r"(?:['’]s| (?:is|has))"
+    r" (?:finally |completely |totally |now |all |pretty much )?(?:gone|cleared(?: up)?|passed|"
+    r"over|better|disappeared)\b|"
+    r"(?:\bI(?:['’]ve| have)? |^\W*)(?:finally |just )?(?:shook|shaken|kicked|beat|beaten) "
+    r"(?:off )?(?:the|my|this|that) " + _ILL_SHADES + _ILLNESS + r"|"
+    r"(?:\bI(?:['’]ve| have)? |^\W*)(?:finally |just )?tested negative\b|"
+    r"\b(?:my|the) fever (?:has )?(?:finally )?(?:broke|broken)\b",
+    re.IGNORECASE,
+)
+"""The user well again after an illness ("Feeling much better now", "The cold is gone", "I'm
+over the flu", "Tested negative!"); not better at something, better than something, or someone
+else's recovery ("My son is feeling better")."""
 _CAME_THROUGH = re.compile(
     r"(?:\b(?:approved|granted|came through|come through|arrived|went well|been done|confirmed|"
     r"issued|accepted|started|(?:been|were|was|got) given|been offered)\b|"
@@ -371,6 +445,15 @@ _OUTCOMES: tuple[Outcome, ...] = (
         shared=True,
     ),
     Outcome(
+        "illness",
+        _WELL_AGAIN,
+        _ILL,
+        _words(
+            "better well normal mend myself human feet recovered over gone cleared passed "
+            "disappeared shook shaken kicked beat beaten negative broke broken"
+        ),
+    ),
+    Outcome(
         "waiting",
         _CAME_THROUGH,
         _WAITING,
@@ -434,7 +517,8 @@ on Monday!", not "My sister gave birth") ends the pregnancy; a pregnancy ends th
 a job got ends the search for one; a degree finished, or dropped, ends the studies; a test passed
 ends the learning and revising for it (a test failed does not); keys got or a home found ends the
 house hunt, and living with one's parents; a return to work ends the leave; an offer or an
-approval the application it answers; a healed knee the recovery from its surgery; a visa approved
+approval the application it answers; a healed knee the recovery from its surgery; being well again
+an illness that passes (a cold, the flu: not a condition that lasts); a visa approved
 the wait for it; a race run the training for it; qualifying the traineeship; a discharge the stay
 in hospital; and a thing under way (a sale, a build, a move, a dissertation, a loan paid off) its
 own completion, named next to it; a thing broken (a car broken down, a boiler leaking) its

@@ -341,8 +341,9 @@ _V9: tuple[Step, ...] = (
 
 def _states_read_again(conn: sqlite3.Connection) -> None:
     """Each profile statement's kinds of state read again by rules that know more kinds (a
-    thing broken, ended by its repair; a trip, by the return): a state said before the upgrade
-    ends by news after it. Only the statements whose reading changes are written."""
+    thing broken, ended by its repair; a trip, by the return; an illness, by being well again):
+    a state said before the upgrade ends by news after it. Only the statements whose reading
+    changes are written."""
     from zepkit.local.outcomes import states_column
 
     rows = conn.execute(
@@ -366,7 +367,25 @@ _V10: tuple[Step, ...] = (
 )
 
 
-MIGRATIONS: Sequence[Sequence[Step]] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10)
+_V11: tuple[Step, ...] = (
+    # The rules know an illness that passes (ended by being well again): the states once more.
+    _states_read_again,
+)
+
+
+MIGRATIONS: Sequence[Sequence[Step]] = (
+    _V1,
+    _V2,
+    _V3,
+    _V4,
+    _V5,
+    _V6,
+    _V7,
+    _V8,
+    _V9,
+    _V10,
+    _V11,
+)
 """Step i takes the schema from version i to i + 1; append steps, never edit a shipped one."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
