@@ -200,17 +200,19 @@ _ILL_SHADES = (
     r"(?:(?:a|the|this|that|some)\s)?(?:(?:really |very |pretty )?(?:bad|nasty|horrible|awful|"
     r"terrible|stinking|mild|slight|horrendous|rotten|killer|bit of a|touch of(?: the)?)\s)?"
 )
+_ILL_BY = (
+    r"(?:caught|picked up|come down with|came down with|got|been struck down with|"
+    r"tested positive for|down with) "
+)
 _ILL = re.compile(
     r"\bI(?:['’]ve| have)(?: got)?(?: just)? " + _ILL_SHADES + _ILLNESS + r"|"
-    r"(?:\bI(?:['’]ve| have)? |(?:^|:)\s*)(?:just |finally )?(?:caught|picked up|come down with|"
-    r"came down with|got|been struck down with|tested positive for|down with) "
-    + _ILL_SHADES
-    + _ILLNESS
-    + r"|\bI(?:['’]?m| am|['’]ve been| have been)(?: (?:still|currently|a bit|a little|really|"
-    r"very|so|quite|feeling|pretty|off|home|at home|in bed|now))* (?:ill|sick|unwell|poorly|"
+    r"\bI(?:['’]ve| have)? (?:just |finally )?" + _ILL_BY + _ILL_SHADES + _ILLNESS + r"|"
+    r"\bI(?:['’]?m| am|['’]ve been| have been)(?: (?:still|currently|a bit|a little|really|very|"
+    r"so|quite|feeling|pretty|off|home|at home|in bed|now))* (?:ill|sick|unwell|poorly|"
     r"under the weather|laid up|bedridden|full of (?:a |the )?cold)"
     r"(?![\w'’-]|\s+(?:of|and tired|to (?:my|the) stomach|about|with worry)\b)|"
-    r"(?:\bI(?:['’]ve| have)? |(?:^|:)\s*)(?:just )?tested positive\b",
+    r"\bI(?:['’]ve| have)? (?:just )?tested positive\b|"
+    r"^\W*(?:just |finally )?(?:" + _ILL_BY + _ILL_SHADES + _ILLNESS + r"|tested positive\b)",
     re.IGNORECASE,
 )
 """The user ill with something that passes ("I have a bad cold", "Came down with the flu", "I'm
@@ -576,7 +578,7 @@ def states_column(sentence: str) -> str | None:
     """The kinds of state a stored statement says its speaker is in, as kept in its `states`
     column ("|exams|training|"), or None for none: written with the statement, so news reads
     only the few statements that are in some state instead of every profile statement."""
-    found = _STATES.matching(sentence)
+    found = _STATES.matching(STORED_LABEL.sub("", sentence, count=1))
     names = [kind.name for kind in _OUTCOMES if kind.name in found]
     return f"|{'|'.join(names)}|" if names else None
 
@@ -615,9 +617,10 @@ def closes(state: str, sentence: str, shared: frozenset[str] | None) -> bool:
         lowered = sentence.lower()  # a content word's root is a piece of the lowered text
         if not any(root in lowered for root in shared):
             return False
-    if not _KIND[state].state.search(sentence):
+    said = STORED_LABEL.sub("", sentence, count=1)  # what was said opens the sentence
+    if not _KIND[state].state.search(said):
         return False
-    return shared is None or bool(_content(STORED_LABEL.sub("", sentence, count=1)) & shared)
+    return shared is None or bool(_content(said) & shared)
 
 
 NEAR_WORDS = 3
