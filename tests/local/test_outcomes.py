@@ -52,6 +52,9 @@ T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
         ("Tested negative this morning!", "illness"),
         ("The migraine has finally cleared up.", "illness"),
         ("I feel like myself again.", "illness"),
+        ("Back home in Leeds now.", "away from home"),
+        ("We got home last night, what a trip!", "away from home"),
+        ("Just back from our honeymoon.", "away from home"),
         # steps on the way, plans, other people's news, news denied
         ("Passed my first driving lesson.", None),
         ("I'm going back to work in March.", None),
@@ -75,6 +78,9 @@ T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
         ("I'm not feeling any better.", None),
         ("I'm so over it.", None),
         # a return ahead, or not yet made, is no return
+        ("Back home tomorrow!", None),
+        ("My sister is back home.", None),
+        ("I'm not back home yet.", None),
         ("I'll be back from Tokyo on Monday.", None),
         ("Back from Tokyo tomorrow!", None),
         ("I'm not back from Tokyo yet.", None),
@@ -112,6 +118,8 @@ def test_a_return_ahead_is_no_return() -> None:
         ("illness", "user: Came down with a stomach bug.", "user: All better!", True),
         ("illness", "user: I have type 1 diabetes.", "user: Feeling much better now!", False),
         ("illness", "user: I'm sick of my job.", "user: Feeling much better now!", False),
+        ("away from home", "user: I'm on holiday in Crete.", "user: Back home!", True),
+        ("away from home", "user: I'm going to Tokyo in November.", "user: Back home!", False),
         ("trying for a baby", "user: We're trying for a baby.", "user: I'm pregnant!", True),
         ("time off work", "user: I'm on maternity leave.", "user: Back at work today.", True),
         ("time off work", "user: I work at the bank.", "user: Back at work today.", False),
@@ -226,6 +234,42 @@ async def test_being_well_again_ends_the_illness_not_what_lasts(alice: LocalBack
     ended = {edge.fact: edge.invalid_at for edge in found.edges}
     assert ended[f"user: {cold}"] == later
     assert ended[f"user: {asthma}"] is None
+
+
+@pytest.mark.parametrize(
+    ("statement", "away"),
+    [
+        ("I'm in Lisbon for a week.", True),
+        ("We're staying in Rome until Sunday.", True),
+        ("I'm on holiday in Crete.", True),
+        ("We're travelling around Vietnam.", True),
+        ("I'm away until Sunday.", True),
+        # a trip ahead, a place without a stay, or no place at all
+        ("I'm going to Tokyo in November.", False),
+        ("I'm on holiday next week.", False),
+        ("I'm in Leeds.", False),
+        ("I'm in love.", False),
+    ],
+)
+def test_the_user_away_from_home_now(statement: str, away: bool) -> None:
+    column = states_column(f"user: {statement}")
+    assert (column is not None and in_states_column(column, "away from home")) is away
+
+
+async def test_home_again_ends_the_stay_away_not_the_trip_ahead(alice: LocalBackend) -> None:
+    """Being home again, in words that name no place, ends where the user said they were
+    staying; a trip still ahead stays current."""
+    lisbon = "I'm in Lisbon for a week, the food is amazing."
+    tokyo = "I'm going to Tokyo in November."
+    for n, said in enumerate((lisbon, tokyo)):
+        await alice.add_messages("a1", [Message("user", said, created_at=T0 + timedelta(n))])
+    later = T0 + timedelta(days=8)
+    home = "Back home in Leeds now."
+    await alice.add_messages("a1", [Message("user", home, created_at=later)])
+    found = await alice.search(SearchRequest("Lisbon Tokyo food", user_id="alice", limit=10))
+    ended = {edge.fact: edge.invalid_at for edge in found.edges}
+    assert ended[f"user: {lisbon}"] == later
+    assert ended[f"user: {tokyo}"] is None
 
 
 async def test_a_repair_ends_the_breakdown_and_nothing_else_broken(alice: LocalBackend) -> None:

@@ -406,6 +406,33 @@ _AWAY = re.compile(
 in November", "My flight to Tokyo is on the 3rd", "I'm in Lisbon for the week"), ended by
 coming back from that place ("Back from Tokyo!"; not "I'll be back from Tokyo on Monday")."""
 
+_AWAY_FOR = (
+    r"(?:for|until|till) (?:the |a |this |two |three |four |a few |\d+ )?(?:week|weekend|days?|"
+    r"few days|month|nights?|holidays?|end of the (?:week|month)|monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday)\b"
+)
+_AWAY_NOW = re.compile(
+    r"\b(?:I['’]m|I am|we['’]re|we are) (?:currently |now |still )?(?:"
+    r"(?:on (?:a |my |our )?(?:holiday|vacation|honeymoon|trip|break|getaway)|away|travell?ing) "
+    r"(?:in|around|across|through) " + _PLACE_NAME + r"|"
+    r"(?:in|visiting|staying in|over in|out in) " + _PLACE_NAME + " " + _AWAY_FOR + r"|"
+    r"away (?:on (?:a |my |our )?(?:holiday|vacation|trip|break|honeymoon)|" + _AWAY_FOR + r"))",
+    re.IGNORECASE,
+)
+"""The user away from home now ("I'm in Lisbon for the week", "We're on holiday in Crete",
+"I'm away until Sunday"), not a trip ahead: ended by being home again, whichever words say
+so."""
+_HOME_NOW = re.compile(
+    r"(?:\b(?:I|we)(?:['’](?:m|re|ve)| am| are| have)? |^\W*)"
+    r"(?:(?:just|finally|now|safely|all) )*(?:back home|home again|got (?:back )?home|"
+    r"made it (?:back )?home|arrived (?:back )?home|back from (?:my|our|the) (?:[\w'’-]+ ){0,2}?"
+    r"(?:trip|holiday|vacation|honeymoon|travels|break|getaway))\b"
+    r"(?![^.!?;]*\b(?:tomorrow|next|soon|tonight|later)\b)",
+    re.IGNORECASE,
+)
+"""The user home again ("Back home!", "We got home last night", "Just back from our
+holiday"), not a return ahead ("Back home tomorrow") or someone else's."""
+
 _OUTCOMES: tuple[Outcome, ...] = (
     Outcome("pregnancy", _BIRTH, _PREGNANCY, _words("birth had welcomed born here arrived")),
     Outcome("trying for a baby", _CONCEIVED, _TRYING, _words("pregnant expecting positive bfp")),
@@ -494,6 +521,7 @@ _OUTCOMES: tuple[Outcome, ...] = (
         ),
         shared=True,
     ),
+    Outcome("away from home", _HOME_NOW, _AWAY_NOW, _words("home back")),
     Outcome(
         "a trip",
         _HOME_AGAIN,
@@ -525,7 +553,8 @@ the wait for it; a race run the training for it; qualifying the traineeship; a d
 in hospital; and a thing under way (a sale, a build, a move, a dissertation, a loan paid off) its
 own completion, named next to it; a thing broken (a car broken down, a boiler leaking) its
 repair or replacement, named next to it ("The car is fixed now", "Got a new phone"); a trip
-the return from its place. A second child's birth keeps the first's."""
+the return from its place, and being away now (not a trip ahead) being home again, in any
+words. A second child's birth keeps the first's."""
 _STATES = PatternSet({kind.name: kind.state for kind in _OUTCOMES})
 """The states' patterns asked together (every statement stored is read for all of them)."""
 

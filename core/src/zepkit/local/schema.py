@@ -341,9 +341,9 @@ _V9: tuple[Step, ...] = (
 
 def _states_read_again(conn: sqlite3.Connection) -> None:
     """Each profile statement's kinds of state read again by rules that know more kinds (a
-    thing broken, ended by its repair; a trip, by the return; an illness, by being well again):
-    a state said before the upgrade ends by news after it. Only the statements whose reading
-    changes are written."""
+    thing broken, ended by its repair; a trip, by the return; an illness, by being well again;
+    a stay away, by being home again): a state said before the upgrade ends by news after it.
+    Only the statements whose reading changes are written."""
     from zepkit.local.outcomes import states_column
 
     rows = conn.execute(
@@ -368,7 +368,8 @@ _V10: tuple[Step, ...] = (
 
 
 _V11: tuple[Step, ...] = (
-    # The rules know an illness that passes (ended by being well again): the states once more.
+    # The rules know an illness that passes (ended by being well again) and a stay away from
+    # home (ended by being home again): the states once more.
     _states_read_again,
 )
 
