@@ -229,10 +229,7 @@ async def test_a_version_9_file_has_its_states_read_again_by_the_newer_rules(
     """Step 10 reads each profile statement's states again, so a state the older rules did not
     know (a thing broken) ends by news told after the upgrade."""
     broken = "My car broke down on the motorway."
-    async with LocalBackend(db_path, retriever="lexical") as first:
-        await first.ensure_user(UserProfile("u"))
-        await first.ensure_thread("t", "u")
-        await first.add_messages("t", [Message("user", broken)])
+    await _file_saying(db_path, broken)
     with sqlite3.connect(db_path) as conn:  # as a release without the kind stored it
         conn.execute("UPDATE statements SET states = NULL")
         conn.execute("DROP INDEX statements_states_many")
@@ -258,32 +255,39 @@ async def test_a_version_9_file_has_its_states_read_again_by_the_newer_rules(
     conn.close()
 
 
-async def test_a_version_10_file_has_its_states_read_again_for_illnesses(
+async def test_a_version_10_file_has_its_states_read_again_for_the_newer_kinds(
     db_path: Path,
 ) -> None:
-    """Step 11 reads the states again for the illnesses that pass: a cold said before the
-    upgrade ends by being well again after it."""
-    cold = "I have a bad cold."
-    async with LocalBackend(db_path, retriever="lexical") as first:
-        await first.ensure_user(UserProfile("u"))
-        await first.ensure_thread("t", "u")
-        await first.add_messages("t", [Message("user", cold)])
-    with sqlite3.connect(db_path) as conn:  # as a release without the kind stored it
-        conn.execute("UPDATE statements SET states = replace(states, '|illness|', '|')")
+    """Step 11 reads the states again for the kinds it adds: a cold and a stay away said before
+    the upgrade end by being well, and home, again after it."""
+    cold, away = "I have a bad cold.", "I'm in Lisbon for a week."
+    await _file_saying(db_path, cold, away)
+    with sqlite3.connect(db_path) as conn:  # as a release without the kinds stored it
+        for kind in ("|illness|", "|away from home|"):
+            conn.execute("UPDATE statements SET states = replace(states, ?, '|')", (kind,))
         conn.execute("UPDATE statements SET states = NULL WHERE states = '|'")
         conn.execute("PRAGMA user_version = 10")
     conn.close()
 
     async with LocalBackend(db_path, retriever="lexical") as writer:
-        await writer.add_messages("t", [Message("user", "All better now!")])
-        found = await writer.search(SearchRequest("cold", user_id="u", limit=5))
+        for news in ("All better now!", "Back home!"):
+            await writer.add_messages("t", [Message("user", news)])
+        found = await writer.search(SearchRequest("cold Lisbon", user_id="u", limit=5))
         ended = {edge.fact: edge.invalid_at for edge in found.edges}
         assert ended[f"user: {cold}"] is not None
+        assert ended[f"user: {away}"] is not None
     with sqlite3.connect(db_path) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 11
-        states = conn.execute("SELECT states FROM statements WHERE states IS NOT NULL").fetchall()
-        assert ("|illness|" in states[0][0]) if states else False
     conn.close()
+
+
+async def _file_saying(db_path: Path, *said: str) -> None:
+    """A file where user "u" said each of `said` in thread "t"."""
+    async with LocalBackend(db_path, retriever="lexical") as first:
+        await first.ensure_user(UserProfile("u"))
+        await first.ensure_thread("t", "u")
+        for text in said:
+            await first.add_messages("t", [Message("user", text)])
 
 
 async def test_an_older_file_is_not_read_before_it_is_upgraded(db_path: Path) -> None:
