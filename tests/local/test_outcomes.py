@@ -231,17 +231,12 @@ async def test_being_well_again_ends_the_illness_not_what_lasts(alice: LocalBack
     that lasts stays current, and someone else's recovery ends nothing."""
     cold = "I have a bad cold, so no gym this week."
     asthma = "I have asthma."
-    for n, said in enumerate((cold, asthma)):
-        await alice.add_messages("a1", [Message("user", said, created_at=T0 + timedelta(n))])
-    son = T0 + timedelta(days=3)
-    await alice.add_messages("a1", [Message("user", "My son is feeling better.", created_at=son)])
-    found = await alice.search(SearchRequest("cold asthma gym", user_id="alice", limit=10))
-    assert {edge.fact: edge.invalid_at for edge in found.edges}[f"user: {cold}"] is None
+    await _say(alice, cold, asthma)
+    await _say(alice, "My son is feeling better.", at=T0 + timedelta(days=3))
+    assert (await _ends(alice, "cold asthma gym"))[f"user: {cold}"] is None
     later = T0 + timedelta(days=6)
-    well = "Feeling much better now, the cold is gone."
-    await alice.add_messages("a1", [Message("user", well, created_at=later)])
-    found = await alice.search(SearchRequest("cold asthma gym", user_id="alice", limit=10))
-    ended = {edge.fact: edge.invalid_at for edge in found.edges}
+    await _say(alice, "Feeling much better now, the cold is gone.", at=later)
+    ended = await _ends(alice, "cold asthma gym")
     assert ended[f"user: {cold}"] == later
     assert ended[f"user: {asthma}"] is None
 
@@ -251,15 +246,24 @@ async def test_home_again_ends_the_stay_away_not_the_trip_ahead(alice: LocalBack
     staying; a trip still ahead stays current."""
     lisbon = "I'm in Lisbon for a week, the food is amazing."
     tokyo = "I'm going to Tokyo in November."
-    for n, said in enumerate((lisbon, tokyo)):
-        await alice.add_messages("a1", [Message("user", said, created_at=T0 + timedelta(n))])
+    await _say(alice, lisbon, tokyo)
     later = T0 + timedelta(days=8)
-    home = "Back home in Leeds now."
-    await alice.add_messages("a1", [Message("user", home, created_at=later)])
-    found = await alice.search(SearchRequest("Lisbon Tokyo food", user_id="alice", limit=10))
-    ended = {edge.fact: edge.invalid_at for edge in found.edges}
+    await _say(alice, "Back home in Leeds now.", at=later)
+    ended = await _ends(alice, "Lisbon Tokyo food")
     assert ended[f"user: {lisbon}"] == later
     assert ended[f"user: {tokyo}"] is None
+
+
+async def _say(alice: LocalBackend, *said: str, at: datetime = T0) -> None:
+    """Each of `said` in thread "a1", a day apart from `at`."""
+    for n, text in enumerate(said):
+        await alice.add_messages("a1", [Message("user", text, created_at=at + timedelta(n))])
+
+
+async def _ends(alice: LocalBackend, query: str) -> dict[str, datetime | None]:
+    """The facts a search for `query` finds, each with when it ended (None: current)."""
+    found = await alice.search(SearchRequest(query, user_id="alice", limit=10))
+    return {edge.fact: edge.invalid_at for edge in found.edges}
 
 
 async def test_a_repair_ends_the_breakdown_and_nothing_else_broken(alice: LocalBackend) -> None:
@@ -268,12 +272,10 @@ async def test_a_repair_ends_the_breakdown_and_nothing_else_broken(alice: LocalB
     car = "My car broke down on the way to work."
     laptop = "My laptop stopped working."
     fixed = "The car is fixed now, the garage replaced the clutch."
-    for n, said in enumerate((car, laptop)):
-        await alice.add_messages("a1", [Message("user", said, created_at=T0 + timedelta(n))])
+    await _say(alice, car, laptop)
     later = T0 + timedelta(days=5)
-    await alice.add_messages("a1", [Message("user", fixed, created_at=later)])
-    found = await alice.search(SearchRequest("car laptop", user_id="alice", limit=10))
-    ended = {edge.fact: edge.invalid_at for edge in found.edges}
+    await _say(alice, fixed, at=later)
+    ended = await _ends(alice, "car laptop")
     assert ended[f"user: {car}"] == later
     assert ended[f"user: {laptop}"] is None
 
