@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from zepkit.core import Identity, MemoryLoop
+from zepkit.core import ConfigurationError, Identity, MemoryLoop, _cli
 from zepkit.core._outbox import Outbox
 from zepkit.local import LocalBackend
 from zepkit.zep import SqliteIdMap, ZepBackend
@@ -277,6 +277,36 @@ def test_cli_outbox_status_and_replay(tmp_path: Path) -> None:
     assert json.loads(cli("status", "--outbox", outbox).stdout)["pending"] == 0
     stored = asyncio.run(_messages(path))
     assert stored == ["durable start", "kept one", "kept two"]
+
+
+def test_cli_outbox_of_a_database_is_its_default_one(tmp_path: Path) -> None:
+    """`--db PATH` names the outbox `MemoryLoop.local(PATH)` keeps, `PATH.outbox`, made only
+    when a write first waits: before that nothing waits, and nothing is made by asking."""
+    path = tmp_path / "memory.db"
+    asyncio.run(_first_turn(path))
+    assert not Path(f"{path}.outbox").exists()
+    status = _cli.main(["outbox", "status", "--db", str(path)])
+    replay = _cli.main(["outbox", "replay", "--db", str(path)])
+    assert (status, replay) == (0, 0)
+    assert not Path(f"{path}.outbox").exists()
+
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    asyncio.run(_keep_two(path))
+    holder.execute("ROLLBACK")
+    holder.close()
+    assert _cli.outbox_of(None, str(path), zep=False) == f"{path}.outbox"
+    assert _cli.main(["outbox", "replay", "--db", str(path)]) == 0
+    assert asyncio.run(_messages(path)) == ["durable start", "kept one", "kept two"]
+
+
+def test_cli_outbox_of_zep_needs_its_key(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("ZEP_API_KEY", raising=False)
+    with pytest.raises(ConfigurationError, match="name the outbox"):
+        _cli.outbox_of(None, None, zep=True)
+    monkeypatch.setenv("ZEP_API_KEY", "z_test")
+    monkeypatch.setenv("ZEPKIT_STATE_DIR", str(tmp_path))
+    assert _cli.outbox_of(None, None, zep=True).startswith(str(tmp_path))
 
 
 async def _keep_two(path: Path) -> None:

@@ -19,12 +19,13 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from zepkit.core._errors import NotFoundError, ZepkitError
+from zepkit.core._errors import ConfigurationError, NotFoundError, ZepkitError
 from zepkit.core._limits import MAX_QUERY_CHARS, MAX_SEARCH_LIMIT
 from zepkit.core._loop import MemoryLoop
 from zepkit.core._models import SCOPES, Identity
 from zepkit.core._progress import Progress
 from zepkit.core._search_tool import format_results
+from zepkit.core._statedir import zep_outbox_path
 from zepkit.core._transfer import TransferCounts, export_memory, import_memory
 from zepkit.core._version import __version__
 
@@ -184,10 +185,31 @@ def run_stats(db_path: str) -> int:
     return 0
 
 
-def run_outbox_status(outbox_path: str) -> int:
-    """Print what waits in an outbox, as JSON."""
-    from zepkit.core._outbox import Outbox
+def outbox_of(outbox: str | None, db: str | None, zep: bool) -> str:
+    """The outbox a command reads: the file named, else the one the memory named keeps by
+    default (`PATH.outbox` for a local database, `MemoryLoop.zep()`'s in the state folder)."""
+    if outbox is not None:
+        return outbox
+    if db is not None:
+        return f"{db}.outbox"
+    key = os.environ.get("ZEP_API_KEY") if zep else None
+    default = zep_outbox_path(key, None) if key else None
+    if default is None:
+        raise ConfigurationError(
+            "name the outbox: --outbox FILE, or --db PATH (its outbox is PATH.outbox), or --zep "
+            "with ZEP_API_KEY set (the project's outbox in zepkit's state folder)"
+        )
+    return default
 
+
+def run_outbox_status(outbox_path: str) -> int:
+    """Print what waits in an outbox, as JSON (all zeros when there is no outbox yet)."""
+    from zepkit.core._outbox import DEFAULT_MAX_ITEMS, Outbox, OutboxStatus
+
+    if not os.path.exists(outbox_path):  # made only when a write first waits: none has
+        empty = OutboxStatus(outbox_path, 0, 0, None, DEFAULT_MAX_ITEMS)
+        print(json.dumps(empty.as_dict(), indent=2))
+        return 0
     outbox = Outbox(outbox_path)
     try:
         print(json.dumps(outbox.status().as_dict(), indent=2))
@@ -494,9 +516,20 @@ def build_parser() -> argparse.ArgumentParser:
         dest="action", required=True, metavar="ACTION", help="status or replay"
     )
     status = actions.add_parser("status", help="what waits in an outbox (JSON)")
-    status.add_argument("--outbox", required=True, type=_existing_db, help="the outbox file")
+    named = status.add_mutually_exclusive_group(required=True)
+    named.add_argument("--outbox", type=_existing_db, help="the outbox file")
+    named.add_argument(
+        "--db", type=_existing_db, help="a local memory database: its outbox, PATH.outbox"
+    )
+    named.add_argument(
+        "--zep", action="store_true", help="Zep Cloud: the project's outbox (reads ZEP_API_KEY)"
+    )
     replay = actions.add_parser("replay", help="deliver the waiting writes now, in order")
-    replay.add_argument("--outbox", required=True, type=_existing_db, help="the outbox file")
+    replay.add_argument(
+        "--outbox",
+        type=_existing_db,
+        help="the outbox file (default: the one the memory below keeps, as for status)",
+    )
     target = replay.add_mutually_exclusive_group(required=True)
     target.add_argument(
         "--db", type=_existing_db, help="the local memory database the writes belong to"
@@ -594,11 +627,13 @@ def _run(args: argparse.Namespace) -> int:
         if args.command == "stats":
             return run_stats(args.db)
         if args.command == "outbox":
+            path = outbox_of(args.outbox, args.db, args.zep)
             if args.action == "status":
-                return run_outbox_status(args.outbox)
-            return asyncio.run(
-                run_outbox_replay(args.outbox, args.db, args.zep, args.id_map, args.failed)
-            )
+                return run_outbox_status(path)
+            if not os.path.exists(path):  # made only when a write first waits: none has
+                print(f"delivered 0 writes; none waits (no outbox at {path})")
+                return 0
+            return asyncio.run(run_outbox_replay(path, args.db, args.zep, args.id_map, args.failed))
         return asyncio.run(run_context(args.db, args.thread))
     except (ValueError, ZepkitError) as exc:
         print(f"zepkit: {exc}", file=sys.stderr)
