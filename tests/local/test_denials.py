@@ -91,6 +91,8 @@ async def test_a_claim_said_to_be_so_now_ends_its_older_denial(backend: LocalBac
     assert ended["I can swim now, I took lessons."] is None
     kept = await _told(backend, "I don't like sushi.", "I like sushi.")
     assert kept["I don't like sushi."] is None
+    loved = await _told(backend, "I don't like olives.", "I love olives now!")
+    assert loved["I don't like olives."] == T0 + timedelta(days=1)
 
 
 @pytest.mark.parametrize(
@@ -114,6 +116,10 @@ def test_the_claim_a_statement_affirms(text: str, claim: set[str] | None) -> Non
         ("Ana: I don't like sushi.", "I like sushi now.", True),
         ("Ana: I'm not a morning person.", "I'm a morning person now!", True),
         ("Ana: I don't eat meat anymore.", "I eat meat again.", True),
+        # the verbs of liking say the same of a taste
+        ("Ana: I don't like coffee.", "I love coffee now.", True),
+        ("Ana: I don't enjoy running.", "I actually like running now.", True),
+        ("Ana: I don't like coffee.", "I love tea now.", False),
         ("Ana: I don't play tennis as much these days.", "I play tennis now.", False),  # partial
         ("Ana: I like sushi.", "I like sushi now.", False),  # nothing denied
         ("Ana: I don't like sushi.", "My son likes sushi now.", False),  # his, not the user's

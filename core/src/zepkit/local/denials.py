@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from zepkit.local.text import STORED_LABEL, stems, words
+from zepkit.local.text import STORED_LABEL, stem, stems, words
 
 _NEGATED = re.compile(r"\b(?:not|never|no longer|cannot)\b|n['’]t\b", re.IGNORECASE)
 """A statement that says something is not so."""
@@ -72,18 +72,37 @@ def denied_claim(text: str) -> frozenset[str] | None:
     return claim(said) or None
 
 
+LIKING = ("like", "love", "enjoy", "adore")
+"""Verbs that say the same of a taste: "I love coffee now" takes back "I don't like coffee"."""
+_LIKED = "like"
+_LIKING_STEMS = frozenset(
+    stem(form) for verb in LIKING for form in (verb, f"{verb}s", f"{verb}d", f"{verb}ed")
+)
+
+
 def claim(text: str) -> frozenset[str]:
-    """A statement's content stems, without its negation and framing words."""
+    """A statement's content stems, without its negation and framing words (a verb of liking
+    stands as "like")."""
     said = STORED_LABEL.sub("", text, count=1)
     said = _CONTRACTED.sub(lambda m: _UNCONTRACTED.get((m[1] or "").lower(), ""), said)
-    return frozenset(stems(_FRAME.sub(" ", said)))
+    return frozenset(
+        _LIKED if found in _LIKING_STEMS else found for found in stems(_FRAME.sub(" ", said))
+    )
 
 
-def match_words(text: str, kept: frozenset[str]) -> list[str]:
-    """The words of `text` that stand for its claim `kept` (stems): those to find the statements
-    it may end by (each of them must hold every one in some form)."""
+def match_words(text: str, kept: frozenset[str]) -> list[tuple[str, ...]]:
+    """The words of `text` that stand for its claim `kept` (stems), each with the words that
+    may stand for it in another statement (the verbs of liking for one of them): what finds the
+    statements it may end (each must hold one of each group in some form)."""
     said = _FRAME.sub(" ", STORED_LABEL.sub("", text, count=1))
-    return sorted({word for word in words(said) if any(word.startswith(k) for k in kept)})
+    groups: set[tuple[str, ...]] = set()
+    for word in words(said):
+        if stem(word) in _LIKING_STEMS:
+            if _LIKED in kept:
+                groups.add(LIKING)
+        elif any(word.startswith(k) for k in kept):
+            groups.add((word,))
+    return sorted(groups)
 
 
 def denies(denied: frozenset[str], text: str) -> bool:

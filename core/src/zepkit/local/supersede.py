@@ -242,9 +242,9 @@ def _said_against(
 ) -> dict[int, tuple[str, str, str | None]]:
     """The user's current profile statements that `change` says the opposite of (`against`:
     `denials.denies` or `denials.affirms` of its `claim`), found through the statements'
-    full-text index by the words of its claim (every one of them)."""
-    terms = match_words(change.text, claim)
-    if not terms:
+    full-text index by the words of its claim (one of each group of them)."""
+    groups = match_words(change.text, claim)
+    if not groups:
         return {}
     low, high = graph_range(graph)
     rows = conn.execute(
@@ -253,7 +253,7 @@ def _said_against(
         "WHERE statements_fts MATCH ? AND f.rowid BETWEEN ? AND ? AND s.profile IS NOT NULL "
         "AND s.invalid_at IS NULL AND s.id != ? ORDER BY f.rowid DESC LIMIT ?",
         (
-            " AND ".join(match_expression([term]) for term in terms),
+            " AND ".join(f"({match_expression(group)})" for group in groups),
             low,
             high,
             change.statement,
