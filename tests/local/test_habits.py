@@ -51,6 +51,9 @@ def test_a_habit_is_matched_by_its_root(words: tuple[str, ...], same: bool) -> N
         ("Ana: I quit.", None),
         ("Ana: I gave up on Spanish, too hard.", "spanish"),
         ("Ana: I quit the gym in March.", "gym"),
+        ("Ana: I stopped going to the gym.", "gym"),  # the habit is where one went
+        ("Ana: Quit going to church years ago.", "church"),
+        ("Ana: I stopped going out so much.", None),  # no place: nothing given up by name
         ("Ana: I've cut out coffee completely.", "coffe"),
         ("Ana: Ditched sugar in January.", "sugar"),
         ("Ana: I cut out the middle part of the video.", None),  # an edit, not a habit
@@ -133,4 +136,20 @@ async def test_giving_up_a_pursuit_ends_doing_it(backend: LocalBackend) -> None:
     found = await backend.search(SearchRequest("Spanish gym", user_id="ana", limit=10))
     ended = {fact.fact.split(": ", 1)[1]: fact.invalid_at for fact in found.edges}
     assert ended[told[0]] == T0 + timedelta(days=60)
+    assert ended[told[1]] is None
+
+
+async def test_no_longer_going_somewhere_ends_going_there(backend: LocalBackend) -> None:
+    """ "I stopped going to the gym" gives up the gym, and "going out" gives up nothing: "I'm
+    going to Paris" is not a habit of going."""
+    await backend.ensure_user(UserProfile("ana", first_name="Ana"))
+    await backend.ensure_thread("t", "ana")
+    told = ["I go to the gym every morning.", "I'm going to Paris in June."]
+    news = ["I stopped going out so much.", "I stopped going to the gym."]
+    for n, text in enumerate([*told, *news]):
+        when = T0 + timedelta(days=30 * n)
+        await backend.add_messages("t", [Message("user", text, created_at=when)])
+    found = await backend.search(SearchRequest("gym Paris", user_id="ana", limit=10))
+    ended = {fact.fact.split(": ", 1)[1]: fact.invalid_at for fact in found.edges}
+    assert ended[told[0]] == T0 + timedelta(days=90)
     assert ended[told[1]] is None

@@ -27,6 +27,8 @@ T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
         ("Passed my driving test first time!", "exams"),
         ("We got the keys to our new house!", "home search"),
         ("Back at work this week.", "time off work"),
+        ("First day back at work today.", "time off work"),
+        ("My first day back today, so tired!", "time off work"),
         ("My knee is fully healed.", "recovery"),
         ("Visa approved!", "waiting"),
         ("Ran the marathon on Sunday!", "training"),
@@ -79,6 +81,8 @@ T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
         ("I'm so over it.", None),
         # a return ahead, or not yet made, is no return
         ("Back home tomorrow!", None),
+        ("My first day back is on Monday.", None),
+        ("First day back tomorrow!", None),
         ("My sister is back home.", None),
         ("I'm not back home yet.", None),
         ("I'll be back from Tokyo on Monday.", None),

@@ -48,6 +48,9 @@ _LIGHT_VERBS = frozenset(
 """Verbs whose object is the habit when one follows ("stopped eating meat", "I don't drink
 soda anymore"); "I quit drinking" is the habit itself."""
 
+_GOING = frozenset({"going", "go", "went"})
+_WENT_TO = re.compile(r"\s+to\s+(?:the\s+|my\s+)?(?P<place>[a-z][\w'’-]*)", re.IGNORECASE)
+"""Where a habit of going is to ("going to the gym", "going to church"): the habit's word."""
 _FIRST_PERSON = frozenset({"i", "i'm", "i’m", "im", "i've", "i’ve", "ive"})
 _ADVERBS = frozenset(
     {
@@ -117,6 +120,11 @@ def changed_habit(text: str) -> str | None:
         thing = (named.get("object") or "").lower()
         if habit in _LIGHT_VERBS and thing and thing not in STOP_WORDS and thing != "anymore":
             habit = thing
+        elif habit in _GOING:  # "stopped going to the gym": the habit is where one went
+            went = _WENT_TO.match(clause, found.end("habit"))
+            if went is None:  # "going out so much": no habit by name, none of going anywhere
+                continue
+            habit = went["place"].lower()
         if habit not in STOP_WORDS and len(habit) >= 3:
             return root(habit)
     return None

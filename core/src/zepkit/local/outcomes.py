@@ -147,7 +147,9 @@ _BACK_AT_WORK = re.compile(
     r"(?:went|gone|been|got|returned) back to "
     r"work|returned to work)\b(?![^.!?;]*\b(?:next|tomorrow|soon)\b)(?! from\b)"
     r"(?! (?:in|on) (?:a |an |two |three |\d|(?:mon|tues|wednes|thurs|fri|satur|sun)day|jan|"
-    r"feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|the new year))",
+    r"feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|the new year))|"
+    r"(?:\bmy |^\W*)first (?:day|week|shift) back(?: (?:at|to|in) (?:work|the office))?\b"
+    r"(?! (?:at|to|in|is|will|starts?|on)\b)(?![^.!?;]*\b(?:next|tomorrow|soon)\b)",
     re.IGNORECASE,
 )
 _OFF_WORK = re.compile(
