@@ -588,6 +588,8 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("I started at the gym this week.", ()),  # no employer named
         ("It was my 30th birthday yesterday!", ("age",)),
         ("It was my sister's 30th birthday yesterday!", ()),
+        ("Just had my 26th birthday.", ("age",)),
+        ("We celebrated my mum's 60th birthday.", ()),
         ("I've started eating fish again.", ("diet",)),
         ("I've started eating healthier.", ()),  # how well, not what
         ("My favourite band is Muse.", ("favourite-band",)),  # a favourite of its own kind
@@ -971,6 +973,7 @@ _ENDED = [
     ("I'm a nurse at the Royal Infirmary.", "I retired last month."),
     ("I work at Tesco.", "Started at Aldi today."),
     ("I'm 29.", "It was my 30th birthday yesterday!"),
+    ("I'm 25.", "Celebrated my 26th birthday on Saturday!"),
     ("I'm vegetarian.", "I've started eating fish again."),
     ("I'm single.", "My boyfriend and I moved in together."),
     ("My favourite band is Muse.", "My favourite band is Radiohead now."),

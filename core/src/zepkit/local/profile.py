@@ -1011,7 +1011,9 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"\d{1,3}(?: years? old| y\.?o\.?)?(?: (?:now|today|yesterday|this week|last week|"
             r"this month|last month|lol|haha))?[\W_]*$|"
             r"\b(?:it was|it['’]s|today is|today was|yesterday was) my \d{1,3}(?:st|nd|rd|th) "
-            r"birthday\b",
+            r"birthday\b|"
+            r"(?:\bI |^\W*)(?:just |finally |recently )?(?:had|celebrated) my \d{1,3}(?:st|nd|rd|"
+            r"th) birthday\b",
         ),
         (
             "car",
