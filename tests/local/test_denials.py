@@ -21,6 +21,8 @@ T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
         ("Ana: I don't eat meat anymore.", {"eat", "meat"}),
         ("Ana: I can't swim.", {"swim"}),  # "can't" is "can" denied, not "ca"
         ("Ana: I won't eat pork.", {"eat", "pork"}),
+        ("Ana: I hate olives.", {"like", "oliv"}),  # disliking is not liking
+        ("Ana: I didn't lose my hat.", {"lose", "hat"}),  # a hat is no taste
         ("Ana: I'm allergic to penicillin.", None),  # nothing denied
         ("Ana: Not sure if I'm allergic to penicillin.", None),  # a doubt, not a denial
         ("Ana: I don't think I'm allergic to it.", None),
@@ -43,6 +45,7 @@ def test_the_claim_a_statement_denies(text: str, claim: set[str] | None) -> None
         ("I don't eat meat anymore.", "Ana: I eat meat every day.", True),  # one word more
         ("I can't swim.", "Ana: I can swim.", True),
         ("I really don't like spicy food.", "Ana: I like spicy food.", True),
+        ("I hate sushi now.", "Ana: I like sushi.", True),
         # a claim of one word ends only the same claim
         ("I don't drink.", "Ana: I drink coffee every morning.", False),
         # the denial's qualifier is not in the statement, or the statement says more
@@ -120,6 +123,8 @@ def test_the_claim_a_statement_affirms(text: str, claim: set[str] | None) -> Non
         ("Ana: I don't like coffee.", "I love coffee now.", True),
         ("Ana: I don't enjoy running.", "I actually like running now.", True),
         ("Ana: I don't like coffee.", "I love tea now.", False),
+        ("Ana: I hate running.", "I actually love running now!", True),
+        ("Ana: I can't cook.", "I've learned to cook!", True),
         ("Ana: I don't play tennis as much these days.", "I play tennis now.", False),  # partial
         ("Ana: I like sushi.", "I like sushi now.", False),  # nothing denied
         ("Ana: I don't like sushi.", "My son likes sushi now.", False),  # his, not the user's

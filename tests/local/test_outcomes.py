@@ -57,6 +57,7 @@ T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
         ("Back home in Leeds now.", "away from home"),
         ("We got home last night, what a trip!", "away from home"),
         ("Just back from our honeymoon.", "away from home"),
+        ("Landed back in London this morning.", "away from home"),
         # steps on the way, plans, other people's news, news denied
         ("Passed my first driving lesson.", None),
         ("I'm going back to work in March.", None),
@@ -82,6 +83,8 @@ T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
         # a return ahead, or not yet made, is no return
         ("Back home tomorrow!", None),
         ("My first day back is on Monday.", None),
+        ("Flying back to London tomorrow.", None),
+        ("My sister got back to Leeds.", None),
         ("First day back tomorrow!", None),
         ("My sister is back home.", None),
         ("I'm not back home yet.", None),
@@ -218,6 +221,7 @@ async def test_the_block_shows_the_state_as_ended_after_its_outcome(
         ("away from home", "I'm on holiday in Crete.", True),
         ("away from home", "We're travelling around Vietnam.", True),
         ("away from home", "I'm away until Sunday.", True),
+        ("away from home", "I'm in Tokyo for work this week.", True),
         # a trip ahead, a place without a stay, or no place at all
         ("away from home", "I'm going to Tokyo in November.", False),
         ("away from home", "I'm on holiday next week.", False),

@@ -596,6 +596,7 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("My fave food at the moment is sushi.", ("favourite-food",)),
         ("My kids' favourite game is Uno.", ()),  # the children's
         ("We broke up last week.", ("relationship",)),  # the user and their partner
+        ("Sam and I aren't together anymore.", ("relationship",)),
         ("We've just got married!", ("relationship",)),
         ("I'm in a relationship.", ("relationship",)),
         ("I broke up the fight.", ()),  # a fight, not a couple
@@ -979,6 +980,7 @@ _ENDED = [
     ("My favourite band is Muse.", "My favourite band is Radiohead now."),
     ("I'm dating Tom.", "We broke up last week."),
     ("I'm in a relationship.", "We split up."),
+    ("I have a boyfriend called Sam.", "Sam and I aren't together anymore."),
     ("I'm engaged.", "We've just got married!"),
     ("I'm single at the moment.", "I've started seeing someone, his name is Tom."),
     ("I'm single and not looking.", "I've started dating a guy called Ryan."),

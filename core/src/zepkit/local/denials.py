@@ -17,10 +17,15 @@ from __future__ import annotations
 
 import re
 
-from zepkit.local.text import STORED_LABEL, stem, stems, words
+from zepkit.local.text import STORED_LABEL, stems, words
 
-_NEGATED = re.compile(r"\b(?:not|never|no longer|cannot)\b|n['’]t\b", re.IGNORECASE)
-"""A statement that says something is not so."""
+_NEGATED = re.compile(
+    r"\b(?:not|never|no longer|cannot|hate[sd]?|hating|dislike[sd]?|disliking|detest(?:s|ed)?|"
+    r"loathe[sd]?)\b|n['’]t\b",
+    re.IGNORECASE,
+)
+"""A statement that says something is not so; disliking is not liking ("I hate running" denies
+"I like running")."""
 
 _HEDGED = re.compile(
     r"\b(?:not sure|not certain|no idea|(?:do|did|ca)n['’]?t (?:know|think|remember|recall|"
@@ -44,13 +49,14 @@ _UNCONTRACTED = {"ca": "can", "wo": "will", "sha": "shall"}
 
 _FRAME = re.compile(
     r"\b(?:(?:it )?turns? out|turned out|actually|after all|any ?more|any longer|no longer|"
-    r"these days|at all|honestly|really|finally|not|never|either)\b",
+    r"these days|at all|honestly|really|finally|not|never|either|learn(?:ed|t) (?:how )?to)\b",
     re.IGNORECASE,
 )
 """Words that negate a claim or only frame it: a claim and its denial differ by these alone."""
 
 _CHANGED = re.compile(
-    r"\b(?:now|again|actually|after all|these days|turns? out|turned out|finally)\b",
+    r"\b(?:now|again|actually|after all|these days|turns? out|turned out|finally|"
+    r"learn(?:ed|t) (?:how )?to)\b",
     re.IGNORECASE,
 )
 """Words that say a statement changes what was so ("I like sushi now", "I eat meat again")."""
@@ -72,32 +78,34 @@ def denied_claim(text: str) -> frozenset[str] | None:
     return claim(said) or None
 
 
-LIKING = ("like", "love", "enjoy", "adore")
-"""Verbs that say the same of a taste: "I love coffee now" takes back "I don't like coffee"."""
-_LIKED = "like"
-_LIKING_STEMS = frozenset(
-    stem(form) for verb in LIKING for form in (verb, f"{verb}s", f"{verb}d", f"{verb}ed")
+LIKING = ("like", "love", "enjoy", "adore", "hate", "dislike", "detest", "loathe")
+"""Verbs of a taste, for or against: "I love coffee now" takes back "I don't like coffee" and "I
+hate coffee" (the last four say "not", `_NEGATED`)."""
+_TASTE = re.compile(
+    r"\b(?:lik(?:e[sd]?|ing)|lov(?:e[sd]?|ing)|enjoy(?:s|ed|ing)?|ador(?:e[sd]?|ing)|"
+    r"hat(?:e[sd]?|ing)|dislik(?:e[sd]?|ing)|detest(?:s|ed|ing)?|loath(?:e[sd]?|ing))\b",
+    re.IGNORECASE,
 )
+"""A form of one of `LIKING`; in a claim each stands as "like"."""
+_LIKED = "like"
 
 
 def claim(text: str) -> frozenset[str]:
-    """A statement's content stems, without its negation and framing words (a verb of liking
+    """A statement's content stems, without its negation and framing words (a verb of a taste
     stands as "like")."""
     said = STORED_LABEL.sub("", text, count=1)
     said = _CONTRACTED.sub(lambda m: _UNCONTRACTED.get((m[1] or "").lower(), ""), said)
-    return frozenset(
-        _LIKED if found in _LIKING_STEMS else found for found in stems(_FRAME.sub(" ", said))
-    )
+    return frozenset(stems(_TASTE.sub(_LIKED, _FRAME.sub(" ", said))))
 
 
 def match_words(text: str, kept: frozenset[str]) -> list[tuple[str, ...]]:
     """The words of `text` that stand for its claim `kept` (stems), each with the words that
-    may stand for it in another statement (the verbs of liking for one of them): what finds the
+    may stand for it in another statement (the verbs of a taste for one of them): what finds the
     statements it may end (each must hold one of each group in some form)."""
     said = _FRAME.sub(" ", STORED_LABEL.sub("", text, count=1))
     groups: set[tuple[str, ...]] = set()
     for word in words(said):
-        if stem(word) in _LIKING_STEMS:
+        if _TASTE.fullmatch(word):
             if _LIKED in kept:
                 groups.add(LIKING)
         elif any(word.startswith(k) for k in kept):

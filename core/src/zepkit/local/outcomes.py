@@ -409,9 +409,10 @@ in November", "My flight to Tokyo is on the 3rd", "I'm in Lisbon for the week"),
 coming back from that place ("Back from Tokyo!"; not "I'll be back from Tokyo on Monday")."""
 
 _AWAY_FOR = (
-    r"(?:for|until|till) (?:the |a |this |two |three |four |a few |\d+ )?(?:week|weekend|days?|"
-    r"few days|month|nights?|holidays?|end of the (?:week|month)|monday|tuesday|wednesday|"
-    r"thursday|friday|saturday|sunday)\b"
+    r"(?:for (?:work|business|a (?:conference|wedding|meeting|course|funeral|break)) )?"
+    r"(?:(?:for|until|till) (?:the |a |this |two |three |four |a few |\d+ )?(?:week|weekend|"
+    r"days?|few days|month|nights?|holidays?|end of the (?:week|month)|monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday)|this (?:week|weekend|month))\b"
 )
 _AWAY_NOW = re.compile(
     r"\b(?:I['’]m|I am|we['’]re|we are) (?:currently |now |still )?(?:"
@@ -428,7 +429,8 @@ _HOME_NOW = re.compile(
     r"(?:\b(?:I|we)(?:['’](?:m|re|ve)| am| are| have)? |^\W*)"
     r"(?:(?:just|finally|now|safely|all) )*(?:back home|home again|got (?:back )?home|"
     r"made it (?:back )?home|arrived (?:back )?home|back from (?:my|our|the) (?:[\w'’-]+ ){0,2}?"
-    r"(?:trip|holiday|vacation|honeymoon|travels|break|getaway))\b"
+    r"(?:trip|holiday|vacation|honeymoon|travels|break|getaway)|(?:landed|flew|got|arrived|came) "
+    r"back (?:in|to|into) " + _PLACE_NAME + r")\b"
     r"(?![^.!?;]*\b(?:tomorrow|next|soon|tonight|later)\b)",
     re.IGNORECASE,
 )

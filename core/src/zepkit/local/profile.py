@@ -985,6 +985,8 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"\b(?:I(?:['’]?m| am)|we(?:['’]re| are)|and I are) (?:now |not |no longer )?"
             r"(?:single|married|divorced|engaged|separated|widowed|in a relationship)\b|"
             r"\b(?:we(?:['’]re| are)?|and I(?: are)?) (?:now |finally )?back together\b|"
+            r"\b(?:we|and I)(?:['’]re| are)(?:n['’]t| not) together any ?more\b|"
+            r"\b(?:we|and I)(?:['’]re| are) no longer together\b|"
             r"\b(?:I|we|\w+ and I)(?:['’]ve| have)? (?:just |finally )?(?:got married|got hitched|"
             r"tied the knot|"
             r"got engaged|got divorced|(?:broke|split) up(?! (?:the|a|an|it|them|this|that)\b)|"
