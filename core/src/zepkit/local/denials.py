@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import re
 
+from zepkit.local.factoring import factored
 from zepkit.local.text import STORED_LABEL, stems, words
 
 _NEGATED = re.compile(
-    r"\b(?:not|never|no longer|cannot|hate[sd]?|hating|dislike[sd]?|disliking|detest(?:s|ed)?|"
-    r"loathe[sd]?)\b|n['’]t\b",
+    factored(
+        r"\b(?:not|never|no longer|cannot|hate[sd]?|hating|dislike[sd]?|disliking|"
+        r"detest(?:s|ed)?|loathe[sd]?)\b|n['’]t\b"
+    ),
     re.IGNORECASE,
 )
 """A statement that says something is not so; disliking is not liking ("I hate running" denies
