@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from zepkit.local.factoring import factored
 from zepkit.local.text import STOP_WORDS, STORED_LABEL
 
 _CHANGE = re.compile(
@@ -26,6 +27,9 @@ _CHANGE = re.compile(
 )
 """Giving a habit up ("quit smoking", "came off the sertraline"), or taking it up again; `habit`
 (or `again`) is the habit's word."""
+_CHANGE_ANYWHERE = re.compile(factored(_CHANGE.pattern), re.IGNORECASE)
+"""`_CHANGE` as a prefix tree, asked only whether a statement has a change anywhere: most have
+none, and are then not split into clauses (a clause's match is one in the whole text)."""
 _FREE = re.compile(r"\b(?P<habit>[a-z]+)-free\b", re.IGNORECASE)
 """Free of a habit ("I've been smoke-free for six weeks"), looked for only in a clause that says
 "-free"."""
@@ -109,6 +113,8 @@ def root(word: str) -> str:
 def changed_habit(text: str) -> str | None:
     """The root of the habit a statement by the user gives up or takes up again, else None."""
     body = STORED_LABEL.sub("", text, count=1)
+    if "-free" not in body and _CHANGE_ANYWHERE.search(body) is None:
+        return None
     for clause in _CLAUSE.split(body):
         found = _CHANGE.search(clause)
         if found is None and "-free" in clause:
