@@ -1014,8 +1014,13 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"this month|last month|lol|haha))?[\W_]*$|"
             r"\b(?:it was|it['’]s|today is|today was|yesterday was) my \d{1,3}(?:st|nd|rd|th) "
             r"birthday\b|"
-            r"(?:\bI |^\W*)(?:just |finally |recently )?(?:had|celebrated) my \d{1,3}(?:st|nd|rd|"
-            r"th) birthday\b",
+            r"\bI (?:just |finally |recently )?(?:had|celebrated) my \d{1,3}(?:st|nd|rd|th) "
+            r"birthday\b",
+        ),
+        (
+            "age",
+            r"^\W*(?:just |finally |recently )?(?:had|celebrated) my \d{1,3}(?:st|nd|rd|th) "
+            r"birthday\b",
         ),
         (
             "car",
