@@ -127,29 +127,29 @@ async def test_someone_elses_habit_ends_nothing(backend: LocalBackend) -> None:
 
 
 async def test_giving_up_a_pursuit_ends_doing_it(backend: LocalBackend) -> None:
-    await backend.ensure_user(UserProfile("ana", first_name="Ana"))
-    await backend.ensure_thread("t", "ana")
     told = ["I'm learning Spanish for my trip.", "I go to the gym every morning."]
-    for n, text in enumerate([*told, "I gave up on Spanish, too hard."]):
-        when = T0 + timedelta(days=30 * n)
-        await backend.add_messages("t", [Message("user", text, created_at=when)])
-    found = await backend.search(SearchRequest("Spanish gym", user_id="ana", limit=10))
-    ended = {fact.fact.split(": ", 1)[1]: fact.invalid_at for fact in found.edges}
+    ended = await _one_thread(backend, "Spanish gym", *told, "I gave up on Spanish, too hard.")
     assert ended[told[0]] == T0 + timedelta(days=60)
     assert ended[told[1]] is None
 
 
 async def test_no_longer_going_somewhere_ends_going_there(backend: LocalBackend) -> None:
-    """ "I stopped going to the gym" gives up the gym, and "going out" gives up nothing: "I'm
-    going to Paris" is not a habit of going."""
-    await backend.ensure_user(UserProfile("ana", first_name="Ana"))
-    await backend.ensure_thread("t", "ana")
+    """Stopping going to the gym gives up the gym, and going out gives up nothing: "I'm going
+    to Paris" is no habit of going."""
     told = ["I go to the gym every morning.", "I'm going to Paris in June."]
     news = ["I stopped going out so much.", "I stopped going to the gym."]
-    for n, text in enumerate([*told, *news]):
-        when = T0 + timedelta(days=30 * n)
-        await backend.add_messages("t", [Message("user", text, created_at=when)])
-    found = await backend.search(SearchRequest("gym Paris", user_id="ana", limit=10))
-    ended = {fact.fact.split(": ", 1)[1]: fact.invalid_at for fact in found.edges}
+    ended = await _one_thread(backend, "gym Paris", *told, *news)
     assert ended[told[0]] == T0 + timedelta(days=90)
     assert ended[told[1]] is None
+
+
+async def _one_thread(backend: LocalBackend, query: str, *said: str) -> dict[str, datetime | None]:
+    """Each of `said` in one thread, a month after the one before; the end time of each fact a
+    search for `query` finds, by its text."""
+    await backend.ensure_user(UserProfile("ana", first_name="Ana"))
+    await backend.ensure_thread("t", "ana")
+    for n, text in enumerate(said):
+        when = T0 + timedelta(days=30 * n)
+        await backend.add_messages("t", [Message("user", text, created_at=when)])
+    found = await backend.search(SearchRequest(query, user_id="ana", limit=10))
+    return {fact.fact.split(": ", 1)[1]: fact.invalid_at for fact in found.edges}
