@@ -54,6 +54,8 @@ T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
         ("Tested negative this morning!", "illness"),
         ("The migraine has finally cleared up.", "illness"),
         ("I feel like myself again.", "illness"),
+        ("I'm fine again, thanks.", "illness"),
+        ("Feeling like my old self again.", "illness"),
         ("Back home in Leeds now.", "away from home"),
         ("We got home last night, what a trip!", "away from home"),
         ("Just back from our honeymoon.", "away from home"),

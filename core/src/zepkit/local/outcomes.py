@@ -482,8 +482,8 @@ _OUTCOMES: tuple[Outcome, ...] = (
         _WELL_AGAIN,
         _ILL,
         _words(
-            "better well normal mend myself human feet recovered over gone cleared passed "
-            "disappeared shook shaken kicked beat beaten negative broke broken"
+            "better well fine again normal mend myself self human feet recovered over gone "
+            "cleared passed disappeared shook shaken kicked beat beaten negative broke broken"
         ),
     ),
     Outcome(
