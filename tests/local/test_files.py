@@ -98,7 +98,7 @@ def test_a_read_only_database_fails_at_open(read_only_file: Path) -> None:
 async def _count_messages(path: Path, expected: int) -> None:
     async with LocalBackend(path, read_only=True) as backend:
         assert len(await backend.get_messages("t1")) == expected
-        with pytest.raises(BackendError):
+        with pytest.raises(BackendError, match="opened with read_only=True"):
             await backend.add_messages("t1", [Message("user", "no")])
 
 

@@ -445,6 +445,11 @@ def _sqlite_errors() -> Iterator[None]:
     except sqlite3.OperationalError as exc:
         if "locked" in str(exc) or "busy" in str(exc):
             raise BackendUnavailableError(f"SQLite database is busy: {exc}") from exc
+        if "readonly" in str(exc):
+            raise BackendError(
+                f"this memory cannot be written ({exc}): the backend was opened with "
+                "read_only=True, or its file has since become read-only"
+            ) from exc
         raise BackendError(f"SQLite error: {exc}") from exc
     except sqlite3.Error as exc:
         raise BackendError(f"SQLite error: {exc}") from exc
