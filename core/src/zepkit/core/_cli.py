@@ -25,7 +25,7 @@ from zepkit.core._loop import MemoryLoop
 from zepkit.core._models import SCOPES, Identity
 from zepkit.core._progress import Progress
 from zepkit.core._search_tool import format_results
-from zepkit.core._statedir import zep_outbox_path
+from zepkit.core._statedir import local_outbox_path, zep_outbox_path
 from zepkit.core._transfer import TransferCounts, export_memory, import_memory
 from zepkit.core._version import __version__
 
@@ -191,7 +191,7 @@ def outbox_of(outbox: str | None, db: str | None, zep: bool) -> str:
     if outbox is not None:
         return outbox
     if db is not None:
-        return f"{db}.outbox"
+        return local_outbox_path(db)
     key = os.environ.get("ZEP_API_KEY") if zep else None
     default = zep_outbox_path(key, None) if key else None
     if default is None:
@@ -255,7 +255,7 @@ def inspector_server(
     backend = LocalBackend(db_path, read_only=not allow_delete, llm=False)
     # With deletion on, the loop is the one apps open (`MemoryLoop.local`), outbox included,
     # so a deleted thread's waiting writes are not replayed into the file later.
-    outbox = db_path + ".outbox" if allow_delete else None
+    outbox = local_outbox_path(db_path) if allow_delete else None
     memory = MemoryLoop(backend, on_error="raise", outbox=outbox)
     api = InspectorApi(memory, Inspector(backend), database=db_path, allow_delete=allow_delete)
     try:

@@ -39,7 +39,7 @@ from zepkit.core._rendering import DEFAULT_TEMPLATE, check_template
 from zepkit.core._search_params import SearchParams, merge_results
 from zepkit.core._search_tool import SearchTool
 from zepkit.core._spool import TRANSIENT, Spool
-from zepkit.core._statedir import zep_outbox_path
+from zepkit.core._statedir import local_outbox_path, zep_outbox_path
 from zepkit.core._sync import Portal, SyncMemory
 from zepkit.core._turn import ContextBuilder, TurnMachinery, check_budget
 from zepkit.core._turns import Once
@@ -117,7 +117,7 @@ class MemoryLoop(TurnMachinery, Management):
             and name not in ("", ":memory:")
             and not name.startswith("file:")
         ):
-            options["outbox"] = name + ".outbox"
+            options["outbox"] = local_outbox_path(name)
         return cls(backend, **options)
 
     @classmethod

@@ -21,6 +21,11 @@ def state_dir() -> Path:
     return Path(base) / "zepkit"
 
 
+def local_outbox_path(database: str) -> str:
+    """The default outbox file of a local memory database: `PATH.outbox`, beside it."""
+    return f"{database}.outbox"
+
+
 def zep_outbox_path(api_key: str, base_url: str | None) -> str | None:
     """The default outbox file for one Zep project (named by a digest of its key and address, so
     two projects never replay into each other), or None when no folder can be made for it."""
