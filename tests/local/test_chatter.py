@@ -73,6 +73,18 @@ from zepkit.local.chatter import is_chatter
         ("Could you always be this helpful?", "user"),
         ("Could you make the answers rhyme this time?", "user"),  # these answers, this once
         ("Can you keep the answers coming?", "user"),
+        # acknowledgements without a word of news
+        ("Makes sense.", "user"),
+        ("Got it, thanks a lot.", "user"),
+        ("Fair enough.", "user"),
+        ("Gotcha.", "user"),
+        ("Good point.", "user"),
+        ("Right, that's useful.", "user"),
+        ("I'll check it out.", "user"),
+        ("Thanks for the tip.", "user"),
+        ("Hmm, maybe.", "user"),
+        ("See you later.", "user"),
+        ("That's everything, thanks.", "user"),
     ],
 )
 def test_chatter(sentence: str, role: str) -> None:
@@ -83,6 +95,13 @@ def test_chatter(sentence: str, role: str) -> None:
     ("sentence", "role"),
     [
         ("I'm Maya.", "user"),
+        # the same words beside news are kept
+        ("I travel a lot for work.", "user"),
+        ("I go to the gym before work.", "user"),
+        ("My best friend is Tom.", "user"),
+        ("Maybe I'll move to Spain.", "user"),
+        ("I won't give up on it.", "user"),
+        ("Not bad, my knee still hurts though.", "user"),
         ("I'm allergic to bee stings and I carry an EpiPen.", "user"),
         ("I follow a vegan diet.", "user"),
         ("My hamster Nugget loves sunflower seeds.", "user"),

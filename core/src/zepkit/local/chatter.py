@@ -32,19 +32,21 @@ from zepkit.local.text import (
 
 PHATIC_WORDS: frozenset[str] = _wordset(
     """
-    absolutely agree agreed alright amazing anytime appreciate appreciated awesome bye beautiful
-    brilliant certainly cheers congrats congratulations consider considering cool correct course
-    definitely enjoy enjoyed exactly excellent exciting fab fair fantastic fine fun glad good
-    goodbye gorgeous great guess haha hahaha happy hear heard hello help helped helpful helps hey
-    hi hmm hope huh idea ideas impressive incredible indeed interesting keep kind know lol love
-    lovely luck mention mentioned mind neat nice noted nope np perfect please pleasure problem
-    problems recommendation recommendations right rush see sense sorry sound sounds super sure
-    sweet tell thank thanks thx think totally true try understand understood welcome well wonderful
-    worked works worries worry wow yay yep yup
+    absolutely agree agreed alright amazing anytime appreciate appreciated awesome best bye
+    beautiful brilliant certainly check cheers congrats congratulations consider considering cool
+    correct course definitely enjoy enjoyed enough everything exactly excellent exciting fab fair
+    fantastic fine fun glad go good goodbye gorgeous gotcha great guess haha hahaha handy
+    happy hear heard hello help helped helpful helps hey hi hmm hope huh idea ideas impressive
+    incredible indeed interesting keep kind know later lol lot love lovely luck makes maybe
+    mention mentioned mind neat nice noted nope np perfect please pleasure point problem problems
+    recommendation recommendations right rush see sense shot sorry sound sounds super sure sweet
+    tell thank thanks thx think tip tips totally true try understand understood useful welcome
+    well wonderful worked works worries worry wow yay yep yup
     """
 )
 """Words that carry politeness, agreement or mood, not information: a sentence of only these and
-function words is chatter ("Huh, good to know.", "Thanks, I'll consider it.")."""
+function words is chatter ("Huh, good to know.", "Thanks, I'll consider it.", "Makes sense.",
+"Got it, thanks a lot.", "I'll check it out.")."""
 
 _ACK_OPENERS = re.compile(
     r"^\W*(?:noted|got it|understood|sure|of course|okay|ok|thanks|thank you|welcome|"
