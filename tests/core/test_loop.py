@@ -12,6 +12,7 @@ import pytest
 from zepkit.core import (
     BackendError,
     BackendUnavailableError,
+    ConfigurationError,
     ConflictError,
     ContextInput,
     Identity,
@@ -396,6 +397,27 @@ def test_an_option_neither_takes_is_named_with_what_each_takes(tmp_path: Path) -
     assert not (tmp_path / "memory.db").exists()  # refused before anything was opened
     with pytest.raises(TypeError, match=r"unknown options 'colour', 'size'.*base_url"):
         MemoryLoop.zep(api_key="z_test", colour="blue", size=3)
+
+
+@pytest.mark.parametrize(
+    ("setting", "error"),
+    [
+        ({"on_error": "ignore"}, ValueError),
+        ({"max_context_chars": 0}, ValueError),
+        ({"deadline": -1}, ValueError),
+        ({"recall_budget": 0}, ValueError),
+        ({"template": "no placeholder"}, ConfigurationError),
+    ],
+)
+def test_a_bad_loop_setting_is_refused_before_a_backend_is_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, setting: dict[str, Any], error: type
+) -> None:
+    with pytest.raises(error):
+        MemoryLoop.local(tmp_path / "memory.db", **setting)
+    assert not (tmp_path / "memory.db").exists()  # no file made and left open
+    monkeypatch.delenv("ZEP_API_KEY", raising=False)
+    with pytest.raises(error):  # the setting named, not the missing key found on the way
+        MemoryLoop.zep(**setting)
 
 
 async def test_a_deleted_thread_can_be_used_again(memory: MemoryLoop, alice: Identity) -> None:

@@ -75,14 +75,13 @@ class MemoryLoop(TurnMachinery, Management):
     ) -> None:
         if not isinstance(backend, Backend):
             raise TypeError(f"backend must implement zepkit.core.Backend, got {type(backend)!r}")
-        check_budget(recall_budget)
-        check_budget(deadline, "deadline")
-        if max_context_chars is not None and max_context_chars < 1:
-            raise ValueError(f"max_context_chars must be positive, got {max_context_chars}")
+        failsoft, template = _checked_settings(
+            on_error, template, max_context_chars, recall_budget, deadline
+        )
         super().__init__(cache_size)
         self.backend = backend
-        self.failsoft = FailSoft(on_error)
-        self.template = check_template(template)
+        self.failsoft = failsoft
+        self.template = template
         self.max_context_chars = max_context_chars
         self.context_builder = context_builder
         self.recall_budget = recall_budget
@@ -110,7 +109,9 @@ class MemoryLoop(TurnMachinery, Management):
         when needed, unless `outbox=` says otherwise."""
         from zepkit.local import LocalBackend
 
-        backend = LocalBackend(path, **_backend_options(cls, options, LocalBackend, "path"))
+        backend_options = _backend_options(cls, options, LocalBackend, "path")
+        _check_settings_in(cls, options)  # before the file is opened, not after
+        backend = LocalBackend(path, **backend_options)
         name = fspath(path)
         if (
             "outbox" not in options
@@ -133,6 +134,7 @@ class MemoryLoop(TurnMachinery, Management):
         from zepkit.zep import ZepBackend
 
         backend_options = _backend_options(cls, options, ZepBackend.create, "api_key")
+        _check_settings_in(cls, options)  # before a client is made, not after
         backend = ZepBackend.create(api_key, **backend_options)
         key = api_key or os.environ.get("ZEP_API_KEY")
         if "outbox" not in options and "client" not in backend_options and key:
@@ -397,6 +399,29 @@ class MemoryLoop(TurnMachinery, Management):
     def search_tool(self, *, graph_id: str | None = None, **pinned: Any) -> SearchTool:
         """The model-callable search tool over this loop (see `SearchTool`)."""
         return SearchTool(self, graph_id=graph_id, **pinned)
+
+
+def _checked_settings(
+    on_error: OnError,
+    template: str,
+    max_context_chars: int | None,
+    recall_budget: float | None,
+    deadline: float | None,
+) -> tuple[FailSoft, str]:
+    """Raise for a bad loop setting; else the failure policy and the template to keep."""
+    check_budget(recall_budget)
+    check_budget(deadline, "deadline")
+    if max_context_chars is not None and max_context_chars < 1:
+        raise ValueError(f"max_context_chars must be positive, got {max_context_chars}")
+    return FailSoft(on_error), check_template(template)
+
+
+def _check_settings_in(loop: type[MemoryLoop], options: dict[str, Any]) -> None:
+    """`_checked_settings` over a constructor's loop options (defaults for those not given), so
+    `local()` and `zep()` refuse a bad one before they open a backend that would be left open."""
+    parameters = inspect.signature(loop).parameters
+    names = ("on_error", "template", "max_context_chars", "recall_budget", "deadline")
+    _checked_settings(*(options.get(name, parameters[name].default) for name in names))
 
 
 def _backend_options(
