@@ -60,6 +60,14 @@ T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
         ("We got home last night, what a trip!", "away from home"),
         ("Just back from our honeymoon.", "away from home"),
         ("Landed back in London this morning.", "away from home"),
+        ("I finished my law degree!", "studies"),
+        ("Got my nursing degree at last.", "studies"),
+        ("We bought a house!", "renting"),
+        ("We just got the keys to our own place!", "renting"),
+        ("We're finally homeowners!", "renting"),
+        ("I'm back in the office full time now.", "working from home"),
+        ("We have to go into the office five days a week now.", "working from home"),
+        ("I no longer work from home.", "working from home"),
         # steps on the way, plans, other people's news, news denied
         ("Passed my first driving lesson.", None),
         ("I'm going back to work in March.", None),
@@ -98,6 +106,26 @@ T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 def test_the_outcomes_a_sentence_tells(news: str, kind: str | None) -> None:
     told = outcomes_told(news)
     assert kind in told if kind else told == ()
+
+
+@pytest.mark.parametrize(
+    ("news", "kind"),
+    [
+        # a home bought by someone else, or ahead, or something else bought
+        ("My parents bought a house.", "renting"),
+        ("We're buying a house next year.", "renting"),
+        ("We bought a new sofa.", "renting"),
+        ("We bought a house in Spain for holidays.", "renting"),
+        ("I bought a flat to let out.", "renting"),
+        ("We bought a house for my mum.", "renting"),
+        # an office day ahead, or one day a week
+        ("Back in the office tomorrow.", "working from home"),
+        ("I'm back in the office on Monday.", "working from home"),
+        ("I don't work from home on Fridays.", "working from home"),
+    ],
+)
+def test_news_that_is_not_the_outcome(news: str, kind: str) -> None:
+    assert kind not in outcomes_told(news)
 
 
 def test_a_return_ahead_is_no_return() -> None:
@@ -229,6 +257,22 @@ async def test_the_block_shows_the_state_as_ended_after_its_outcome(
         ("away from home", "I'm on holiday next week.", False),
         ("away from home", "I'm in Leeds.", False),
         ("away from home", "I'm in love.", False),
+        ("studies", "I'm at uni studying law.", True),
+        ("studies", "I'm doing a law degree.", True),
+        ("studies", "I'm at med school in Leeds.", True),
+        ("renting", "I rent a flat in Hackney.", True),
+        ("renting", "We're renting a two-bed near the park.", True),
+        ("renting", "Our landlord raised the rent again.", True),
+        ("renting", "I'm a tenant in a shared house.", True),
+        ("working from home", "I work from home.", True),
+        ("working from home", "We both work remotely.", True),
+        ("working from home", "My job is fully remote.", True),
+        # renting something else, or out; someone else's home or work
+        ("renting", "I rent out our spare room.", False),
+        ("renting", "I rent a car when I travel.", False),
+        ("renting", "My sister rents a flat.", False),
+        ("working from home", "My wife works from home.", False),
+        ("working from home", "I work at home depot.", False),
     ],
 )
 def test_the_user_ill_or_away_now(state: str, statement: str, expected: bool) -> None:
@@ -249,6 +293,28 @@ async def test_being_well_again_ends_the_illness_not_what_lasts(alice: LocalBack
     ended = await _ends(alice, "cold asthma gym")
     assert ended[f"user: {cold}"] == later
     assert ended[f"user: {asthma}"] is None
+
+
+async def test_a_home_bought_ends_the_renting_and_the_office_the_working_from_home(
+    alice: LocalBackend,
+) -> None:
+    """Buying one's own home ends what the user said of renting (and of the landlord); going
+    back to the office ends working from home; a purchase or an office day that is someone
+    else's, or ahead, ends nothing."""
+    rent = "We rent a flat in Hackney."
+    landlord = "Our landlord raised the rent again."
+    remote = "I work from home, so lunch is whatever is in the fridge."
+    await _say(alice, rent, landlord, remote)
+    later = T0 + timedelta(days=10)
+    await _say(alice, "My parents bought a house.", "Back in the office tomorrow.", at=later)
+    query = "flat Hackney landlord rent lunch fridge"
+    assert set((await _ends(alice, query)).values()) == {None}
+    last = T0 + timedelta(days=20)
+    await _say(alice, "We bought a house!", "I'm back in the office full time now.", at=last)
+    ended = await _ends(alice, query)
+    assert ended[f"user: {rent}"] == last
+    assert ended[f"user: {landlord}"] == last
+    assert ended[f"user: {remote}"] == last + timedelta(days=1)
 
 
 async def test_home_again_ends_the_stay_away_not_the_trip_ahead(alice: LocalBackend) -> None:

@@ -102,7 +102,7 @@ async def test_a_version_1_file_upgrades_and_keeps_its_data(db_path: Path) -> No
     finally:
         await upgraded.aclose()
     with sqlite3.connect(db_path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 11
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 12
         assert conn.execute("SELECT count(*) FROM episode_vectors").fetchone() == (0,)
 
 
@@ -277,7 +277,30 @@ async def test_a_version_10_file_has_its_states_read_again_for_the_newer_kinds(
         assert ended[f"user: {cold}"] is not None
         assert ended[f"user: {away}"] is not None
     with sqlite3.connect(db_path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 11
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 12
+    conn.close()
+
+
+async def test_a_version_11_file_has_its_states_read_again_for_the_newer_kinds(
+    db_path: Path,
+) -> None:
+    """Step 12 reads the states again for renting, working from home and studies at a
+    university: each said before the upgrade ends by its outcome after it."""
+    said = ("We rent a flat in Hackney.", "I work from home.", "I'm at uni studying law.")
+    await _file_saying(db_path, *said)
+    with sqlite3.connect(db_path) as conn:  # as a release without the kinds stored it
+        conn.execute("UPDATE statements SET states = NULL")
+        conn.execute("PRAGMA user_version = 11")
+    conn.close()
+
+    async with LocalBackend(db_path, retriever="lexical") as writer:
+        for news in ("We bought a house!", "Back in the office full time now.", "I graduated!"):
+            await writer.add_messages("t", [Message("user", news)])
+        found = await writer.search(SearchRequest("flat home uni law", user_id="u", limit=10))
+        ended = {edge.fact: edge.invalid_at for edge in found.edges}
+        assert all(ended[f"user: {text}"] is not None for text in said)
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 12
     conn.close()
 
 

@@ -76,16 +76,18 @@ _JOB_SEARCH = re.compile(
 )
 _GRADUATED = re.compile(
     r"(?:\bI |^\W*)(?:just |finally |recently |officially )?(?:graduated|dropped out|"
-    r"finished (?:uni|university|college|my (?:degree|studies|course|phd|masters?|dissertation))|"
-    r"got my degree|completed my (?:degree|studies|course|phd|masters?)|passed my viva|"
-    r"defended my (?:thesis|dissertation|phd))\b",
+    r"finished (?:uni|university|college|my (?:[\w-]+ )?(?:degree|studies|course|phd|masters?|"
+    r"dissertation))|(?:got|completed) my (?:[\w-]+ )?(?:degree|studies|course|phd|masters?)|"
+    r"passed my viva|defended my (?:thesis|dissertation|phd))\b",
     re.IGNORECASE,
 )
 _STUDYING = re.compile(
-    r"\bI(?:['’]?m| am) (?:currently |now |still )?(?:studying|doing (?:a|my) (?:degree|masters?|"
-    r"phd|ba|bsc|ma|msc|mba))\b|\bI(?:['’]?m| am) (?:a |an )?(?:[\w-]+ )?(?:student|"
-    r"undergrad(?:uate)?|postgrad(?:uate)?|fresher)\b|\bI(?:['’]?m| am) in my (?:first|second|"
-    r"third|fourth|final|last) year\b",
+    r"\bI(?:['’]?m| am) (?:currently |now |still )?(?:studying|doing (?:a|my) (?:[\w-]+ )?"
+    r"(?:degree|masters?|phd|ba|bsc|ma|msc|mba))\b|\bI(?:['’]?m| am) (?:a |an )?(?:[\w-]+ )?"
+    r"(?:student|undergrad(?:uate)?|postgrad(?:uate)?|fresher)\b|\bI(?:['’]?m| am) in my "
+    r"(?:first|second|third|fourth|final|last) year\b|\bI(?:['’]?m| am) (?:currently |now |"
+    r"still )?(?:at|in) (?:uni|university|college|grad school|law school|med school|medical "
+    r"school)\b",
     re.IGNORECASE,
 )
 _BY_ME = (
@@ -142,6 +144,41 @@ _HOUSE_HUNTING = re.compile(
     r"(?:somewhere|a place) to (?:buy|live|rent)\b",
     re.IGNORECASE,
 )
+_HOME_BOUGHT = re.compile(
+    _BY_ME + r"(?:(?:bought|purchased|completed on|closed on) (?:a|an|our|my|the) (?:new |first |"
+    r"own |dream |lovely |little )*(?:house|flat|home|apartment|place|bungalow|cottage|condo)|"
+    r"got the keys to (?:our|my) (?:very )?own (?:house|flat|home|apartment|place)|"
+    r"(?:home ?owners|property owners|on the property ladder))\b"
+    r"(?![^.!?;]*\b(?:next|tomorrow|soon|hopefully|for (?:the )?(?:holidays?|summers?|weekends|"
+    r"retirement|investment|my|our|his|her|their)|holiday (?:home|let)|to (?:let|rent out|do up)|"
+    r"as an? (?:investment|holiday)|buy[- ]to[- ]let)\b)",
+    re.IGNORECASE,
+)
+_RENTING = re.compile(
+    r"\b(?:I|we)(?:['’](?:re|m)| are| am)? (?:still |currently |now |only )?(?:rent|renting)\b"
+    r"(?! (?:out|it out|a car|a van|bikes?|skis|equipment|a boat)\b)|"
+    r"\b(?:I|we)(?:['’](?:re|m)| are| am) (?:still |currently )?(?:a )?(?:tenants?|renters?)\b|"
+    r"\b(?:my|our) (?:landlord|landlady|letting agent|tenancy|lease|rent)\b",
+    re.IGNORECASE,
+)
+"""Renting one's home (a renter's landlord too), which buying one's own ends (not a holiday
+home, nor one bought to let or for someone else); not renting something out, nor a car."""
+_IN_THE_OFFICE = re.compile(
+    _BY_ME + r"(?:(?:have to |need to |must )?(?:be )?(?:back (?:in|at|to) the office|"
+    r"(?:go|going|commute|commuting) (?:in|into|to) the office (?:\w+ days a week|every day|"
+    r"full[- ]time|again|now)|(?:went|gone|been|returned|moved) back to the office|"
+    r"(?:no longer|don['’]t|do not) work (?:from home|remotely)))\b"
+    r"(?![^.!?;]*\b(?:next|tomorrow|soon)\b)(?! (?:on|from) (?:mon|tues|wednes|thurs|fri)day)",
+    re.IGNORECASE,
+)
+_WORKING_REMOTELY = re.compile(
+    r"\b(?:I|we)(?:['’](?:re|m)| are| am)? (?:both |all |currently |now |still |mostly |fully )*"
+    r"(?:work|working) (?:from home|remotely)\b|\bmy (?:job|work|role) is (?:fully )?remote\b|"
+    r"\bI(?:['’]?m| am) (?:a )?(?:fully )?remote (?:worker|employee)\b",
+    re.IGNORECASE,
+)
+"""Working from home, which a return to the office ends ("I'm back in the office full time
+now", "We have to go into the office five days a week now"; not a return ahead)."""
 _BACK_AT_WORK = re.compile(
     _BY_ME + r"(?:back (?:at|to|in) (?:work|the office|my desk)|back at my desk|"
     r"(?:went|gone|been|got|returned) back to "
@@ -465,7 +502,14 @@ _OUTCOMES: tuple[Outcome, ...] = (
         _HOUSE_HUNTING,
         _words("keys moved house flat home apartment place room bungalow cottage condo"),
     ),
+    Outcome(
+        "renting",
+        _HOME_BOUGHT,
+        _RENTING,
+        _words("bought purchased completed closed keys homeowners home owners ladder"),
+    ),
     Outcome("time off work", _BACK_AT_WORK, _OFF_WORK, _words("back returned")),
+    Outcome("working from home", _IN_THE_OFFICE, _WORKING_REMOTELY, _words("office longer")),
     Outcome(
         "recovery",
         _HEALED,
@@ -546,19 +590,19 @@ _OUTCOMES: tuple[Outcome, ...] = (
         near=True,
     ),
 )
-"""The kinds of state and their outcomes. The user's own child born ("Our baby girl Ada was born
-on Monday!", not "My sister gave birth") ends the pregnancy; a pregnancy ends the trying for one;
-a job got ends the search for one; a degree finished, or dropped, ends the studies; a test passed
-ends the learning and revising for it (a test failed does not); keys got or a home found ends the
-house hunt, and living with one's parents; a return to work ends the leave; an offer or an
-approval the application it answers; a healed knee the recovery from its surgery; being well again
-an illness that passes (a cold, the flu: not a condition that lasts); a visa approved
-the wait for it; a race run the training for it; qualifying the traineeship; a discharge the stay
-in hospital; and a thing under way (a sale, a build, a move, a dissertation, a loan paid off) its
-own completion, named next to it; a thing broken (a car broken down, a boiler leaking) its
-repair or replacement, named next to it ("The car is fixed now", "Got a new phone"); a trip
-the return from its place, and being away now (not a trip ahead) being home again, in any
-words. A second child's birth keeps the first's."""
+"""The kinds of state and their outcomes. The user's own child born ("Our baby girl Ada was born on
+Monday!", not "My sister gave birth") ends the pregnancy; a pregnancy ends the trying for one; a job
+got ends the search for one; a degree finished, or dropped, ends the studies; a test passed ends the
+learning and revising for it (a test failed does not); keys got or a home found ends the house hunt,
+and living with one's parents; a home bought the renting; a return to work ends the leave, and a
+return to the office working from home; an offer or an approval the application it answers; a healed
+knee the recovery from its surgery; being well again an illness that passes (a cold, the flu: not a
+condition that lasts); a visa approved the wait for it; a race run the training for it; qualifying
+the traineeship; a discharge the stay in hospital; and a thing under way (a sale, a build, a move, a
+dissertation, a loan paid off) its own completion, named next to it; a thing broken (a car broken
+down, a boiler leaking) its repair or replacement, named next to it ("The car is fixed now", "Got a
+new phone"); a trip the return from its place, and being away now (not a trip ahead) being home
+again, in any words. A second child's birth keeps the first's."""
 _STATES = PatternSet({kind.name: kind.state for kind in _OUTCOMES})
 """The states' patterns asked together (every statement stored is read for all of them)."""
 

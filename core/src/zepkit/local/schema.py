@@ -342,8 +342,8 @@ _V9: tuple[Step, ...] = (
 def _states_read_again(conn: sqlite3.Connection) -> None:
     """Each profile statement's kinds of state read again by rules that know more kinds (a
     thing broken, ended by its repair; a trip, by the return; an illness, by being well again;
-    a stay away, by being home again): a state said before the upgrade ends by news after it.
-    Only the statements whose reading changes are written."""
+    a stay away, by being home again; renting, by a home bought): a state said before the
+    upgrade ends by news after it. Only the statements whose reading changes are written."""
     from zepkit.local.outcomes import states_column
 
     rows = conn.execute(
@@ -374,6 +374,13 @@ _V11: tuple[Step, ...] = (
 )
 
 
+_V12: tuple[Step, ...] = (
+    # The rules know renting (ended by a home bought), working from home (by a return to the
+    # office) and studies at a university or college, however named: the states once more.
+    _states_read_again,
+)
+
+
 MIGRATIONS: Sequence[Sequence[Step]] = (
     _V1,
     _V2,
@@ -386,6 +393,7 @@ MIGRATIONS: Sequence[Sequence[Step]] = (
     _V9,
     _V10,
     _V11,
+    _V12,
 )
 """Step i takes the schema from version i to i + 1; append steps, never edit a shipped one."""
 
