@@ -901,6 +901,11 @@ _KEPT = [
     ),
     ("I'm recovering from a bad back.", "Back in the garden today, pulling weeds carefully."),
     ("I'm building a treehouse for the kids.", "The kids finished their homework early."),
+    # working somewhere for a while, or moving in with one's parents
+    ("I'm unemployed.", "I'm working at the weekend now."),
+    ("I'm unemployed.", "I'm working at home now, on my CV."),
+    ("We're house hunting.", "We moved in with my parents for now."),
+    ("We have a dog called Rex.", "We might rehome Rex."),
 ]
 _ENDED = [
     # the place or employer named left
@@ -989,6 +994,16 @@ _ENDED = [
     # a pet put to sleep; an ending told before a comma
     ("We have a dog called Max.", "We had to put Max to sleep last week."),
     ("We have a hamster called Nibbles.", "Nibbles died last night, the kids are gutted."),
+    ("My husband is called Mark.", "Mark and I separated in March."),
+    ("We have a dog called Rex.", "We had to rehome Rex."),
+    # a job got in present words; a home of one's own with a partner
+    ("I'm unemployed.", "I'm working at a bakery now."),
+    ("I'm looking for work.", "I'm employed at a school now!"),
+    ("I still live with my parents.", "I moved in with my girlfriend."),
+    # renting ends with a home bought; working from home with the office
+    ("I rent a flat.", "We bought a house!"),
+    ("I work from home.", "I'm back in the office full time now."),
+    ("I'm at uni studying law.", "I finished my law degree!"),
 ]
 
 

@@ -64,7 +64,9 @@ _JOB_GOT = re.compile(
     r"(?:job|position|role)\b"
     r"(?! (?:offer|interview|application|done|finished))|accepted (?:a|an|the) (?:job )?offer\b|"
     r"started (?:at|with) (?-i:[A-Z])|working (?:at|for) (?-i:[A-Z])|(?:got |been |was )?hired\b|"
-    r"start(?:ing)? (?:at|with) (?-i:[A-Z])[^.!?]*\b(?:on|next|tomorrow|in) )|"
+    r"start(?:ing)? (?:at|with) (?-i:[A-Z])[^.!?]*\b(?:on|next|tomorrow|in) |"
+    r"(?<=I['’]m )(?:now |finally )?(?:working|employed) (?:at|for|as|in) (?:a|an|the) "
+    r"(?!(?:weekend|moment|minute|evening|night|home|same)\b)[\w'’-]+[^.!?;]*\bnow\b)|"
     r"\bmy (?:first (?:day|week) (?:at|with) (?-i:[A-Z])|new job\b)",
     re.IGNORECASE,
 )
@@ -128,6 +130,7 @@ _TESTED = re.compile(
 )
 _HOUSED = re.compile(
     _BY_ME + r"(?:(?:got|picked up|collected) (?:the|our|my) keys\b|moved out\b|"
+    r"moved in with (?:my|our) (?!(?:parents|mum|mom|dad|folks|in-laws|family)\b)[\w-]+|"
     r"(?:found|bought|completed on|moved into|signed (?:for|the lease on)|got) (?:a|an|our|my|"
     r"the) (?:new |first |dream |own |lovely |little )*(?:house|flat|home|apartment|place|room|"
     r"bungalow|cottage|condo)\b)",
@@ -481,7 +484,7 @@ _OUTCOMES: tuple[Outcome, ...] = (
         "job search",
         _JOB_GOT,
         _JOB_SEARCH,
-        _words("job position role offer start started starting working hired first"),
+        _words("job position role offer start started starting working employed hired first"),
     ),
     Outcome(
         "studies",

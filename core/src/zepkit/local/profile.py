@@ -1045,8 +1045,8 @@ _TOPIC_RULES = PatternSet({n: rule for n, (_, rule) in enumerate(_TOPICS)})
 
 _ENDED = re.compile(
     r"\b(?:died|passed away|was put down|were put down|"
-    r"put (?:him|her|them|(?-i:[A-Z])\w+) (?:down|to sleep)|ran away|rehomed|broke up|split up|"
-    r"divorced)\b|"
+    r"put (?:him|her|them|(?-i:[A-Z])\w+) (?:down|to sleep)|ran away|rehomed|had to rehome|"
+    r"broke up|split up|separated|divorced)\b|"
     r"\b(?:we|i) lost (?:(?:my|our) (?:\w+ )?)?(?-i:[A-Z])(?!\w*['’]s\b)|"
     r"\b(?:sold|got rid of|gave away|traded in|scrapped|wrote off) (?:the |my |our )?"
     r"(?:old |little )?(?-i:[A-Z])(?!\w*['’]s\b)",
