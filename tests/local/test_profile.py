@@ -906,6 +906,14 @@ _KEPT = [
     ("I'm unemployed.", "I'm working at home now, on my CV."),
     ("We're house hunting.", "We moved in with my parents for now."),
     ("We have a dog called Rex.", "We might rehome Rex."),
+    ("We have a dog called Rex.", "We separated Rex from the cat at night."),
+    ("My husband is called Mark.", "My brother Mark separated from his wife."),
+    # a purchase that is no home to live in; a course of medicine
+    ("I rent a flat in Leeds.", "I bought a house plant."),
+    ("I rent a flat in Leeds.", "We bought a place in Spain for the summers."),
+    ("I rent a flat.", "We bought the flat upstairs to let out."),
+    ("I'm a student.", "I finished my course of antibiotics."),
+    ("I'm unemployed.", "I'm working in the garden now."),
 ]
 _ENDED = [
     # the place or employer named left
@@ -1004,6 +1012,7 @@ _ENDED = [
     ("I rent a flat.", "We bought a house!"),
     ("I work from home.", "I'm back in the office full time now."),
     ("I'm at uni studying law.", "I finished my law degree!"),
+    ("I'm a student.", "I dropped out of uni."),
 ]
 
 

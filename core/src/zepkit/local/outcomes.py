@@ -65,8 +65,8 @@ _JOB_GOT = re.compile(
     r"(?! (?:offer|interview|application|done|finished))|accepted (?:a|an|the) (?:job )?offer\b|"
     r"started (?:at|with) (?-i:[A-Z])|working (?:at|for) (?-i:[A-Z])|(?:got |been |was )?hired\b|"
     r"start(?:ing)? (?:at|with) (?-i:[A-Z])[^.!?]*\b(?:on|next|tomorrow|in) |"
-    r"(?<=I['’]m )(?:now |finally )?(?:working|employed) (?:at|for|as|in) (?:a|an|the) "
-    r"(?!(?:weekend|moment|minute|evening|night|home|same)\b)[\w'’-]+[^.!?;]*\bnow\b)|"
+    r"(?<=I['’]m )(?:now |finally )?(?:working|employed) (?:at|for|as) (?:a|an) "
+    r"(?!(?:desk|table|computer|laptop)\b)[\w'’-]+[^.!?;]*\bnow\b)|"
     r"\bmy (?:first (?:day|week) (?:at|with) (?-i:[A-Z])|new job\b)",
     re.IGNORECASE,
 )
@@ -78,9 +78,9 @@ _JOB_SEARCH = re.compile(
 )
 _GRADUATED = re.compile(
     r"(?:\bI |^\W*)(?:just |finally |recently |officially )?(?:graduated|dropped out|"
-    r"finished (?:uni|university|college|my (?:[\w-]+ )?(?:degree|studies|course|phd|masters?|"
-    r"dissertation))|(?:got|completed) my (?:[\w-]+ )?(?:degree|studies|course|phd|masters?)|"
-    r"passed my viva|defended my (?:thesis|dissertation|phd))\b",
+    r"finished (?:uni|university|college|my (?:[\w-]+ )?(?:degree|studies|course(?! of)|phd|"
+    r"masters?|dissertation))|(?:got|completed) my (?:[\w-]+ )?(?:degree|studies|course(?! of)|"
+    r"phd|masters?)|passed my viva|defended my (?:thesis|dissertation|phd))\b",
     re.IGNORECASE,
 )
 _STUDYING = re.compile(
@@ -147,14 +147,21 @@ _HOUSE_HUNTING = re.compile(
     r"(?:somewhere|a place) to (?:buy|live|rent)\b",
     re.IGNORECASE,
 )
+NOT_TO_LIVE_IN = (
+    r"(?![ -](?:plants?|part(?:y|ies)|warming|sitt\w*|keys|cleaner|hunting|prices?|insurance|"
+    r"guests?|rules|boat)\b)(?![^.!?;]*\b(?:holidays?|vacation|second|investment|"
+    r"buy[- ]to[- ]let|to let|let (?:it )?out|rent (?:it )?out|to do up|for (?:the )?(?:summers?|"
+    r"weekends|retirement|my|our|his|her|their))\b)"
+)
+"""What, after a home bought, makes it none the buyer lives in ("a house plant", "a flat to
+let", "a cottage for the summers", "a house for my mum", "a second home")."""
 _HOME_BOUGHT = re.compile(
     _BY_ME + r"(?:(?:bought|purchased|completed on|closed on) (?:a|an|our|my|the) (?:new |first |"
     r"own |dream |lovely |little )*(?:house|flat|home|apartment|place|bungalow|cottage|condo)|"
     r"got the keys to (?:our|my) (?:very )?own (?:house|flat|home|apartment|place)|"
     r"(?:home ?owners|property owners|on the property ladder))\b"
-    r"(?![^.!?;]*\b(?:next|tomorrow|soon|hopefully|for (?:the )?(?:holidays?|summers?|weekends|"
-    r"retirement|investment|my|our|his|her|their)|holiday (?:home|let)|to (?:let|rent out|do up)|"
-    r"as an? (?:investment|holiday)|buy[- ]to[- ]let)\b)",
+    + NOT_TO_LIVE_IN
+    + r"(?![^.!?;]*\b(?:next|tomorrow|soon|hopefully)\b)",
     re.IGNORECASE,
 )
 _RENTING = re.compile(

@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from zepkit.local.factoring import PatternSet, factored
+from zepkit.local.outcomes import NOT_TO_LIVE_IN
 from zepkit.local.text import SPEAKER_I, STOP_WORDS, opens_without_subject, without_subject
 
 _SELF = re.compile(rf"(?<![\w'’])(?:{SPEAKER_I}|[Mm]y|MY|[Mm]e|mine|myself)\b")
@@ -924,8 +925,8 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             rf"(?:a|an|our|my) (?:[\w'’-]+ ){{0,3}}?{_DWELLING} (?:in|on) {_PLACE}|"
             r"\b(?:I|we)(?:['’]ve| have)? (?:just |finally |recently )?bought (?:a|an|our|my) "
             r"(?:first |own |new |forever |dream )*(?:home|house|flat|apartment|cottage|bungalow)\b"
-            r"(?![^.!?]*\b(?:holidays?|vacation|second|investment|buy[- ]to[- ]let|to let|rent "
-            r"(?:it )?out)\b)|"
+            + NOT_TO_LIVE_IN
+            + r"|"
             rf"\bwe(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated){_NO_OBJECT}\b|"
             + _not_anymore("live"),
         ),
@@ -1046,7 +1047,9 @@ _TOPIC_RULES = PatternSet({n: rule for n, (_, rule) in enumerate(_TOPICS)})
 _ENDED = re.compile(
     r"\b(?:died|passed away|was put down|were put down|"
     r"put (?:him|her|them|(?-i:[A-Z])\w+) (?:down|to sleep)|ran away|rehomed|had to rehome|"
-    r"broke up|split up|separated|divorced)\b|"
+    r"broke up|split up|divorced)\b|"
+    r"\b(?:we|I)(?:['’](?:ve|re)| have| had| are| were)? (?:just |recently |finally |officially )?"
+    r"(?:got |been )?separated\b(?! (?:(?-i:[A-Z])\w*|the|him|her|them|it|my|our|his|their)\b)|"
     r"\b(?:we|i) lost (?:(?:my|our) (?:\w+ )?)?(?-i:[A-Z])(?!\w*['’]s\b)|"
     r"\b(?:sold|got rid of|gave away|traded in|scrapped|wrote off) (?:the |my |our )?"
     r"(?:old |little )?(?-i:[A-Z])(?!\w*['’]s\b)",
