@@ -914,6 +914,7 @@ _KEPT = [
     ("I rent a flat.", "We bought the flat upstairs to let out."),
     ("I'm a student.", "I finished my course of antibiotics."),
     ("I'm unemployed.", "I'm working in the garden now."),
+    ("I'm studying law.", "I'm a qualified first aider now!"),
 ]
 _ENDED = [
     # the place or employer named left
@@ -1013,6 +1014,7 @@ _ENDED = [
     ("I work from home.", "I'm back in the office full time now."),
     ("I'm at uni studying law.", "I finished my law degree!"),
     ("I'm a student.", "I dropped out of uni."),
+    ("I'm studying nursing.", "I'm a qualified nurse now!"),
 ]
 
 

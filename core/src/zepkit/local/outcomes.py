@@ -353,7 +353,8 @@ _QUALIFIED = re.compile(
 )
 _TRAINEE = re.compile(
     r"\bI(?:['’]?m| am) (?:a |an )?(?:trainee|apprentice|student|probationary) [\w-]+|"
-    r"\b(?:training|studying|retraining) (?:to be(?:come)?|as) (?:a|an)\b",
+    r"\b(?:training|studying|retraining) (?:to be(?:come)?|as) (?:a|an)\b|"
+    r"\bI(?:['’]?m| am) (?:currently |still |now )?studying (?!for\b)[\w-]+",
     re.IGNORECASE,
 )
 _DISCHARGED = re.compile(

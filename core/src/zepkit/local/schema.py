@@ -376,7 +376,8 @@ _V11: tuple[Step, ...] = (
 
 _V12: tuple[Step, ...] = (
     # The rules know renting (ended by a home bought), working from home (by a return to the
-    # office) and studies at a university or college, however named: the states once more.
+    # office), studies at a university or college however named, and studying a subject (by
+    # qualifying in it): the states once more.
     _states_read_again,
 )
 
