@@ -639,6 +639,23 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("My wife and I got divorced last year.", ("relationship",)),
         ("I got married in June.", ("relationship",)),
         ("I just got engaged!", ("relationship",)),
+        ("Pizza is my favourite food these days.", ("favourite-food",)),  # named after
+        ("Muse is still my favourite band.", ("favourite-band",)),
+        # the subjects of a standing instruction
+        ("Always reply in Spanish.", ("manner-language",)),
+        ("Please keep your answers short.", ("manner-length",)),
+        ("Actually, longer answers are fine now.", ("manner-length",)),
+        ("Don't use emojis.", ("manner-emojis",)),
+        ("Emojis are fine now.", ("manner-emojis",)),
+        ("Use imperial units from now on, please.", ("manner-units",)),
+        ("Always give distances in km.", ("manner-distance",)),
+        ("Please call me Samantha from now on.", ("manner-name",)),
+        ("I prefer bullet points.", ("manner-format",)),
+        ("Always use metric, as long as it's for cooking.", ("manner-units",)),
+        # not an instruction: no subject of one
+        ("I like long walks.", ()),
+        ("I'm learning Spanish.", ()),
+        ("I speak French at home.", ()),
     ],
 )
 def test_single_valued_subjects(sentence: str, topics: tuple[str, ...]) -> None:
@@ -915,6 +932,12 @@ _KEPT = [
     ("I'm a student.", "I finished my course of antibiotics."),
     ("I'm unemployed.", "I'm working in the garden now."),
     ("I'm studying law.", "I'm a qualified first aider now!"),
+    # instructions on other subjects
+    ("Always reply in Spanish.", "Please keep your answers short."),
+    ("Don't use emojis.", "Always use metric units."),
+    ("Always give weights in kg.", "Always give distances in miles."),
+    ("Always reply in Spanish.", "I'm learning French."),
+    ("My favourite food is sushi.", "Muse is my favourite band."),
 ]
 _ENDED = [
     # the place or employer named left
@@ -1015,6 +1038,14 @@ _ENDED = [
     ("I'm at uni studying law.", "I finished my law degree!"),
     ("I'm a student.", "I dropped out of uni."),
     ("I'm studying nursing.", "I'm a qualified nurse now!"),
+    # a standing instruction given again on its subject; a favourite named after it
+    ("Always reply in Spanish.", "You can reply in English from now on."),
+    ("Please keep your answers short.", "Actually, longer answers are fine now."),
+    ("Don't use emojis.", "Emojis are fine now."),
+    ("Please use metric units.", "Use imperial units from now on, please."),
+    ("Call me Sam.", "Please call me Samantha from now on."),
+    ("I prefer bullet points.", "I prefer full paragraphs now."),
+    ("My favourite food is sushi.", "Pizza is my favourite food these days."),
 ]
 
 

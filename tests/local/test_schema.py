@@ -304,6 +304,29 @@ async def test_a_version_11_file_has_its_states_read_again_for_the_newer_kinds(
     conn.close()
 
 
+async def test_a_version_11_file_gains_the_subjects_of_its_instructions(db_path: Path) -> None:
+    """Step 12 adds the subjects of the standing instructions stored before it to their topics:
+    an instruction given before the upgrade ends by a newer one on its subject after it, and
+    one on another subject stays."""
+    spanish, short = "Always reply in Spanish.", "Please keep your answers short."
+    await _file_saying(db_path, spanish, short)
+    with sqlite3.connect(db_path) as conn:  # as a release without instruction subjects stored it
+        conn.execute("UPDATE statements SET topics = NULL")
+        conn.execute("PRAGMA user_version = 11")
+    conn.close()
+
+    async with LocalBackend(db_path, retriever="lexical") as writer:
+        await writer.add_messages("t", [Message("user", "Reply in English from now on.")])
+        found = await writer.search(SearchRequest("reply Spanish answers", user_id="u", limit=10))
+        ended = {edge.fact: edge.invalid_at for edge in found.edges}
+        assert ended[f"user: {spanish}"] is not None
+        assert ended[f"user: {short}"] is None
+    with sqlite3.connect(db_path) as conn:
+        topics = dict(conn.execute("SELECT text, topics FROM statement_rows"))
+        assert topics[f"user: {short}"] == " manner-length "
+    conn.close()
+
+
 async def _file_saying(db_path: Path, *said: str) -> None:
     """A file where user "u" said each of `said` in thread "t"."""
     async with LocalBackend(db_path, retriever="lexical") as first:

@@ -504,12 +504,19 @@ _ANSWERS_FORM = re.compile(
     r"\b(?:in|for|with) your (?:answers|replies|responses|explanations)\b|"
     r"\b(?:don'?t|do not|stop|no more|never|avoid)\s+(?:(?:using|use|adding|add|including|"
     r"include|putting|put|with) )?(?:any |so many |all the |the )?(?:emojis?|"
-    r"emoticons|jargon|bullet points|exclamation marks|markdown)\b",
+    r"emoticons|jargon|bullet points|exclamation marks|markdown)\b|"
+    r"\b(?:emojis?|emoticons|jargon|bullet points|markdown|tables|(?:longer|long|detailed|shorter|"
+    r"short|brief|full) (?:answers|replies|responses|explanations))(?: (?:are|is))? (?:(?:totally|"
+    r"perfectly|absolutely) )?(?:fine|ok|okay|good|great|allowed|welcome)\b|"
+    r"\bI (?:now |actually |much |really )*(?:prefer|like|want|need)\b[^.!?]{0,20}?\b(?:bullet "
+    r"points|bullets|full paragraphs|paragraphs|prose|numbered lists|tables|(?:longer|long|"
+    r"detailed|shorter|short|brief) (?:answers|replies|responses|explanations))\b",
     re.IGNORECASE,
 )
 """A standing instruction without "always" ("Keep your answers short.", "Stop using emojis."):
-how every answer is to be given; "Keep replies short." too, the plural saying every one. Read
-only where one of its words is (`_asks_a_form`)."""
+how every answer is to be given; "Keep replies short." too, the plural saying every one; and a
+form allowed or preferred ("Emojis are fine now.", "I prefer bullet points."). Read only where
+one of its words is (`_asks_a_form`)."""
 
 MANNER_WEIGHT = 2.0
 
@@ -576,7 +583,7 @@ def _asks_a_form(text: str, lowered: str) -> bool:
 
 _FORM_WORDS = (
     "your ", "emo", "jargon", "bullet", "exclamation", "markdown", "answers", "replies",
-    "responses", "explanations",
+    "responses", "explanations", "paragraph", "prose", "lists", "tables",
 )  # fmt: skip
 """A word `_ANSWERS_FORM` needs: a sentence without any is not read against it."""
 
@@ -1272,12 +1279,26 @@ def self_statement(sentence: str) -> SelfStatement | None:
         read = f"I {sentence.lstrip()}"  # "Just moved to Leeds!" moves the user's home
     topics = _topics_of(read, typed_lower=not any(ch.isupper() for ch in sentence))
     salience = BASE_SALIENCE + sum(kinds.values()) + (TOPIC_SALIENCE if topics else 0.0)
-    return SelfStatement(salience, topics + favourites_named(read), tells_an_ending(whole))
+    named = favourites_named(read) + (manner_subjects(read) if "manner" in kinds else ())
+    return SelfStatement(salience, topics + named, tells_an_ending(whole))
+
+
+def added_topics(sentence: str) -> tuple[str, ...]:
+    """The topics of a stored profile statement that rules newer than its file may add: the
+    subjects of a standing instruction, and favourites (`self_statement` gives them with the
+    rest when a statement is written)."""
+    subjects = manner_subjects(sentence)
+    if subjects and "manner" not in kind_weights(sentence):
+        subjects = ()
+    return favourites_named(sentence) + subjects
 
 
 _FAVOURITE = re.compile(
     r"\bmy (?:new |current |all-time |absolute |very )*(?:favou?rite|fave|fav) "
-    r"([a-z]+(?: [a-z]+)?) (?:is|are|has to be|would be|at the moment is|right now is)\b",
+    r"([a-z]+(?: [a-z]+)?) (?:is|are|has to be|would be|at the moment is|right now is)\b|"
+    r"\b(?:is|are) (?:now |still )?my (?:new |current |all-time |absolute |very )*(?:favou?rite|"
+    r"fave|fav) ([a-z]+(?: (?!(?:these|now|nowadays|at|right|too|and|but|of|by|ever|lately|for|"
+    r"in|this|of)\b)[a-z]+)?)\b",
     re.IGNORECASE,
 )
 
@@ -1288,10 +1309,52 @@ def favourites_named(sentence: str) -> tuple[str, ...]:
     nothing more in the profile: a favourite is a taste, not what shapes the user's days."""
     return tuple(
         dict.fromkeys(
-            "favourite-" + "-".join(found[1].lower().split())
+            "favourite-" + "-".join((found[1] or found[2]).lower().split())
             for found in _FAVOURITE.finditer(sentence)
         )
     )
+
+
+_LANGUAGES = (
+    "english|spanish|french|german|italian|portuguese|dutch|polish|russian|ukrainian|arabic|"
+    "hindi|urdu|bengali|punjabi|tamil|chinese|mandarin|cantonese|japanese|korean|turkish|greek|"
+    "swedish|norwegian|danish|finnish|icelandic|czech|slovak|hungarian|romanian|bulgarian|serbian|"
+    "croatian|hebrew|persian|farsi|thai|vietnamese|indonesian|malay|tagalog|filipino|swahili|"
+    "welsh|irish|gaelic|catalan|basque|galician|latvian|lithuanian|estonian|slovenian|afrikaans"
+)
+_MANNER_SUBJECTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(pattern, re.IGNORECASE))
+    for name, pattern in (
+        ("manner-language", rf"\b(?:{_LANGUAGES})\b"),
+        ("manner-units", r"\b(?:metric|imperial)\b"),
+        ("manner-distance", r"\b(?:miles|kilometres|kilometers|km)\b"),
+        ("manner-weight", r"\b(?:kilos|kilograms|kg|lbs|pounds|stone)\b"),
+        ("manner-temperature", r"\b(?:celsius|fahrenheit|centigrade)\b"),
+        ("manner-emojis", r"\b(?:emojis?|emoticons|smileys)\b"),
+        ("manner-name", r"\b(?:call|address|refer to) me\b|\bI go by\b"),
+        (
+            "manner-length",
+            r"\b(?:short|shorter|brief|briefer|concise|succinct|(?<!as )long(?! as\b)|longer|"
+            r"lengthy|detailed|in detail|more detail|less detail|to the point|"
+            r"one (?:line|sentence|paragraph))\b",
+        ),
+        (
+            "manner-format",
+            r"\b(?:bullet points?|bullets|numbered lists?|paragraphs?|prose)\b",
+        ),
+        ("manner-tone", r"\b(?:formal|informal|casual|friendly|professional|polite|blunt)\b"),
+    )
+)
+"""The subjects of a standing instruction, each with one value at a time: the language of the
+answers, their units (of measure, distance, weight, temperature: each apart), length, format
+(bullets or paragraphs) and tone, emojis, the name the user goes by. A newer
+instruction on one ends the older ("Reply in English from now on" ends "Always reply in
+Spanish"; "Emojis are fine now" ends "Don't use emojis")."""
+
+
+def manner_subjects(sentence: str) -> tuple[str, ...]:
+    """The subjects a standing instruction sets (`_MANNER_SUBJECTS`), as topics of their own."""
+    return tuple(name for name, rule in _MANNER_SUBJECTS if rule.search(sentence))
 
 
 def subjects_apart(sentence: str) -> tuple[str, str] | None:

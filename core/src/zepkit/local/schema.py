@@ -374,11 +374,33 @@ _V11: tuple[Step, ...] = (
 )
 
 
+def _instruction_topics(conn: sqlite3.Connection) -> None:
+    """Each profile statement's subjects of a standing instruction (the answers' language,
+    length, units, ...) and favourites named after the thing ("Pizza is my favourite food"),
+    added to its topics: an instruction given before the upgrade ends by a newer one after it.
+    Only the statements whose topics grow are written."""
+    from zepkit.local.profile import added_topics
+    from zepkit.local.retrieval import unprefixed
+
+    rows = conn.execute(
+        "SELECT r.id, r.text, r.speaker, s.topics FROM statement_rows AS r JOIN statements AS s "
+        "ON s.id = r.id WHERE r.profile IS NOT NULL"
+    )
+    changed = []
+    for key, text, speaker, was in rows:
+        held = was.split() if was else []
+        more = [t for t in added_topics(unprefixed(text, speaker)) if t not in held]
+        if more:
+            changed.append((f" {' '.join([*held, *more])} ", key))
+    conn.executemany("UPDATE statements SET topics = ? WHERE id = ?", changed)
+
+
 _V12: tuple[Step, ...] = (
     # The rules know renting (ended by a home bought), working from home (by a return to the
     # office), studies at a university or college however named, and studying a subject (by
-    # qualifying in it): the states once more.
+    # qualifying in it): the states once more. And the subjects of standing instructions.
     _states_read_again,
+    _instruction_topics,
 )
 
 
@@ -402,7 +424,7 @@ SCHEMA_VERSION = len(MIGRATIONS)
 READABLE_FROM = 7
 """The oldest version a read-only open serves as it is: the steps after it only add or remake
 indexes, which make some writes faster and which reads do without, or are `WRITE_ONLY_STEPS`."""
-WRITE_ONLY_STEPS: tuple[Step, ...] = (_statement_states, _states_read_again)
+WRITE_ONLY_STEPS: tuple[Step, ...] = (_statement_states, _states_read_again, _instruction_topics)
 """Steps after `READABLE_FROM` that add what only writes read (a read-only open never does)."""
 
 
