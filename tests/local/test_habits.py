@@ -58,6 +58,18 @@ def test_a_habit_is_matched_by_its_root(words: tuple[str, ...], same: bool) -> N
         ("Ana: Ditched sugar in January.", "sugar"),
         ("Ana: I cut out the middle part of the video.", None),  # an edit, not a habit
         ("Ana: I smoke about ten a day.", None),
+        # a part of the habit given up keeps the rest: a time, a place, how much
+        ("Ana: I no longer drive at night.", None),
+        ("Ana: I don't work weekends anymore.", None),
+        ("Ana: I no longer work late.", None),
+        ("Ana: I no longer work from the café.", None),
+        ("Ana: I stopped running in the mornings.", None),
+        ("Ana: I don't drink so much anymore.", None),
+        ("Ana: I quit smoking at work.", None),
+        ("Ana: I stopped going to the gym on Mondays.", None),
+        # the time of the change is no part
+        ("Ana: I stopped running in March.", "run"),
+        ("Ana: I quit smoking after my surgery.", "smok"),
     ],
 )
 def test_what_a_statement_gives_up(text: str, habit: str | None) -> None:

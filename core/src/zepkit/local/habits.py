@@ -55,6 +55,19 @@ soda anymore"); "I quit drinking" is the habit itself."""
 _GOING = frozenset({"going", "go", "went"})
 _WENT_TO = re.compile(r"\s+to\s+(?:the\s+|my\s+)?(?P<place>[a-z][\w'’-]*)", re.IGNORECASE)
 """Where a habit of going is to ("going to the gym", "going to church"): the habit's word."""
+_PARTLY = re.compile(
+    r"\s+(?:(?:at|on|in|during|after|before|past|until|till|over|through)\s+(?:the\s+)?"
+    r"(?:nights?|weekends?|mornings?|evenings?|afternoons?|lunch(?:time)?|dinner|work|home|"
+    r"week(?:days|ends)?|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|midnight|dark|bedtime)\b|"
+    r"from\s+(?:home|the|a|an|my|our)\b|at\s+(?:the|a|an|my|our)\s+[\w'’-]+|"
+    r"(?:late|early|weekends|weeknights|nights|(?:mon|tues|wednes|thurs|fri|satur|sun)days|"
+    r"so much|as much|that much|as often|so often|that often|every day|daily|alone|on my own)"
+    r"\b)",
+    re.IGNORECASE,
+)
+"""What after a habit's word keeps the rest of the habit ("I no longer drive at night", "I don't
+work weekends anymore", "I stopped running in the mornings", "I don't drink so much now"): a
+part given up, not the habit ("I quit smoking in March" gives it up)."""
 _FIRST_PERSON = frozenset({"i", "i'm", "i’m", "im", "i've", "i’ve", "ive"})
 _ADVERBS = frozenset(
     {
@@ -124,13 +137,18 @@ def changed_habit(text: str) -> str | None:
         named = found.groupdict()
         habit = (named["habit"] or named.get("again") or "").lower()
         thing = (named.get("object") or "").lower()
+        after = found.end("habit") if named["habit"] else len(clause)
         if habit in _LIGHT_VERBS and thing and thing not in STOP_WORDS and thing != "anymore":
-            habit = thing
+            habit, after = thing, found.end("object")
         elif habit in _GOING:  # "stopped going to the gym": the habit is where one went
             went = _WENT_TO.match(clause, found.end("habit"))
             if went is None:  # "going out so much": no habit by name, none of going anywhere
                 continue
-            habit = went["place"].lower()
+            habit, after = went["place"].lower(), went.end()
+        elif thing and thing not in STOP_WORDS:
+            after = found.start("object") - 1  # the object may be the part ("work weekends")
+        if _PARTLY.match(clause, after):
+            continue
         if habit not in STOP_WORDS and len(habit) >= 3:
             return root(habit)
     return None
