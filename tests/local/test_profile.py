@@ -927,6 +927,7 @@ _KEPT = [
     ("My husband is called Mark.", "My brother Mark separated from his wife."),
     # a purchase that is no home to live in; a course of medicine
     ("I rent a flat in Leeds.", "I bought a house plant."),
+    ("I rent a flat in Leeds.", "I bought a flat white at the café."),
     ("I rent a flat in Leeds.", "We bought a place in Spain for the summers."),
     ("I rent a flat.", "We bought the flat upstairs to let out."),
     ("I'm a student.", "I finished my course of antibiotics."),

@@ -59,6 +59,7 @@ _PARTLY = re.compile(
     r"\s+(?:(?:at|on|in|during|after|before|past|until|till|over|through)\s+(?:the\s+)?"
     r"(?:nights?|weekends?|mornings?|evenings?|afternoons?|lunch(?:time)?|dinner|work|home|"
     r"week(?:days|ends)?|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|midnight|dark|bedtime)\b|"
+    r"(?:after|before|past)\s+(?:\d|noon|lunch|dinner|work|school)|"
     r"from\s+(?:home|the|a|an|my|our)\b|at\s+(?:the|a|an|my|our)\s+[\w'’-]+|"
     r"(?:late|early|weekends|weeknights|nights|(?:mon|tues|wednes|thurs|fri|satur|sun)days|"
     r"so much|as much|that much|as often|so often|that often|every day|daily|alone|on my own)"

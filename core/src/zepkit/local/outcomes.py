@@ -149,12 +149,12 @@ _HOUSE_HUNTING = re.compile(
 )
 NOT_TO_LIVE_IN = (
     r"(?![ -](?:plants?|part(?:y|ies)|warming|sitt\w*|keys|cleaner|hunting|prices?|insurance|"
-    r"guests?|rules|boat)\b)(?![^.!?;]*\b(?:holidays?|vacation|second|investment|"
+    r"guests?|rules|boat|white|screen|pack|cap|shoes|tyre|bread|wine)\b)(?![^.!?;]*\b(?:holidays?|vacation|second|investment|"
     r"buy[- ]to[- ]let|to let|let (?:it )?out|rent (?:it )?out|to do up|for (?:the )?(?:summers?|"
     r"weekends|retirement|my|our|his|her|their))\b)"
 )
-"""What, after a home bought, makes it none the buyer lives in ("a house plant", "a flat to
-let", "a cottage for the summers", "a house for my mum", "a second home")."""
+"""What, after a home bought, makes it none the buyer lives in ("a house plant", "a flat
+white", "a flat to let", "a cottage for the summers", "a house for my mum", "a second home")."""
 _HOME_BOUGHT = re.compile(
     _BY_ME + r"(?:(?:bought|purchased|completed on|closed on) (?:a|an|our|my|the) (?:new |first |"
     r"own |dream |lovely |little )*(?:house|flat|home|apartment|place|bungalow|cottage|condo)|"
