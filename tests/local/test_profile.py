@@ -10,7 +10,13 @@ import pytest
 from zepkit.core._backend import SearchRequest, UserProfile
 from zepkit.core._models import Message
 from zepkit.local import LocalBackend, RuleExtractor, profile, supersede
-from zepkit.local.profile import kinds_in, kinds_of, self_statement, subjects_apart
+from zepkit.local.profile import (
+    kinds_in,
+    kinds_of,
+    manner_subjects,
+    self_statement,
+    subjects_apart,
+)
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 
@@ -656,11 +662,26 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("I like long walks.", ()),
         ("I'm learning Spanish.", ()),
         ("I speak French at home.", ()),
+        ("Always translate everything into French.", ("manner-language",)),
+        ("Always give distances in km, not miles.", ("manner-distance",)),
     ],
 )
 def test_single_valued_subjects(sentence: str, topics: tuple[str, ...]) -> None:
     reading = self_statement(sentence)
     assert reading is not None and reading.topics == topics
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Never suggest hikes longer than 10 miles.",  # a distance in passing
+        "Never suggest long hikes.",  # long, but not the answers
+        "Never recommend Chinese food.",  # a language's word, not the answers' language
+        "Don't suggest casual restaurants.",  # casual, but not the tone
+    ],
+)
+def test_a_word_of_an_instructions_subject_in_passing_sets_none(sentence: str) -> None:
+    assert not any(topic.startswith("manner-") for topic in manner_subjects(sentence))
 
 
 def test_only_the_users_own_statements_join_the_profile() -> None:

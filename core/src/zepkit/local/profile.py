@@ -490,7 +490,8 @@ where they live, their job, their diet): who the user is now, above what their b
 _STANDING = (
     r"\b(?:always|never|from now on|going forward|in (?:the )?future|every time|each time|"
     r"by default)\b(?=.*\b(?:you|your|reply|replies|respond|answer|answers|write|use|keep|"
-    r"format|explain|call|address|give|include|avoid|skip|stop|remember|remind|speak|talk)\b)|"
+    r"format|explain|call|address|give|include|avoid|skip|stop|remember|remind|speak|talk|"
+    r"translate)\b)|"
     r"\b(?:call|address|refer to) me (?:as |by )?(?-i:[A-Z])"
 )
 """A standing instruction to the assistant ("Please always reply in Spanish.", "From now on,
@@ -1322,27 +1323,43 @@ _LANGUAGES = (
     "croatian|hebrew|persian|farsi|thai|vietnamese|indonesian|malay|tagalog|filipino|swahili|"
     "welsh|irish|gaelic|catalan|basque|galician|latvian|lithuanian|estonian|slovenian|afrikaans"
 )
+_IN_UNITS = r"\b(?:in|into|use|using|give|convert (?:it |them )?to|switch to|stick to) (?:[\w-]+ )?"
+"""What comes before a unit or language an instruction asks for ("in km", "use Celsius", "into
+French"), where "Never suggest runs over 10 miles" names one in passing."""
+_ANSWERS = r"(?:answers?|repl(?:y|ies)|responses?|explanations?|messages?|summar(?:y|ies))"
 _MANNER_SUBJECTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern, re.IGNORECASE))
     for name, pattern in (
-        ("manner-language", rf"\b(?:{_LANGUAGES})\b"),
+        (
+            "manner-language",
+            rf"{_IN_UNITS}(?:{_LANGUAGES})\b|\b(?:speak|talk|write|reply|respond|answer)"
+            rf"(?: to me| back)? (?:only )?(?:in )?(?:{_LANGUAGES})\b",
+        ),
         ("manner-units", r"\b(?:metric|imperial)\b"),
-        ("manner-distance", r"\b(?:miles|kilometres|kilometers|km)\b"),
-        ("manner-weight", r"\b(?:kilos|kilograms|kg|lbs|pounds|stone)\b"),
+        ("manner-distance", rf"{_IN_UNITS}(?:miles|kilometres|kilometers|km)\b"),
+        ("manner-weight", rf"{_IN_UNITS}(?:kilos|kilograms|kg|lbs|pounds|stone)\b"),
         ("manner-temperature", r"\b(?:celsius|fahrenheit|centigrade)\b"),
         ("manner-emojis", r"\b(?:emojis?|emoticons|smileys)\b"),
         ("manner-name", r"\b(?:call|address|refer to) me\b|\bI go by\b"),
         (
             "manner-length",
-            r"\b(?:short|shorter|brief|briefer|concise|succinct|(?<!as )long(?! as\b)|longer|"
-            r"lengthy|detailed|in detail|more detail|less detail|to the point|"
-            r"one (?:line|sentence|paragraph))\b",
+            rf"\b{_ANSWERS}\b[^.!?]{{0,24}}?\b(?:short|shorter|brief|briefer|concise|succinct|"
+            r"long|longer|lengthy|detailed|in detail|to the point)\b|"
+            r"\b(?:short|shorter|brief|briefer|concise|succinct|long|longer|lengthy|detailed|"
+            rf"full|one[- ](?:line|sentence|paragraph)) (?:[\w-]+ )?{_ANSWERS}\b|"
+            r"\b(?:be|keep it|keep things) (?:more |less |very )?(?:short|brief|concise|succinct|"
+            r"detailed|to the point)\b|\b(?:more|less) detail\b",
         ),
         (
             "manner-format",
             r"\b(?:bullet points?|bullets|numbered lists?|paragraphs?|prose)\b",
         ),
-        ("manner-tone", r"\b(?:formal|informal|casual|friendly|professional|polite|blunt)\b"),
+        (
+            "manner-tone",
+            r"\b(?:be|keep it|sound|stay) (?:more |less |very )?(?:formal|informal|casual|friendly|"
+            r"professional|polite|blunt)\b|\b(?:formal|informal|casual|friendly|professional|"
+            r"polite|blunt) (?:tone|language|style|voice|register)\b",
+        ),
     )
 )
 """The subjects of a standing instruction, each with one value at a time: the language of the
