@@ -945,6 +945,8 @@ _KEPT = [
     ("We're house hunting.", "We moved in with my parents for now."),
     ("We have a dog called Rex.", "We might rehome Rex."),
     ("We have a dog called Rex.", "We separated Rex from the cat at night."),
+    ("I have a dog called Max.", "My friend's dog Max died."),  # a namesake, someone else's
+    ("My cat Mochi sleeps all day.", "Sam's cat Mochi passed away."),
     ("My husband is called Mark.", "My brother Mark separated from his wife."),
     # a purchase that is no home to live in; a course of medicine
     ("I rent a flat in Leeds.", "I bought a house plant."),
@@ -1050,6 +1052,7 @@ _ENDED = [
     ("We have a hamster called Nibbles.", "Nibbles died last night, the kids are gutted."),
     ("My husband is called Mark.", "Mark and I separated in March."),
     ("We have a dog called Rex.", "We had to rehome Rex."),
+    ("My friend's dog Max is 12.", "My friend's dog Max died."),  # the same owner's
     # a job got in present words; a home of one's own with a partner
     ("I'm unemployed.", "I'm working at a bakery now."),
     ("I'm looking for work.", "I'm employed at a school now!"),

@@ -1074,6 +1074,24 @@ def tells_an_ending(sentence: str) -> bool:
     return _ENDED.search(sentence) is not None
 
 
+_OWNED_BY = re.compile(
+    r"\b(?:(?:my|our) ([\w-]+)|((?-i:[A-Z])[\w-]+))['’]s (?:[\w-]+ ){0,2}?(?-i:[A-Z])[\w'’-]*",
+    re.IGNORECASE,
+)
+"""A name said as someone else's ("my friend's dog Max", "Sam's cat Mochi"): its owner."""
+
+
+def owned_alike(news: str, statement: str) -> bool:
+    """Whether `statement` may be about what `news` ends: when the news names it as someone
+    else's ("My friend's dog Max died"), only a statement naming that owner too is ("My friend's
+    dog Max is 12", not "I have a dog called Max")."""
+    owned = _OWNED_BY.search(news)
+    if owned is None:
+        return True
+    owner = (owned[1] or owned[2]).lower()
+    return owner in statement.lower()
+
+
 @dataclass(frozen=True)
 class SelfStatement:
     """A sentence's place in its speaker's profile: salience, single-valued subjects, and whether

@@ -17,7 +17,7 @@ from zepkit.local.denials import affirms, denies, match_words
 from zepkit.local.habits import does_habit
 from zepkit.local.ids import graph_range
 from zepkit.local.outcomes import closes, in_states_column, shared_with, states_marker
-from zepkit.local.profile import about_someone, names_left, topic_value
+from zepkit.local.profile import about_someone, names_left, owned_alike, topic_value
 from zepkit.local.retrieval import match_expression
 from zepkit.local.text import fact_key, normalise_name
 
@@ -136,7 +136,8 @@ def _mentioning_same_entities(
     conn: sqlite3.Connection, change: Change
 ) -> dict[int, tuple[str, str, str | None]]:
     """Statements that mention the entities `change` mentions, other than its speakers', or a
-    longer name that ends with one ("Sold the Fiesta" ends "I drive a Ford Fiesta")."""
+    longer name that ends with one ("Sold the Fiesta" ends "I drive a Ford Fiesta"); when it
+    names them as someone else's, only those naming that owner too (`owned_alike`)."""
     own = sorted({key for key in map(normalise_name, change.speakers) if key})
     rows = conn.execute(
         "SELECT DISTINCT s.id, s.text, s.valid_at, s.invalid_at FROM mentions AS m "
@@ -157,7 +158,11 @@ def _mentioning_same_entities(
             *((change.valid_at,) if change.topics else ()),
         ),
     ).fetchall()
-    return {row[0]: row[1:] for row in rows if change.in_profile or about_someone(row[1])}
+    return {
+        row[0]: row[1:]
+        for row in rows
+        if (change.in_profile or about_someone(row[1])) and owned_alike(change.text, row[1])
+    }
 
 
 def _doing_habit(
