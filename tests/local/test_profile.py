@@ -947,6 +947,7 @@ _KEPT = [
     ("We have a dog called Rex.", "We separated Rex from the cat at night."),
     ("I have a dog called Max.", "My friend's dog Max died."),  # a namesake, someone else's
     ("My cat Mochi sleeps all day.", "Sam's cat Mochi passed away."),
+    ("I'm writing a novel.", "I finished a great novel last night."),  # one read, not written
     ("My husband is called Mark.", "My brother Mark separated from his wife."),
     # a purchase that is no home to live in; a course of medicine
     ("I rent a flat in Leeds.", "I bought a house plant."),

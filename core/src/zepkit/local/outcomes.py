@@ -372,7 +372,7 @@ _DONE = re.compile(
     r"\b(?:my|our|the) \w+(?: \w+)? )"
     r"(?:(?:just|finally|now|officially|all|completely|been) )*(?:(?:is|are|was|were|has been|"
     r"have been|got) )?(?:(?:just|finally|now|officially|all|completely) )*"
-    r"(?:finished(?! \w+ing\b)|completed|complete|(?<!well )done(?! for)|handed in|submitted|sold|"
+    r"(?:finished(?! \w+ing\b)(?! (?:a|an|another)\b)|completed|complete|(?<!well )done(?! for)|handed in|submitted|sold|"
     r"bought|hit|reached|achieved|over(?! (?:the|a|an|my|our|there|here|to|at|in|by|it)\b)|final|"
     r"through|paid off|came through|went through|tied the knot|moved in)\b"
     r"(?![^.!?]*\b(?:chapters?|drafts?|parts?|steps?|stages?|phases?|halves|half|modules?|"
