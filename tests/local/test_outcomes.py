@@ -68,6 +68,7 @@ T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
         ("I'm back in the office full time now.", "working from home"),
         ("We have to go into the office five days a week now.", "working from home"),
         ("I no longer work from home.", "working from home"),
+        ("I don't work from home anymore.", "working from home"),
         # steps on the way, plans, other people's news, news denied
         ("Passed my first driving lesson.", None),
         ("I'm going back to work in March.", None),

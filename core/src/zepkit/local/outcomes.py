@@ -149,9 +149,10 @@ _HOUSE_HUNTING = re.compile(
 )
 NOT_TO_LIVE_IN = (
     r"(?![ -](?:plants?|part(?:y|ies)|warming|sitt\w*|keys|cleaner|hunting|prices?|insurance|"
-    r"guests?|rules|boat|white|screen|pack|cap|shoes|tyre|bread|wine)\b)(?![^.!?;]*\b(?:holidays?|vacation|second|investment|"
-    r"buy[- ]to[- ]let|to let|let (?:it )?out|rent (?:it )?out|to do up|for (?:the )?(?:summers?|"
-    r"weekends|retirement|my|our|his|her|their))\b)"
+    r"guests?|rules|boat|white|screen|pack|cap|shoes|tyre|bread|wine)\b)"
+    r"(?![^.!?;]*\b(?:holidays?|vacation|second|investment|buy[- ]to[- ]let|to let|"
+    r"let (?:it )?out|rent (?:it )?out|to do up|for (?:the )?(?:summers?|weekends|retirement|my|"
+    r"our|his|her|their))\b)"
 )
 """What, after a home bought, makes it none the buyer lives in ("a house plant", "a flat
 white", "a flat to let", "a cottage for the summers", "a house for my mum", "a second home")."""
@@ -372,9 +373,10 @@ _DONE = re.compile(
     r"\b(?:my|our|the) \w+(?: \w+)? )"
     r"(?:(?:just|finally|now|officially|all|completely|been) )*(?:(?:is|are|was|were|has been|"
     r"have been|got) )?(?:(?:just|finally|now|officially|all|completely) )*"
-    r"(?:finished(?! \w+ing\b)(?! (?:a|an|another)\b)|completed|complete|(?<!well )done(?! for)|handed in|submitted|sold|"
-    r"bought|hit|reached|achieved|over(?! (?:the|a|an|my|our|there|here|to|at|in|by|it)\b)|final|"
-    r"through|paid off|came through|went through|tied the knot|moved in)\b"
+    r"(?:finished(?! \w+ing\b)(?! (?:a|an|another)\b)|completed|complete|(?<!well )done(?! for)|"
+    r"handed in|submitted|sold|bought|hit|reached|achieved|"
+    r"over(?! (?:the|a|an|my|our|there|here|to|at|in|by|it)\b)|final|through|paid off|"
+    r"came through|went through|tied the knot|moved in)\b"
     r"(?![^.!?]*\b(?:chapters?|drafts?|parts?|steps?|stages?|phases?|halves|half|modules?|"
     r"rounds?|sessions?|levels?|episodes?|sections?|pages?|first|mocks?|practice|to go|so far|"
     r"halfway|nearly|almost)\b)",
@@ -520,7 +522,12 @@ _OUTCOMES: tuple[Outcome, ...] = (
         _words("bought purchased completed closed keys homeowners home owners ladder"),
     ),
     Outcome("time off work", _BACK_AT_WORK, _OFF_WORK, _words("back returned")),
-    Outcome("working from home", _IN_THE_OFFICE, _WORKING_REMOTELY, _words("office longer")),
+    Outcome(
+        "working from home",
+        _IN_THE_OFFICE,
+        _WORKING_REMOTELY,
+        _words("office longer home remotely"),
+    ),
     Outcome(
         "recovery",
         _HEALED,
