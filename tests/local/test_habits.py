@@ -67,6 +67,7 @@ def test_a_habit_is_matched_by_its_root(words: tuple[str, ...], same: bool) -> N
         ("Ana: I don't drink so much anymore.", None),
         ("Ana: I quit smoking at work.", None),
         ("Ana: I stopped drinking coffee after 3pm.", None),
+        ("Ana: I quit running club.", "club"),  # the club, not running
         ("Ana: I stopped going to the gym on Mondays.", None),
         # the time of the change is no part
         ("Ana: I stopped running in March.", "run"),

@@ -948,6 +948,10 @@ _KEPT = [
     ("I have a dog called Max.", "My friend's dog Max died."),  # a namesake, someone else's
     ("My cat Mochi sleeps all day.", "Sam's cat Mochi passed away."),
     ("I'm writing a novel.", "I finished a great novel last night."),  # one read, not written
+    ("I'm married.", "I'm engaged in a big project at work."),  # busy, not to be married
+    ("I drive a Golf.", "I bought a new car seat for the baby."),  # a seat, not a car
+    ("I go running every morning.", "I quit running club."),  # the club, not running
+    ("I'm looking for a job.", "I got the job of organising the party."),  # a task
     ("My husband is called Mark.", "My brother Mark separated from his wife."),
     # a purchase that is no home to live in; a course of medicine
     ("I rent a flat in Leeds.", "I bought a house plant."),

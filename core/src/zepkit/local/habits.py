@@ -53,6 +53,14 @@ _LIGHT_VERBS = frozenset(
 soda anymore"); "I quit drinking" is the habit itself."""
 
 _GOING = frozenset({"going", "go", "went"})
+_GROUPS = frozenset(
+    {
+        *("club", "group", "class", "classes", "team", "league", "society", "meetup", "crew"),
+        *("squad", "app", "course", "lessons", "membership", "subscription", "challenge"),
+    }
+)
+"""What a habit's word may name instead of the habit ("I quit running club" gives up the club,
+not running)."""
 _WENT_TO = re.compile(r"\s+to\s+(?:the\s+|my\s+)?(?P<place>[a-z][\w'’-]*)", re.IGNORECASE)
 """Where a habit of going is to ("going to the gym", "going to church"): the habit's word."""
 _PARTLY = re.compile(
@@ -146,6 +154,8 @@ def changed_habit(text: str) -> str | None:
             if went is None:  # "going out so much": no habit by name, none of going anywhere
                 continue
             habit, after = went["place"].lower(), went.end()
+        elif thing in _GROUPS:
+            habit, after = thing, found.end("object")
         elif thing and thing not in STOP_WORDS:
             after = found.start("object") - 1  # the object may be the part ("work weekends")
         if _PARTLY.match(clause, after):

@@ -992,7 +992,8 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "relationship",
             r"\b(?:I(?:['’]?m| am)|we(?:['’]re| are)|and I are) (?:now |not |no longer )?"
-            r"(?:single|married|divorced|engaged|separated|widowed|in a relationship)\b|"
+            r"(?:single|married|divorced|engaged(?! (?:in|with)\b)|separated|widowed|"
+            r"in a relationship)\b|"
             r"\b(?:we(?:['’]re| are)?|and I(?: are)?) (?:now |finally )?back together\b|"
             r"\b(?:we|and I)(?:['’]re| are)(?:n['’]t| not) together any ?more\b|"
             r"\b(?:we|and I)(?:['’]re| are) no longer together\b|"
@@ -1041,7 +1042,8 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"crashed|totall?ed) (?:my|our|the) (?:old )?car\b|"
             r"\b(?:I|we) (?:no longer|don['’]?t|do not) (?:have|own) a car\b|"
             r"\bI (?:just |finally )?(?:bought|got) (?:a|an|my first) (?:new |used |second-hand |"
-            r"electric )?car\b",
+            r"electric )?car\b(?![ -](?:seats?|park|wash|insurance|charger|mats?|keys?|boot|port|"
+            r"pool|share|sick|alarm|radio|stereo|cover|wax|battery)\b)",
         ),
     )
 )
