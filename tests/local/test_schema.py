@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import sqlite3
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 
 from zepkit.core._backend import SearchRequest, UserProfile
 from zepkit.core._errors import BackendError, ConfigurationError
-from zepkit.core._models import Message
+from zepkit.core._models import Message, SearchResults
 from zepkit.local import LocalBackend, check_fts5, schema
 from zepkit.local.ids import graph_range
 from zepkit.local.schema import SCHEMA_VERSION
@@ -214,7 +215,7 @@ async def test_a_version_8_file_is_read_as_it_is_and_its_states_kept_when_writte
     async with LocalBackend(db_path, retriever="lexical") as writer:
         await writer.add_messages("t", [Message("user", "Visa approved!")])
         found = await writer.search(SearchRequest("visa", user_id="u", limit=5))
-        ended = {edge.fact: edge.invalid_at for edge in found.edges}
+        ended = _ended(found)
         assert ended[f"user: {waiting}"] is not None
     with sqlite3.connect(db_path) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
@@ -246,7 +247,7 @@ async def test_a_version_9_file_has_its_states_read_again_by_the_newer_rules(
     async with LocalBackend(db_path, retriever="lexical") as writer:
         await writer.add_messages("t", [Message("user", "The car is fixed now.")])
         found = await writer.search(SearchRequest("car", user_id="u", limit=5))
-        ended = {edge.fact: edge.invalid_at for edge in found.edges}
+        ended = _ended(found)
         assert ended[f"user: {broken}"] is not None
     with sqlite3.connect(db_path) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
@@ -273,7 +274,7 @@ async def test_a_version_10_file_has_its_states_read_again_for_the_newer_kinds(
         for news in ("All better now!", "Back home!"):
             await writer.add_messages("t", [Message("user", news)])
         found = await writer.search(SearchRequest("cold Lisbon", user_id="u", limit=5))
-        ended = {edge.fact: edge.invalid_at for edge in found.edges}
+        ended = _ended(found)
         assert ended[f"user: {cold}"] is not None
         assert ended[f"user: {away}"] is not None
     with sqlite3.connect(db_path) as conn:
@@ -297,7 +298,7 @@ async def test_a_version_11_file_has_its_states_read_again_for_the_newer_kinds(
         for news in ("We bought a house!", "Back in the office full time now.", "I graduated!"):
             await writer.add_messages("t", [Message("user", news)])
         found = await writer.search(SearchRequest("flat home uni law", user_id="u", limit=10))
-        ended = {edge.fact: edge.invalid_at for edge in found.edges}
+        ended = _ended(found)
         assert all(ended[f"user: {text}"] is not None for text in said)
     with sqlite3.connect(db_path) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 12
@@ -318,13 +319,18 @@ async def test_a_version_11_file_gains_the_subjects_of_its_instructions(db_path:
     async with LocalBackend(db_path, retriever="lexical") as writer:
         await writer.add_messages("t", [Message("user", "Reply in English from now on.")])
         found = await writer.search(SearchRequest("reply Spanish answers", user_id="u", limit=10))
-        ended = {edge.fact: edge.invalid_at for edge in found.edges}
+        ended = _ended(found)
         assert ended[f"user: {spanish}"] is not None
         assert ended[f"user: {short}"] is None
     with sqlite3.connect(db_path) as conn:
         topics = dict(conn.execute("SELECT text, topics FROM statement_rows"))
         assert topics[f"user: {short}"] == " manner-length "
     conn.close()
+
+
+def _ended(found: SearchResults) -> dict[str, datetime | None]:
+    """Each fact a search found, with when it ended (None: current)."""
+    return {edge.fact: edge.invalid_at for edge in found.edges}
 
 
 async def _file_saying(db_path: Path, *said: str) -> None:

@@ -827,9 +827,14 @@ one): the people the user lives with and answers for (a partner, children, a bab
 shape most of the advice they ask for, so they rank above a friend or a niece."""
 _HOLDS_DEPENDANTS = frozenset({"people", "health"})
 
-_ASKED: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(pattern, re.IGNORECASE))
-    for name, pattern in (
+
+def _named_patterns(named: Iterable[tuple[str, str]]) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """(name, pattern) pairs compiled case-blind: the rules' tables of named patterns."""
+    return tuple((name, re.compile(pattern, re.IGNORECASE)) for name, pattern in named)
+
+
+_ASKED = _named_patterns(
+    (
         (
             "health",
             r"\b(?:allerg\w*|health\w*|medical|medications?|conditions?|illness\w*|diseases?|"
@@ -916,9 +921,8 @@ _STARTED_DATING = (
     r"(?:\w+ )?(?:guy|girl|man|woman|lad|bloke|lass)\b)"
 )
 
-_TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(pattern, re.IGNORECASE))
-    for name, pattern in (
+_TOPICS = _named_patterns(
+    (
         (
             "home",
             rf"\b(?:I(?:['’]?m| am|['’]ve been| have been)?|"
@@ -1347,9 +1351,8 @@ _IN_UNITS = r"\b(?:in|into|use|using|give|convert (?:it |them )?to|switch to|sti
 """What comes before a unit or language an instruction asks for ("in km", "use Celsius", "into
 French"), where "Never suggest runs over 10 miles" names one in passing."""
 _ANSWERS = r"(?:answers?|repl(?:y|ies)|responses?|explanations?|messages?|summar(?:y|ies))"
-_MANNER_SUBJECTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(pattern, re.IGNORECASE))
-    for name, pattern in (
+_MANNER_SUBJECTS = _named_patterns(
+    (
         (
             "manner-language",
             rf"{_IN_UNITS}(?:{_LANGUAGES})\b|\b(?:speak|talk|write|reply|respond|answer)"
