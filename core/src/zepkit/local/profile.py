@@ -1392,9 +1392,14 @@ instruction on one ends the older ("Reply in English from now on" ends "Always r
 Spanish"; "Emojis are fine now" ends "Don't use emojis")."""
 
 
+_MANNER_SUBJECT_RULES = PatternSet(dict(_MANNER_SUBJECTS))
+"""The subjects' patterns asked together: a file's upgrade reads every profile statement."""
+
+
 def manner_subjects(sentence: str) -> tuple[str, ...]:
     """The subjects a standing instruction sets (`_MANNER_SUBJECTS`), as topics of their own."""
-    return tuple(name for name, rule in _MANNER_SUBJECTS if rule.search(sentence))
+    found = _MANNER_SUBJECT_RULES.matching(sentence)
+    return tuple(name for name, _ in _MANNER_SUBJECTS if name in found) if found else ()
 
 
 def subjects_apart(sentence: str) -> tuple[str, str] | None:
