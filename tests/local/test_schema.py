@@ -316,6 +316,13 @@ async def test_a_version_11_file_gains_the_subjects_of_its_instructions(db_path:
         conn.execute("PRAGMA user_version = 11")
     conn.close()
 
+    async with LocalBackend(db_path, retriever="lexical", read_only=True) as reader:
+        found = await reader.search(SearchRequest("Spanish", user_id="u"))
+        assert [edge.fact for edge in found.edges] == [f"user: {spanish}"]
+    with sqlite3.connect(db_path) as conn:  # served as it is: a read-only open writes nothing
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 11
+    conn.close()
+
     async with LocalBackend(db_path, retriever="lexical") as writer:
         await writer.add_messages("t", [Message("user", "Reply in English from now on.")])
         found = await writer.search(SearchRequest("reply Spanish answers", user_id="u", limit=10))
