@@ -69,6 +69,10 @@ T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
         ("We have to go into the office five days a week now.", "working from home"),
         ("I no longer work from home.", "working from home"),
         ("I don't work from home anymore.", "working from home"),
+        ("The interview at Google went really well!", "an event ahead"),
+        ("Had my knee surgery yesterday.", "an event ahead"),
+        ("The hen party was a success!", "an event ahead"),
+        ("The meeting got cancelled.", "an event ahead"),
         # steps on the way, plans, other people's news, news denied
         ("Passed my first driving lesson.", None),
         ("I'm going back to work in March.", None),
@@ -122,6 +126,10 @@ def test_the_outcomes_a_sentence_tells(news: str, kind: str | None) -> None:
         # an office day ahead, or one day a week
         ("Back in the office tomorrow.", "working from home"),
         ("I'm back in the office on Monday.", "working from home"),
+        # an event still ahead
+        ("I hope the interview goes well tomorrow.", "an event ahead"),
+        ("The interview is going to be great.", "an event ahead"),
+        ("The wedding dress fitting went well.", "an event ahead"),  # a step on the way
         ("I don't work from home on Fridays.", "working from home"),
     ],
 )
@@ -274,6 +282,15 @@ async def test_the_block_shows_the_state_as_ended_after_its_outcome(
         ("renting", "My sister rents a flat.", False),
         ("working from home", "My wife works from home.", False),
         ("working from home", "I work at home depot.", False),
+        ("an event ahead", "I have a job interview at Google on Friday.", True),
+        ("an event ahead", "My surgery is next month.", True),
+        ("an event ahead", "I'm organising my sister's hen party.", True),
+        ("an event ahead", "I'm going to a party on Saturday.", True),
+        # no time ahead, a time that repeats, or no event
+        ("an event ahead", "I have a meeting.", False),
+        ("an event ahead", "We have a meeting every Monday at 9.", False),
+        ("an event ahead", "I had a great party last night.", False),
+        ("an event ahead", "I'm going to the gym on Monday.", False),
     ],
 )
 def test_the_user_ill_or_away_now(state: str, statement: str, expected: bool) -> None:
@@ -316,6 +333,25 @@ async def test_a_home_bought_ends_the_renting_and_the_office_the_working_from_ho
     assert ended[f"user: {rent}"] == last
     assert ended[f"user: {landlord}"] == last
     assert ended[f"user: {remote}"] == last + timedelta(days=1)
+
+
+async def test_news_of_an_event_closes_the_one_it_names(alice: LocalBackend) -> None:
+    """Of two interviews ahead, news that does not say which closes neither; news naming one
+    closes that one; someone else's news closes nothing."""
+    google = "I have a job interview at Google on Friday."
+    meta = "I have an interview at Meta next week."
+    await _say(alice, google, meta)
+    later = T0 + timedelta(days=5)
+    await _say(alice, "My friend's interview went well.", "The interview went well!", at=later)
+    assert set((await _ends(alice, "interview Google Meta")).values()) == {None}
+    last = T0 + timedelta(days=6)
+    await _say(alice, "The interview at Google went really well!", at=last)
+    ended = await _ends(alice, "interview Google Meta")
+    assert ended[f"user: {google}"] == last
+    assert ended[f"user: {meta}"] is None
+    after = T0 + timedelta(days=12)
+    await _say(alice, "The interview went well, fingers crossed.", at=after)  # one left now
+    assert (await _ends(alice, "interview Google Meta"))[f"user: {meta}"] == after
 
 
 async def test_home_again_ends_the_stay_away_not_the_trip_ahead(alice: LocalBackend) -> None:

@@ -27,7 +27,9 @@ class Outcome(NamedTuple):
     not searched, which spares most sentences every pattern), whether
     the state and the news must share a content word (`shared`), and whether that word must
     stand by the outcome in the news (`near`: "We bought a house!", not "We bought a cake stand
-    for the wedding" after "I'm saving for a wedding")."""
+    for the wedding" after "I'm saving for a wedding"), and whether the news closes one
+    statement only (`one`: of two interviews ahead, "The interview at Google went well" closes
+    the one at Google, and "The interview went well" neither)."""
 
     name: str
     outcome: re.Pattern[str]
@@ -35,6 +37,7 @@ class Outcome(NamedTuple):
     cues: frozenset[str]
     shared: bool = False
     near: bool = False
+    one: bool = False
 
 
 def _words(cues: str) -> frozenset[str]:
@@ -488,6 +491,50 @@ _HOME_NOW = re.compile(
 """The user home again ("Back home!", "We got home last night", "Just back from our
 holiday"), not a return ahead ("Back home tomorrow") or someone else's."""
 
+_EVENTS = (
+    r"(?:job )?interviews?|surgery|operation|procedure|appointment|scan|biopsy|presentation|"
+    r"audition|recital|wedding|(?:[\w'’-]+ )?party|meeting|hearing|gig|concert|match|"
+    r"competition|tournament|performance|speech|assessment|reunion|ceremony|exhibition|pitch"
+)
+_EVENT_WORDS = _words(
+    "interview interviews surgery operation procedure appointment scan biopsy presentation "
+    "audition recital wedding party meeting hearing gig concert match competition tournament "
+    "performance speech assessment reunion ceremony exhibition pitch"
+)
+_AHEAD = (
+    r"(?=[^.!?]*\b(?:on|next|this|tomorrow|tonight|soon|later|coming up|in (?:a|an|one|two|"
+    r"three|four|\d+) (?:days?|weeks?|months?)|at \d)\b)(?![^.!?]*\b(?:every|each)\b)"
+)
+_EVENT_AHEAD = re.compile(
+    r"\b(?:I|we)(?:['’]ve got| have got| have| got|(?:['’]m|['’]re| am| are) (?:having|getting|"
+    r"doing|giving|attending|sitting|going to)) (?:(?:a|an|my|our|the) )?(?:[\w'’-]+ ){0,2}?(?:"
+    + _EVENTS
+    + r")\b"
+    + _AHEAD
+    + r"|\b(?:I|we)(?:['’](?:m|re)| am| are) (?:organi[sz]ing|planning|hosting|throwing) "
+    r"(?:a|an|my|our|the|[\w'’-]+['’]s) (?:[\w'’-]+ ){0,3}?(?:" + _EVENTS + r")\b"
+    r"|\b(?:my|our) (?:[\w'’-]+ ){0,2}?(?:" + _EVENTS + r") (?:is|are|['’]s) (?:on|next|this|"
+    r"tomorrow|tonight|coming up|soon|in|at)\b",
+    re.IGNORECASE,
+)
+"""An event of the user's ahead ("I have a job interview at Google on Friday", "My surgery is
+next month", "I'm organising my sister's hen party"), which news that it was held ends."""
+_EVENT_HELD = re.compile(
+    r"(?:\b(?:the|my|our) (?:[\w'’-]+ ){0,2}?(?:" + _EVENTS + r")(?: (?:at|with|for|in|on) "
+    r"(?:[\w'’-]+ ){0,2}?[\w'’-]+)? (?:went|was|were|is|got)\s+(?:(?:really|so|very|quite|"
+    r"pretty|super|absolutely|all)\s+)?(?:well|great|fine|ok|okay|badly|brilliantly|smoothly|"
+    r"amazing|amazingly|awful|terrible|perfect|lovely|fun|a success|a disaster|a blast|over|"
+    r"cancell?ed|called off|postponed)\b|"
+    + _BY_ME
+    + r"(?:had|did|gave|nailed|smashed|survived|aced|got through|hosted|threw) (?:the|my|our) "
+    r"(?:[\w'’-]+ ){0,3}?(?:" + _EVENTS + r")\b)"
+    r"(?![^.!?]*\b(?:tomorrow|next|will|going to|hope|hopefully)\b)",
+    re.IGNORECASE,
+)
+"""News that an event was held, or called off, said of the event ("The interview at Google went
+really well!", "Had my knee surgery yesterday", "The hen party was a success!"; not "The wedding
+dress fitting went well", nor one still ahead)."""
+
 _OUTCOMES: tuple[Outcome, ...] = (
     Outcome("pregnancy", _BIRTH, _PREGNANCY, _words("birth had welcomed born here arrived")),
     Outcome("trying for a baby", _CONCEIVED, _TRYING, _words("pregnant expecting positive bfp")),
@@ -589,6 +636,9 @@ _OUTCOMES: tuple[Outcome, ...] = (
         shared=True,
     ),
     Outcome("away from home", _HOME_NOW, _AWAY_NOW, _words("home back")),
+    Outcome(
+        "an event ahead", _EVENT_HELD, _EVENT_AHEAD, _EVENT_WORDS, shared=True, near=True, one=True
+    ),
     Outcome(
         "a trip",
         _HOME_AGAIN,
@@ -703,6 +753,17 @@ def shared_with(state: str, news: str) -> frozenset[str] | None:
     if found is not None:
         told = _around(told, found.start(), found.end())
     return frozenset(_content(told))
+
+
+def closes_one(state: str) -> bool:
+    """Whether news of `state`'s outcome closes one statement only (`Outcome.one`)."""
+    return _KIND[state].one
+
+
+def words_shared(sentence: str, shared: frozenset[str]) -> int:
+    """How many of the news' words (`shared_with`) a statement holds: the statement it closes
+    when it may close one only is the one holding most."""
+    return len(_content(STORED_LABEL.sub("", sentence, count=1)) & shared)
 
 
 def closes(state: str, sentence: str, shared: frozenset[str] | None) -> bool:

@@ -397,8 +397,9 @@ def _instruction_topics(conn: sqlite3.Connection) -> None:
 
 _V12: tuple[Step, ...] = (
     # The rules know renting (ended by a home bought), working from home (by a return to the
-    # office), studies at a university or college however named, and studying a subject (by
-    # qualifying in it): the states once more. And the subjects of standing instructions.
+    # office), studies at a university or college however named, studying a subject (by
+    # qualifying in it) and an event ahead (by being held): the states once more. And the
+    # subjects of standing instructions.
     _states_read_again,
     _instruction_topics,
 )

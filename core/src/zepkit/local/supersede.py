@@ -16,7 +16,14 @@ from zepkit.local.codec import timestamp
 from zepkit.local.denials import affirms, denies, match_words
 from zepkit.local.habits import does_habit
 from zepkit.local.ids import graph_range
-from zepkit.local.outcomes import closes, in_states_column, shared_with, states_marker
+from zepkit.local.outcomes import (
+    closes,
+    closes_one,
+    in_states_column,
+    shared_with,
+    states_marker,
+    words_shared,
+)
 from zepkit.local.profile import about_someone, names_left, owned_alike, topic_value
 from zepkit.local.retrieval import match_expression
 from zepkit.local.text import fact_key, normalise_name
@@ -223,14 +230,28 @@ def _in_states(
         f"AND s.states GLOB '|*|*|*' {current}",
         (graph, *kinds, change.statement, graph, change.statement),
     ).fetchall()
-    return {
-        key: (text, valid_at, None)
-        for key, states, text, valid_at in rows
-        if any(
-            in_states_column(states, state) and closes(state, text, shared)
-            for state, shared in news
-        )
-    }
+    closed: dict[int, tuple[str, str, str | None]] = {}
+    for state, shared in news:
+        found: dict[int, tuple[str, str, str | None]] = {
+            key: (text, valid_at, None)
+            for key, states, text, valid_at in rows
+            if in_states_column(states, state) and closes(state, text, shared)
+        }
+        if closes_one(state) and shared and len(found) > 1:
+            found = _the_one(found, shared)
+        closed.update(found)
+    return closed
+
+
+def _the_one(
+    found: dict[int, tuple[str, str, str | None]], shared: frozenset[str]
+) -> dict[int, tuple[str, str, str | None]]:
+    """Of the statements news may close, the one holding most of its words; none when two hold
+    as many (the news does not say which)."""
+    counts = {key: words_shared(row[0], shared) for key, row in found.items()}
+    most = max(counts.values())
+    best = [key for key, count in counts.items() if count == most]
+    return {best[0]: found[best[0]]} if len(best) == 1 else {}
 
 
 OPPOSED_CANDIDATES = 200
