@@ -684,6 +684,23 @@ def test_a_word_of_an_instructions_subject_in_passing_sets_none(sentence: str) -
     assert not any(topic.startswith("manner-") for topic in manner_subjects(sentence))
 
 
+@pytest.mark.parametrize(
+    ("sentence", "instruction"),
+    [
+        ("I prefer bullet points.", True),
+        ("I want short answers.", True),
+        ("I like answers in bullet points.", True),
+        ("I need tables for my new kitchen.", False),  # furniture, not the answers' form
+        ("I like prose poetry.", False),
+        ("I want a long holiday.", False),
+    ],
+)
+def test_a_form_preferred_for_the_answers_is_an_instruction(
+    sentence: str, instruction: bool
+) -> None:
+    assert ("manner" in kinds_in(sentence)) is instruction
+
+
 def test_only_the_users_own_statements_join_the_profile() -> None:
     extractor = RuleExtractor()
     [said] = extractor.extract("I live in Porto.", speaker="Ana", source="message", role="user")

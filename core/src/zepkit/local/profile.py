@@ -506,12 +506,14 @@ _ANSWERS_FORM = re.compile(
     r"\b(?:don'?t|do not|stop|no more|never|avoid)\s+(?:(?:using|use|adding|add|including|"
     r"include|putting|put|with) )?(?:any |so many |all the |the )?(?:emojis?|"
     r"emoticons|jargon|bullet points|exclamation marks|markdown)\b|"
-    r"\b(?:emojis?|emoticons|jargon|bullet points|markdown|tables|(?:longer|long|detailed|shorter|"
+    r"\b(?:emojis?|emoticons|jargon|bullet points|markdown|(?:longer|long|detailed|shorter|"
     r"short|brief|full) (?:answers|replies|responses|explanations))(?: (?:are|is))? (?:(?:totally|"
     r"perfectly|absolutely) )?(?:fine|ok|okay|good|great|allowed|welcome)\b|"
-    r"\bI (?:now |actually |much |really )*(?:prefer|like|want|need)\b[^.!?]{0,20}?\b(?:bullet "
-    r"points|bullets|full paragraphs|paragraphs|prose|numbered lists|tables|(?:longer|long|"
-    r"detailed|shorter|short|brief) (?:answers|replies|responses|explanations))\b",
+    r"\bI (?:now |actually |much |really )*prefer\b[^.!?]{0,20}?\b(?:bullet points|bullets|"
+    r"(?:full )?paragraphs|numbered lists)\b|"
+    r"\bI (?:now |actually |much |really )*(?:prefer|like|want|need)\b[^.!?]{0,20}?\b(?:"
+    r"(?:longer|long|detailed|shorter|short|brief) (?:answers|replies|responses|explanations)|"
+    r"(?:answers|replies|responses) in (?:bullet points|bullets|paragraphs|prose))\b",
     re.IGNORECASE,
 )
 """A standing instruction without "always" ("Keep your answers short.", "Stop using emojis."):
@@ -584,7 +586,7 @@ def _asks_a_form(text: str, lowered: str) -> bool:
 
 _FORM_WORDS = (
     "your ", "emo", "jargon", "bullet", "exclamation", "markdown", "answers", "replies",
-    "responses", "explanations", "paragraph", "prose", "lists", "tables",
+    "responses", "explanations", "paragraph", "lists",
 )  # fmt: skip
 """A word `_ANSWERS_FORM` needs: a sentence without any is not read against it."""
 
