@@ -1089,15 +1089,12 @@ _OWNED_BY = re.compile(
 """A name said as someone else's ("my friend's dog Max", "Sam's cat Mochi"): its owner."""
 
 
-def owned_alike(news: str, statement: str) -> bool:
-    """Whether `statement` may be about what `news` ends: when the news names it as someone
-    else's ("My friend's dog Max died"), only a statement naming that owner too is ("My friend's
-    dog Max is 12", not "I have a dog called Max")."""
+def owner_named(news: str) -> str | None:
+    """Whose a name in `news` is said to be ("My friend's dog Max died": "friend"), lower-cased,
+    else None: such news ends only the statements naming that owner too ("My friend's dog Max
+    is 12", not "I have a dog called Max")."""
     owned = _OWNED_BY.search(news)
-    if owned is None:
-        return True
-    owner = (owned[1] or owned[2]).lower()
-    return owner in statement.lower()
+    return None if owned is None else (owned[1] or owned[2]).lower()
 
 
 @dataclass(frozen=True)
@@ -1325,7 +1322,7 @@ _FAVOURITE = re.compile(
     r"([a-z]+(?: [a-z]+)?) (?:is|are|has to be|would be|at the moment is|right now is)\b|"
     r"\b(?:is|are) (?:now |still )?my (?:new |current |all-time |absolute |very )*(?:favou?rite|"
     r"fave|fav) ([a-z]+(?: (?!(?:these|now|nowadays|at|right|too|and|but|of|by|ever|lately|for|"
-    r"in|this|of)\b)[a-z]+)?)\b",
+    r"in|this)\b)[a-z]+)?)\b",
     re.IGNORECASE,
 )
 

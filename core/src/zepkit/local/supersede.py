@@ -24,7 +24,7 @@ from zepkit.local.outcomes import (
     states_marker,
     words_shared,
 )
-from zepkit.local.profile import about_someone, names_left, owned_alike, topic_value
+from zepkit.local.profile import about_someone, names_left, owner_named, topic_value
 from zepkit.local.retrieval import match_expression
 from zepkit.local.text import fact_key, normalise_name
 
@@ -144,7 +144,7 @@ def _mentioning_same_entities(
 ) -> dict[int, tuple[str, str, str | None]]:
     """Statements that mention the entities `change` mentions, other than its speakers', or a
     longer name that ends with one ("Sold the Fiesta" ends "I drive a Ford Fiesta"); when it
-    names them as someone else's, only those naming that owner too (`owned_alike`)."""
+    names them as someone else's, only those naming that owner too (`owner_named`)."""
     own = sorted({key for key in map(normalise_name, change.speakers) if key})
     rows = conn.execute(
         "SELECT DISTINCT s.id, s.text, s.valid_at, s.invalid_at FROM mentions AS m "
@@ -165,10 +165,12 @@ def _mentioning_same_entities(
             *((change.valid_at,) if change.topics else ()),
         ),
     ).fetchall()
+    owner = owner_named(change.text)
     return {
         row[0]: row[1:]
         for row in rows
-        if (change.in_profile or about_someone(row[1])) and owned_alike(change.text, row[1])
+        if (change.in_profile or about_someone(row[1]))
+        and (owner is None or owner in row[1].lower())
     }
 
 
