@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 
 from zepkit.core._backend import SearchRequest, UserProfile
 from zepkit.core._errors import BackendError, ConfigurationError
-from zepkit.core._models import Message, SearchResults
+from zepkit.core._models import Message
 from zepkit.local import LocalBackend, check_fts5, schema
 from zepkit.local.ids import graph_range
 from zepkit.local.schema import SCHEMA_VERSION
@@ -212,11 +213,8 @@ async def test_a_version_8_file_is_read_as_it_is_and_its_states_kept_when_writte
         preview = await reader.preview_context(UserProfile("u"), "t2", told)
         assert preview is not None and waiting in preview  # written to a copy brought up to date
 
-    async with LocalBackend(db_path, retriever="lexical") as writer:
-        await writer.add_messages("t", [Message("user", "Visa approved!")])
-        found = await writer.search(SearchRequest("visa", user_id="u", limit=5))
-        ended = _ended(found)
-        assert ended[f"user: {waiting}"] is not None
+    ended = await _ended_after(db_path, ("Visa approved!",), "visa", limit=5)
+    assert ended[f"user: {waiting}"] is not None
     with sqlite3.connect(db_path) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         kept = conn.execute("SELECT states FROM statements WHERE states IS NOT NULL").fetchall()
@@ -244,11 +242,8 @@ async def test_a_version_9_file_has_its_states_read_again_by_the_newer_rules(
         assert conn.execute("PRAGMA user_version").fetchone()[0] == 9
     conn.close()
 
-    async with LocalBackend(db_path, retriever="lexical") as writer:
-        await writer.add_messages("t", [Message("user", "The car is fixed now.")])
-        found = await writer.search(SearchRequest("car", user_id="u", limit=5))
-        ended = _ended(found)
-        assert ended[f"user: {broken}"] is not None
+    ended = await _ended_after(db_path, ("The car is fixed now.",), "car", limit=5)
+    assert ended[f"user: {broken}"] is not None
     with sqlite3.connect(db_path) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         kept = conn.execute("SELECT states FROM statements WHERE states IS NOT NULL").fetchall()
@@ -270,13 +265,9 @@ async def test_a_version_10_file_has_its_states_read_again_for_the_newer_kinds(
         conn.execute("PRAGMA user_version = 10")
     conn.close()
 
-    async with LocalBackend(db_path, retriever="lexical") as writer:
-        for news in ("All better now!", "Back home!"):
-            await writer.add_messages("t", [Message("user", news)])
-        found = await writer.search(SearchRequest("cold Lisbon", user_id="u", limit=5))
-        ended = _ended(found)
-        assert ended[f"user: {cold}"] is not None
-        assert ended[f"user: {away}"] is not None
+    ended = await _ended_after(db_path, ("All better now!", "Back home!"), "cold Lisbon", limit=5)
+    assert ended[f"user: {cold}"] is not None
+    assert ended[f"user: {away}"] is not None
     with sqlite3.connect(db_path) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 12
     conn.close()
@@ -294,12 +285,13 @@ async def test_a_version_11_file_has_its_states_read_again_for_the_newer_kinds(
         conn.execute("PRAGMA user_version = 11")
     conn.close()
 
-    async with LocalBackend(db_path, retriever="lexical") as writer:
-        for news in ("We bought a house!", "Back in the office full time now.", "I graduated!"):
-            await writer.add_messages("t", [Message("user", news)])
-        found = await writer.search(SearchRequest("flat home uni law", user_id="u", limit=10))
-        ended = _ended(found)
-        assert all(ended[f"user: {text}"] is not None for text in said)
+    ended = await _ended_after(
+        db_path,
+        ("We bought a house!", "Back in the office full time now.", "I graduated!"),
+        "flat home uni law",
+        limit=10,
+    )
+    assert all(ended[f"user: {text}"] is not None for text in said)
     with sqlite3.connect(db_path) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 12
     conn.close()
@@ -323,20 +315,26 @@ async def test_a_version_11_file_gains_the_subjects_of_its_instructions(db_path:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == 11
     conn.close()
 
-    async with LocalBackend(db_path, retriever="lexical") as writer:
-        await writer.add_messages("t", [Message("user", "Reply in English from now on.")])
-        found = await writer.search(SearchRequest("reply Spanish answers", user_id="u", limit=10))
-        ended = _ended(found)
-        assert ended[f"user: {spanish}"] is not None
-        assert ended[f"user: {short}"] is None
+    ended = await _ended_after(
+        db_path, ("Reply in English from now on.",), "reply Spanish answers", limit=10
+    )
+    assert ended[f"user: {spanish}"] is not None
+    assert ended[f"user: {short}"] is None
     with sqlite3.connect(db_path) as conn:
         topics = dict(conn.execute("SELECT text, topics FROM statement_rows"))
         assert topics[f"user: {short}"] == " manner-length "
     conn.close()
 
 
-def _ended(found: SearchResults) -> dict[str, datetime | None]:
-    """Each fact a search found, with when it ended (None: current)."""
+async def _ended_after(
+    db_path: Path, news: Sequence[str], query: str, *, limit: int
+) -> dict[str, datetime | None]:
+    """User "u" tells each of `news` in thread "t" (opening the file for writing, so upgrading
+    it); then each fact a search for `query` finds, with when it ended (None: current)."""
+    async with LocalBackend(db_path, retriever="lexical") as writer:
+        for text in news:
+            await writer.add_messages("t", [Message("user", text)])
+        found = await writer.search(SearchRequest(query, user_id="u", limit=limit))
     return {edge.fact: edge.invalid_at for edge in found.edges}
 
 
