@@ -235,9 +235,7 @@ async def test_a_version_9_file_has_its_states_read_again_by_the_newer_rules(
         conn.execute("PRAGMA user_version = 9")
     conn.close()
 
-    async with LocalBackend(db_path, retriever="lexical", read_only=True) as reader:
-        found = await reader.search(SearchRequest("car", user_id="u"))
-        assert [edge.fact for edge in found.edges] == [f"user: {broken}"]
+    assert await _facts_read_only(db_path, "car") == [f"user: {broken}"]
     with sqlite3.connect(db_path) as conn:  # a read-only open wrote nothing
         assert conn.execute("PRAGMA user_version").fetchone()[0] == 9
     conn.close()
@@ -308,9 +306,7 @@ async def test_a_version_11_file_gains_the_subjects_of_its_instructions(db_path:
         conn.execute("PRAGMA user_version = 11")
     conn.close()
 
-    async with LocalBackend(db_path, retriever="lexical", read_only=True) as reader:
-        found = await reader.search(SearchRequest("Spanish", user_id="u"))
-        assert [edge.fact for edge in found.edges] == [f"user: {spanish}"]
+    assert await _facts_read_only(db_path, "Spanish") == [f"user: {spanish}"]
     with sqlite3.connect(db_path) as conn:  # served as it is: a read-only open writes nothing
         assert conn.execute("PRAGMA user_version").fetchone()[0] == 11
     conn.close()
@@ -324,6 +320,13 @@ async def test_a_version_11_file_gains_the_subjects_of_its_instructions(db_path:
         topics = dict(conn.execute("SELECT text, topics FROM statement_rows"))
         assert topics[f"user: {short}"] == " manner-length "
     conn.close()
+
+
+async def _facts_read_only(db_path: Path, query: str) -> list[str]:
+    """The facts of user "u" a search for `query` finds through a read-only open of the file."""
+    async with LocalBackend(db_path, retriever="lexical", read_only=True) as reader:
+        found = await reader.search(SearchRequest(query, user_id="u"))
+    return [edge.fact for edge in found.edges]
 
 
 async def _ended_after(
