@@ -131,6 +131,13 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("Just turned 40 and feeling it.", "identity", True),
         ("I paid nearly 50 quid for it.", "identity", False),  # a price, not an age
         ("Turn 2 and then left.", "identity", False),
+        ("I took up pottery last year.", "tastes", True),  # a pastime taken up
+        ("I'm going to propose to Sam at Christmas.", "people", True),
+        ("We proposed to the board a four-day week.", "people", False),
+        ("We're redoing the kitchen, so no oven until May.", "home", True),
+        ("Redoing my CV tonight.", "home", False),
+        ("The meeting took up my whole day.", "tastes", False),  # time taken
+        ("The boxes are taking up too much space.", "tastes", False),
     ],
 )
 def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read: bool) -> None:
@@ -258,6 +265,17 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Fluent in Spanish and French, a bit of German.",
         "Learning to play the piano.",
         "Started learning Japanese.",
+        "Started learning the cello in January, total beginner.",  # a subject with its article
+        "Taking up the violin again.",
+        "Training for a half marathon in May.",
+        "Training to be a pilot, checkride next month.",
+        "Moving house this weekend, from Leeds to York!",  # "this" of a time, not a reaction
+        "Gonna propose to Hana in Kyoto next month, don't tell anyone!",
+        "About to start a new job at Google.",
+        "ngl the new job at the hospital pharmacy is intense",  # "the new job" is the speaker's
+        "We're doing up an old farmhouse in Normandy.",
+        "Been doing CrossFit four times a week for three years.",
+        "Mine's a pretty strict budget, about £200 a month for food.",  # "mine" opens it
         # what the household owns
         "Our car is an old Prius.",
         "We have a boat moored in Sausalito.",
@@ -450,6 +468,13 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Renovating the old town hall took years.",
         "Learning a lot today.",
         "Learning the hard way.",
+        "Learning the ropes, slowly.",  # no subject taken up
+        "Learning a few things from this thread.",
+        "Training for a marathon is hard.",  # training as a subject: a view
+        "Gonna watch a movie.",  # nothing of the speaker's kinds
+        "Love this!",
+        "Hate this weather.",
+        "The new job posting is live.",
         "Toyota recalled a million cars.",  # a maker's name, no owner
         "Raised in the meeting, the budget.",
         "Went to the shops.",
@@ -489,6 +514,9 @@ def test_what_is_not_the_speaker_stays_out(sentence: str) -> None:
         ("I run about 30 km a week.", True),
         ("I go to the gym three times a week.", True),
         ("I run a small bakery.", False),  # running a business is no sport
+        ("Been doing CrossFit for three years.", True),
+        ("Signed up for a half-marathon.", True),
+        ("We love having movie marathons.", False),  # a marathon of films
     ],
 )
 def test_sport_is_a_kind_of_its_own(sentence: str, fitness: bool) -> None:

@@ -19,7 +19,7 @@ from zepkit.local.factoring import PatternSet, factored
 from zepkit.local.outcomes import NOT_TO_LIVE_IN
 from zepkit.local.text import SPEAKER_I, STOP_WORDS, opens_without_subject, without_subject
 
-_SELF = re.compile(rf"(?<![\w'’])(?:{SPEAKER_I}|[Mm]y|MY|[Mm]e|mine|myself)\b")
+_SELF = re.compile(rf"(?<![\w'’])(?:{SPEAKER_I}|[Mm]y|MY|[Mm]e|[Mm]ine|[Mm]yself)\b")
 """The speaker talking about themselves (in chat's spellings too)."""
 
 _SAYS_SO = re.compile(
@@ -122,6 +122,8 @@ _IMPLIED_I = re.compile(
     rf"{_PAYING_OFF}|"
     r"lived(?= (?:in|on|abroad|overseas|near|with|all over)\b)|"
     r"ended up(?= (?:going with|buying|getting|choosing|picking|taking|booking|moving)\b)|"
+    rf"training (?:for|to be|as)\b{_NOT_THE_SUBJECT}|"
+    rf"(?:gonna|going to|planning (?:to|on)|hoping to|about to)\b{_NOT_THE_SUBJECT}|"
     r"living|studying|allergic|intolerant|retired|love|loving|enjoy|enjoying|hate|hating|into|"
     r"obsessed with|addicted to|crazy about|big on|passionate about|keen on|"
     r"can'?t get enough of|"
@@ -144,14 +146,17 @@ _IMPLIED_I = re.compile(
     r"moving|driving|growing)|turn|turned|start|started|live|just)\b)|"
     r"the (?:kids|twins|wife|hubby|husband|missus|missis|mrs|other half|better half)"
     r"(?= (?:is|are|was|were|has|have|just|both|turns?|"
-    r"turned|starts?|started|lives?)\b)|baby (?:number|no\.?|#) ?(?:\d|two|three|four))\b",
+    r"turned|starts?|started|lives?)\b)|baby (?:number|no\.?|#) ?(?:\d|two|three|four)|"
+    r"the new (?:job|role|house|flat|apartment|puppy|kitten|baby)"
+    r"(?! (?:of|for|posting|postings|ads?|advert|listings?|board|description)\b))\b",
     re.IGNORECASE,
 )
 """Chat's dropped "I" or "my" ("Been vegan for 5 years now.", "Recently diagnosed with celiac.",
 "Just got engaged!", "Husband is vegetarian.", "Wife's a surgeon.", "Kids are 4 and 7.", "The
 kids are 5 and 8.", "The missus is pregnant again.", "Originally from Ghana.", "Baby number two
-is due in May!"): a user's sentence opening with a verb or state only the speaker can be the
-subject of, or with one of their people, pets or their job."""
+is due in May!", "The new job at the pharmacy is intense"): a user's sentence opening with a
+verb or state only the speaker can be the subject of, or with one of their people, pets or their
+job."""
 
 _ANY_KIND = re.compile(
     r"^\W*(?:(?:just|finally|also|now|soon)\s+)?(?:(?:heading|headed|off|flying|driving|"
@@ -191,7 +196,9 @@ woodworking these days."): the speaker's taste; with a determiner or "seeing", "
 more often a reaction to what the listener shared ("Love the colours!", "Love seeing this")."""
 
 _POINTS_AWAY = re.compile(
-    r"\W*(?:it|that|this|when|how|what|the way|fun)\b|"
+    r"\W*(?:it|that|this(?! (?:week|weekend|month|year|morning|afternoon|evening|summer|spring|"
+    r"autumn|fall|winter|term|semester|monday|tuesday|wednesday|thursday|friday|saturday|"
+    r"sunday)\b)|when|how|what|the way|fun)\b|"
     r".*\b(?:you|your|you're|you’re|pics?|photos?|pictures?|videos?|posts?|"
     r"(?:must|might|would|could) be)\b",
     re.IGNORECASE,
@@ -199,6 +206,16 @@ _POINTS_AWAY = re.compile(
 """What follows the opener when the sentence is about something else ("Love that!", "Hate when
 that happens.", "Love the way you explain things!"); "Got home late." is ruled out in the
 opener."""
+
+_LEARNS = re.compile(rf"(?:{_LEARNING})\W*$", re.IGNORECASE)
+_NAMES_A_SUBJECT = re.compile(
+    r"\s+(?:the |a |an )(?!(?:lot|bit|few|hard|thing|things|way|lesson|lessons|ropes|basics|"
+    r"truth|news|fact|same|rest|other|one|moment|time)\b)[a-z]",
+    re.IGNORECASE,
+)
+"""After "learning" or "took up", a subject with its article ("Started learning the cello.",
+"Took up a martial art"): what the speaker takes up, not a reaction; not "learning the hard way",
+"a lot" or "the ropes" (no subject named)."""
 
 _FAN = re.compile(r"\bfan\b|can'?t (?:eat|have|drink|stand)|don'?t (?:eat|drink)", re.IGNORECASE)
 """Openers that make any taste the speaker's own; after "love", "hate" or "into" it must be named
@@ -230,9 +247,11 @@ def says_of_self_without_i(sentence: str, kinds: Iterable[str] | None = None) ->
     found = set(kinds_in(sentence) if kinds is None else kinds)
     if _TASTE_OPENER.search(opener[0]):
         # "Hate cooking." names a taste; "Love the chef's special!" reacts to something shown
-        return _NAMES_A_TASTE.match(sentence, opener.end()) is not None and bool(
-            _IMPLIED_KINDS.intersection(found)
+        named = _NAMES_A_TASTE.match(sentence, opener.end()) is not None or (
+            _LEARNS.search(opener[0]) is not None
+            and _NAMES_A_SUBJECT.match(sentence, opener.end()) is not None
         )
+        return named and bool(_IMPLIED_KINDS.intersection(found))
     if _FAN.search(opener[0]) is None and _LASTING.search(sentence) is None:
         found.discard("tastes")  # "Not a fan of mushrooms"; not "Been loving this weather"
     return bool(_IMPLIED_KINDS.intersection(found))
@@ -696,7 +715,8 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"colleague|boss|wedding|anniversary|engaged|honeymoon|divorc\w*|tied the knot|"
             r"adoption|fostering|adopting (?:a |an |our |my |two |three )?(?:little |baby |young )?"
             r"(?:boy|girl|child|children|baby|kids?|son|daughter|siblings?)\b|"
-            r"got hitched|"
+            r"got hitched|(?:marriage )?proposal|pop(?:ped|ping)? the question|"
+            r"propos(?:e|ed|ing) to (?!(?:the|a|an|our|their|this|that|it|them)\b)|"
             r"school (?:run|drop-?offs?|pick-?ups?)|"
             r"(?:my|our|\d|two|three|four|five|six) (?:little |young |teenage |"
             r"grown-up )?(?:boys|girls)|"
@@ -745,7 +765,11 @@ _KINDS: tuple[_Kind, ...] = tuple(
             "home",
             2.0,
             r"\b(?:live|lived|living|moved|moving|relocat\w*|flat|apartment|house|home|renovat\w*|"
-            r"neighbou?rhood|rent\w*|grew up|born|raised (?:in|on)|from(?! now on)|based in)\b|"
+            r"neighbou?rhood|rent\w*|grew up|born|raised (?:in|on)|from(?! now on)|based in|"
+            r"(?:redo(?:ing)?|redid|re-doing|doing up|did up|remodel\w*|refurb\w*|refit\w*|"
+            r"extending) (?:(?:the|our|my|an?) )?(?:(?:old|new|little|whole) )?(?:kitchen|"
+            r"bathroom|house|flat|loft|attic|basement|garden|living room|bedroom|garage|"
+            r"farmhouse|cottage|barn|cabin|home|place|property))\b|"
             r"\bwhere (?:\w+ ){0,3}based\b",
         ),
         (
@@ -790,7 +814,11 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"swim\w*|yoga|pilates|hik(?:e|es|ed|ing)|climbing|boulder\w*|sports?|football|"
             r"soccer|tennis|judo|karate|taekwondo|jiu[- ]?jitsu|kickboxing|martial arts|"
             r"black belt|"
-            r"basketball|weight|(?:lose|lost|losing|gain|gained|put on) (?:\w+ ){0,2}"
+            r"basketball|crossfit|triathlons?|(?<!movie )(?<!gaming )(?<!film )(?<!tv )"
+            r"(?<!binge )(?<!reading )(?:half[- ])?marathons?|parkrun|rugby|netball|"
+            r"badminton|volleyball|hockey|baseball|skiing|snowboarding|surfing|kayaking|"
+            r"weightlifting|powerlifting|zumba|spin class(?:es)?|muay thai|"
+            r"weight|(?:lose|lost|losing|gain|gained|put on) (?:\w+ ){0,2}"
             r"(?:kg|kilos?|lbs?|pounds|stone)|"
             r"i run (?=\d|(?:about|around|every|daily|most|marathons?|half|regularly|a lot)\b))\b",
         ),
@@ -799,6 +827,9 @@ _KINDS: tuple[_Kind, ...] = tuple(
             1.0,
             r"\b(?:love|like|enjoy|hate|dislike|prefer|favou?rite|fans?|into|can'?t stand|"
             r"hobby|hobbies|play|plays|playing|learning|collect\w*|obsessed|addicted|"
+            r"(?:taking|took|taken) up(?! (?:(?:the|my|our|your|his|her|their) )?(?:whole|"
+            r"entire|rest|time|day|days|evening|weekend|all|most|much|so much|too much|space|"
+            r"room|a lot)\b)|"
             r"crazy about|big on|passionate|keen|avid|can'?t get enough|supporters?|volunteer\w*|"
             r"season[- ]tickets?)\b",
         ),
