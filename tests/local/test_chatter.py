@@ -85,6 +85,15 @@ from zepkit.local.chatter import is_chatter
         ("Hmm, maybe.", "user"),
         ("See you later.", "user"),
         ("That's everything, thanks.", "user"),
+        ("Legend, thanks.", "user"),
+        ("ty!", "user"),
+        # a short request closed by "please"
+        ("Random fact please.", "user"),
+        ("Another one pls", "user"),
+        ("surprise me with a fact", "user"),  # a request without its question mark
+        ("how to remove a red wine stain", "user"),
+        ("how many tbsp in a cup", "user"),
+        ("kk", "user"),
     ],
 )
 def test_chatter(sentence: str, role: str) -> None:
@@ -126,6 +135,11 @@ def test_chatter(sentence: str, role: str) -> None:
         ("From now on, keep your answers short.", "user"),
         ("Please don't suggest anything with mushrooms.", "user"),  # what never to offer
         ("Please use metric units.", "user"),  # units for every answer
+        ("No onions please.", "user"),  # what the user will not have
+        ("Metric only please.", "user"),
+        ("Vegan options please.", "user"),  # a diet told in the request
+        ("My usual please.", "user"),
+        ("how long i have lived here: 10 years", "user"),
         ("help me plan a party for my son, he is turning 6 and loves dinosaurs", "user"),
         ("Write a poem for my wife, she loves roses.", "user"),  # going on about someone
         ("Just got engaged!!", "user"),  # news without "I", not a cheer

@@ -37,10 +37,12 @@ PHATIC_WORDS: frozenset[str] = _wordset(
     correct course definitely enjoy enjoyed enough everything exactly excellent exciting fab fair
     fantastic fine fun glad go good goodbye gorgeous gotcha great guess haha hahaha handy
     happy hear heard hello help helped helpful helps hey hi hmm hope huh idea ideas impressive
-    incredible indeed interesting keep kind know later lol lot love lovely luck makes maybe
+    incredible indeed interesting keep kind kk know later legend lol lot love lovely luck makes
+    maybe
     mention mentioned mind neat nice noted nope np perfect please pleasure point problem problems
     recommendation recommendations right rush see sense shot sorry sound sounds super sure sweet
-    tell thank thanks thx think tip tips totally true try understand understood useful welcome
+    tell thank thanks thx think tip tips totally true try ty tysm understand understood useful
+    welcome
     well wonderful worked works worries worry wow yay yep yup
     """
 )
@@ -60,10 +62,19 @@ _ACK_OPENERS = re.compile(
 _REQUEST_OPENERS = re.compile(
     r"^\W*(?:(?:can|could|would|will) you|please|tell me|give me|show me|help me|let'?s|"
     r"explain|suggest|recommend|write|draft|list|summari[sz]e|translate|rephrase|describe|"
-    r"remind me|find me|make me|plan|create|compare)\b",
+    r"remind me|find me|make me|plan|create|compare|"
+    r"(?:surprise|send|get|walk|talk|quiz|bring|fetch) me)\b",
     re.IGNORECASE,
 )
 """How a request opens: asking for something is not saying something."""
+
+_PLEASE_AFTER = re.compile(
+    r"^\W*(?![^.!?]*\b(?:no|not|without|never|don'?t|only|always|anymore)\b)"
+    r"(?:[\w'’-]+\W+){1,4}(?:please|pls|plz)\W*$",
+    re.IGNORECASE,
+)
+"""A short request closed by "please" ("Random fact please.", "Another one pls"); not what the
+user will not have or only wants ("No onions please.", "Metric only please.")."""
 
 _ASKED_OF_YOU = re.compile(r"^\W*(?:please,? )?(?:can|could|would|will) you\b", re.IGNORECASE)
 """A request put as a question: one for every later answer ("Could you always answer in
@@ -117,7 +128,14 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
         return not (role == "user" and _SHORT_NEWS.match(text) is not None)
     if role == "user":  # a request is chatter, unless it stands for every later turn
         return (
-            bool(_REQUEST_OPENERS.match(text))
+            bool(
+                _REQUEST_OPENERS.match(text)
+                or (
+                    _PLEASE_AFTER.match(text)
+                    and _FIRST_PERSON.search(text) is None
+                    and not kinds_in(text)  # "Vegan options please." tells a diet
+                )
+            )
             and not is_standing(text)
             and not _tells_while_asking(text)
             and not _reveals(text)
@@ -141,6 +159,7 @@ _UNMARKED_QUESTION = re.compile(
     r"(?:\s+(?!(?:i|you|he|she|we|they|it|my|your|his|her|our|their|the|this|that|these|those|"
     r"a|an)\b)[\w'’-]+){0,3}?\s+(?:do|does|did|should|shall|can|could|would|will|is|are|was|were|"
     r"have|has|may|might|must)\b|(?:what|how|where|who)['’]?s\b|"
+    r"how (?:to|many|much|long|far|often|big|tall|old)\b(?!\s+(?:i|we|my|our)\b)|"
     r"any (?:ideas?|tips?|suggestions?|recommendations?|advice)\b|"
     r"(?:do|does|did|can|could|would|will|should|is|are|am|have|has)\s+"
     r"(?:you|i|we|it|there|this|that)\b)",
