@@ -85,6 +85,7 @@ from zepkit.local.chatter import is_chatter
         ("Hmm, maybe.", "user"),
         ("See you later.", "user"),
         ("That's everything, thanks.", "user"),
+        ("Hey Sam, good to hear from you.", "user"),  # a name and a "from" of no home
         ("Legend, thanks.", "user"),
         ("ty!", "user"),
         # a short request closed by "please"
@@ -140,6 +141,8 @@ def test_chatter(sentence: str, role: str) -> None:
         ("Vegan options please.", "user"),  # a diet told in the request
         ("My usual please.", "user"),
         ("how long i have lived here: 10 years", "user"),
+        ("Half Japanese, half Scottish.", "user"),  # a heritage, not names said in passing
+        ("Promoted to head chef!", "user"),  # the user's news, not a cheer
         ("help me plan a party for my son, he is turning 6 and loves dinosaurs", "user"),
         ("Write a poem for my wife, she loves roses.", "user"),  # going on about someone
         ("Just got engaged!!", "user"),  # news without "I", not a cheer

@@ -274,6 +274,22 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "About to start a new job at Google.",
         "ngl the new job at the hospital pharmacy is intense",  # "the new job" is the speaker's
         "We're doing up an old farmhouse in Normandy.",
+        "Based in Leeds.",
+        "Big into board games.",
+        "Two left feet, can't dance.",
+        "Newly qualified electrician!",  # news headed "newly", not an exclamation at the listener
+        "Retiring in June after 40 years at the post office.",  # no post of someone's
+        "Currently on a Couch to 5k plan.",
+        "Never learned to drive.",
+        "Drive an old Land Rover.",
+        "Run a small Etsy shop selling candles.",
+        "Half Japanese, half Scottish.",  # capitals of a heritage, not names in passing
+        "Landlord just gave us notice.",
+        "Promoted to head chef!",
+        "Training for Ironman Wales.",
+        "Renting a tiny studio in Paris.",
+        "Big Liverpool fan.",
+        "Twins due in April!",
         "Been doing CrossFit four times a week for three years.",
         "Mine's a pretty strict budget, about £200 a month for food.",  # "mine" opens it
         # what the household owns
@@ -475,6 +491,11 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Love this!",
         "Hate this weather.",
         "The new job posting is live.",
+        "Big into it.",
+        "Love the post!",
+        "Run a quick search for flights.",  # a request to the listener
+        "Drive a hard bargain.",
+        "Renting a car for the trip.",  # not a home
         "Toyota recalled a million cars.",  # a maker's name, no owner
         "Raised in the meeting, the budget.",
         "Went to the shops.",

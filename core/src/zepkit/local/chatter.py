@@ -68,6 +68,10 @@ _REQUEST_OPENERS = re.compile(
 )
 """How a request opens: asking for something is not saying something."""
 
+_NAMES_TELL = frozenset({"identity", "people", "pets", "health", "diet", "work"})
+"""Kinds a sentence of only names still tells of ("Half Japanese, half Scottish."); not the
+"from" of "Great to hear from you, Sam" (a home)."""
+
 _PLEASE_AFTER = re.compile(
     r"^\W*(?![^.!?]*\b(?:no|not|without|never|don'?t|only|always|anymore)\b)"
     r"(?:[\w'’-]+\W+){1,4}(?:please|pls|plz)\W*$",
@@ -123,7 +127,8 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
     if not rest:  # politeness, unless it is a number ("4 and 7.": the children's ages asked)
         return _DIGIT.search(text) is None
     if _FIRST_PERSON.search(text) is None and _only_names(text, rest):
-        return True  # names said in passing ("Thanks, Melanie!")
+        # names said in passing ("Thanks, Melanie!"), not a heritage or a breed ("Half Italian.")
+        return not _NAMES_TELL & kinds_in(text)
     if _is_cheer(text, role):
         return not (role == "user" and _SHORT_NEWS.match(text) is not None)
     if role == "user":  # a request is chatter, unless it stands for every later turn

@@ -124,12 +124,18 @@ _IMPLIED_I = re.compile(
     r"ended up(?= (?:going with|buying|getting|choosing|picking|taking|booking|moving)\b)|"
     rf"training (?:for|to be|as)\b{_NOT_THE_SUBJECT}|"
     rf"(?:gonna|going to|planning (?:to|on)|hoping to|about to)\b{_NOT_THE_SUBJECT}|"
-    r"living|studying|allergic|intolerant|retired|love|loving|enjoy|enjoying|hate|hating|into|"
+    r"living|studying|allergic|intolerant|retired|retiring|based (?:in|near|out of|outside)|"
+    r"promoted|made redundant|laid off|never (?:learned|learnt) to|"
+    r"renting(?= (?:a|an|our|my) (?:[\w-]+ ){0,2}(?:flat|apartment|studio|house|room|place|"
+    r"home|condo|bedsit|cottage)\b)|"
+    r"(?:a )?(?:big|huge|massive|lifelong|die-?hard) (?:[\w'’-]+ ){1,3}fan\b|"
+    r"(?:drive|own|run)(?= (?:a|an|two|three)\b)|"
+    r"(?:big|huge|super|massively) into|love|loving|enjoy|enjoying|hate|hating|into|"
     r"obsessed with|addicted to|crazy about|big on|passionate about|keen on|"
     r"can'?t get enough of|"
     r"adopted|have|had|lost|quit|gave up|given up|giving up|stopped|trying to|on an?|"
     r"not (?:a|much of a) (?:big |huge )?fan|(?:a )?(?:big |huge )?fan of|"
-    r"can'?t (?:eat|have|do|drink|stand|swim|drive|cook|walk)|"
+    r"can'?t (?:eat|have|do|drink|stand|swim|drive|cook|walk|dance|sing|ski|skate|ride)|"
     r"don'?t (?:eat|drink|do|like|enjoy|care for)|"
     r"do (?:the|all the|most of the) school (?:run|drop-?offs?|pick-?ups?)|"
     r"not (?:great|good|big) (?:with|on)|(?:scared|terrified|afraid|frightened) of|"
@@ -141,7 +147,7 @@ _IMPLIED_I = re.compile(
     r"kitten|(?:new )?job|work|budget|money|cash)(?:(?:'s|’s)(?= )|(?= (?:is|was|has|had|just|"
     r"turns|turned|loves|hates|can'?t|doesn'?t|works|lives|birthday|name|starts|started|got|"
     r"gets|left|moved|passed)\b))|"
-    r"(?:kids|twins|boys|girls|parents|in-laws)(?= (?:(?:are|were) (?:\d|both|all|now|still|"
+    r"(?:kids|twins|boys|girls|parents|in-laws)(?= (?:due|(?:are|were) (?:\d|both|all|now|still|"
     r"grown|teens|at|in|away|home|back|off|visiting|coming|staying|going|starting|leaving|"
     r"moving|driving|growing)|turn|turned|start|started|live|just)\b)|"
     r"the (?:kids|twins|wife|hubby|husband|missus|missis|mrs|other half|better half)"
@@ -199,7 +205,7 @@ _POINTS_AWAY = re.compile(
     r"\W*(?:it|that|this(?! (?:week|weekend|month|year|morning|afternoon|evening|summer|spring|"
     r"autumn|fall|winter|term|semester|monday|tuesday|wednesday|thursday|friday|saturday|"
     r"sunday)\b)|when|how|what|the way|fun)\b|"
-    r".*\b(?:you|your|you're|you’re|pics?|photos?|pictures?|videos?|posts?|"
+    r".*\b(?:you|your|you're|you’re|pics?|photos?|pictures?|videos?|posts?(?! office)|"
     r"(?:must|might|would|could) be)\b",
     re.IGNORECASE,
 )
@@ -296,13 +302,13 @@ with one counts a milestone of the speaker's."""
 _NOT_A_NOTE = re.compile(
     r"^\W*(?:yeah|yes|yep|yup|no|nope|definitely|totally|absolutely|wow|oh|ouch|haha|lol|aw+|ah|"
     r"hmm+|well|ok|okay|sure|true|exactly|indeed|right|bummer|keep|let'?s|enjoy|remember)\b|"
-    rf"^\W*\[|^(?!\W*(?:brand )?new\b)(?!.*{SPAN}).*!\W*$",
+    rf"^\W*\[|^(?!\W*(?:(?:brand )?new|newly|freshly)\b)(?!.*{SPAN}).*!\W*$",
     re.IGNORECASE,
 )
 """An interjection, an imperative, a shared picture's caption or an exclamation: talk to the
 listener ("Yeah, work can be tough.", "Keep up the good work!"), not a note on the speaker. An
-exclamation that heads with "new" is news ("New puppy!!!", "New job!"), as one counting a span
-is a milestone ("Two years sober today!"): its kind decides."""
+exclamation that heads with "new" is news ("New puppy!!!", "Newly qualified electrician!"), as
+one counting a span is a milestone ("Two years sober today!"): its kind decides."""
 
 
 _ASIDE = re.compile(
@@ -352,7 +358,8 @@ _OWNED = (
     r"campervans?|caravans?|motorhomes?|cabins?|cottages?|gardens?|backyards?|garages?|"
     r"allotments?|balcon(?:y|ies)|terraces?|patios?|driveways?|toyota|honda|volvo|tesla|bmw|audi|subaru|mazda|nissan|hyundai|kia|"
     r"volkswagen|vw|mercedes|chevy|chevrolet|jeep|fiat|peugeot|renault|skoda|prius|lexus|"
-    r"porsche|corolla|camry|harley"
+    r"porsche|corolla|camry|harley|ford|land rover|range rover|vauxhall|citroen|dacia|"
+    r"polestar|mitsubishi|suzuki|jaguar|ducati|yamaha|kawasaki"
 )
 """What a household may own (the kind `belongings`), cars also by their makers' names, in lower
 case."""
@@ -755,6 +762,8 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"compan(?:y|ies)|office|"
             r"retir\w*|business|employer|intern\w*|shift\w*|hired|promot\w*|salary|for a living|"
             r"startup|firm|freelanc\w*|self-employed|unemployed|colleagues?|coworkers?|"
+            r"(?:run|runs|running|own|owns|opened) (?:a|an|my|our) (?:[\w'-]+ ){0,2}(?:shop|store|"
+            r"caf[eé]|restaurant|pub|salon|bakery|studio|practice|agency)|"
             r"redundan\w*|laid off|(?:got|been|was|were) (?:fired|sacked)|"
             r"clients?|customers?|(?:our|my|tech|software) stack|codebase|monorepo|"
             r"(?:fiscal|financial) year|(?:fully|all) remote|b2b|saas|"
@@ -766,6 +775,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             2.0,
             r"\b(?:live|lived|living|moved|moving|relocat\w*|flat|apartment|house|home|renovat\w*|"
             r"neighbou?rhood|rent\w*|grew up|born|raised (?:in|on)|from(?! now on)|based in|"
+            r"landlord|landlady|letting agent|tenancy|"
             r"(?:redo(?:ing)?|redid|re-doing|doing up|did up|remodel\w*|refurb\w*|refit\w*|"
             r"extending) (?:(?:the|our|my|an?) )?(?:(?:old|new|little|whole) )?(?:kitchen|"
             r"bathroom|house|flat|loft|attic|basement|garden|living room|bedroom|garage|"
@@ -789,6 +799,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"^\W*(?:early|mid|late)[- ]?(?:[2-9]0s|twenties|thirties|forties|fifties|sixties|"
             r"seventies|eighties|nineties)|"
             r"(?:nearly|almost) [1-9]\d(?=\W*$|,| and\b| now\b| years\b| myself\b))\b",
+            r"\bhalf[- ](?-i:[A-Z])",  # a mixed heritage ("Half Japanese, half Scottish.")
         ),
         (
             "plans",
@@ -814,8 +825,9 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"swim\w*|yoga|pilates|hik(?:e|es|ed|ing)|climbing|boulder\w*|sports?|football|"
             r"soccer|tennis|judo|karate|taekwondo|jiu[- ]?jitsu|kickboxing|martial arts|"
             r"black belt|"
-            r"basketball|crossfit|triathlons?|(?<!movie )(?<!gaming )(?<!film )(?<!tv )"
-            r"(?<!binge )(?<!reading )(?:half[- ])?marathons?|parkrun|rugby|netball|"
+            r"basketball|crossfit|triathlons?|ironman|couch to 5k|(?<!movie )(?<!gaming )"
+            r"(?<!film )(?<!tv )(?<!binge )(?<!reading )(?:half[- ])?marathons?|parkrun|rugby|"
+            r"netball|"
             r"badminton|volleyball|hockey|baseball|skiing|snowboarding|surfing|kayaking|"
             r"weightlifting|powerlifting|zumba|spin class(?:es)?|muay thai|"
             r"weight|(?:lose|lost|losing|gain|gained|put on) (?:\w+ ){0,2}"
