@@ -713,6 +713,11 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("I speak French at home.", ()),
         ("Always translate everything into French.", ("manner-language",)),
         ("Always give distances in km, not miles.", ("manner-distance",)),
+        # a state noted without "I'm"
+        ("Based in Leeds.", ("home",)),
+        ("Pescatarian mostly.", ("diet",)),
+        ("Married with two kids.", ("relationship",)),
+        ("NHS nurse, mostly nights.", ()),
     ],
 )
 def test_single_valued_subjects(sentence: str, topics: tuple[str, ...]) -> None:
@@ -789,6 +794,12 @@ async def test_saying_a_thing_no_longer_holds_ends_it(ana: LocalBackend) -> None
     by_text, later = await _told_then(ana, "I'm vegan.", "I'm not vegan anymore.", "vegan")
     assert by_text["user: I'm vegan."] == later
     assert by_text["user: I'm not vegan anymore."] is None
+
+
+async def test_a_state_noted_without_i_is_ended_by_news_on_its_subject(ana: LocalBackend) -> None:
+    by_text, moved = await _told_then(ana, "Based in Leeds.", "I moved to York.", "Leeds York")
+    assert by_text["user: Based in Leeds."] == moved
+    assert by_text["user: I moved to York."] is None
 
 
 async def test_an_older_statement_stored_late_is_ended_at_once(ana: LocalBackend) -> None:

@@ -1344,10 +1344,20 @@ def self_statement(sentence: str) -> SelfStatement | None:
                 return None
             sentence = after_lead_in
         read = f"I {sentence.lstrip()}"  # "Just moved to Leeds!" moves the user's home
-    topics = _topics_of(read, typed_lower=not any(ch.isupper() for ch in sentence))
+    typed_lower = not any(ch.isupper() for ch in sentence)
+    topics = _topics_of(read, typed_lower=typed_lower)
+    if read is not sentence:  # or a state: "Based in Leeds." is "I'm based in Leeds."
+        stated = _topics_of(f"I'm {_first_lowered(sentence.lstrip())}", typed_lower=typed_lower)
+        topics = tuple(dict.fromkeys(topics + stated))
     salience = BASE_SALIENCE + sum(kinds.values()) + (TOPIC_SALIENCE if topics else 0.0)
     named = favourites_named(read) + (manner_subjects(read) if "manner" in kinds else ())
     return SelfStatement(salience, topics + named, tells_an_ending(whole))
+
+
+def _first_lowered(text: str) -> str:
+    """`text` without its opening capital (kept on a first word in capitals: "NHS nurse")."""
+    first = text.split(" ", 1)[0]
+    return text if first.isupper() and len(first) > 1 else text[:1].lower() + text[1:]
 
 
 def added_topics(sentence: str) -> tuple[str, ...]:
