@@ -136,6 +136,8 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("We proposed to the board a four-day week.", "people", False),
         ("We're redoing the kitchen, so no oven until May.", "home", True),
         ("Redoing my CV tonight.", "home", False),
+        ("I earn £2,400 a month.", "work", True),
+        ("The role of vitamin D is debated.", "work", False),
         ("The meeting took up my whole day.", "tastes", False),  # time taken
         ("The boxes are taking up too much space.", "tastes", False),
     ],
@@ -290,8 +292,14 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Renting a tiny studio in Paris.",
         "Big Liverpool fan.",
         "Twins due in April!",
+        "Starting a new role at the BBC on Monday.",
+        "Currently on furlough.",
+        "Can't lift anything heavy after the surgery.",
+        "Flat hunting in Berlin.",
+        "New house has no heating yet.",
+        "Honeymoon in Bali next month!",
+        "Earn about 30k a year.",
         "Been doing CrossFit four times a week for three years.",
-        "Mine's a pretty strict budget, about £200 a month for food.",  # "mine" opens it
         # what the household owns
         "Our car is an old Prius.",
         "We have a boat moored in Sausalito.",
@@ -496,6 +504,10 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Run a quick search for flights.",  # a request to the listener
         "Drive a hard bargain.",
         "Renting a car for the trip.",  # not a home
+        "Based in reality, that's unlikely.",  # no place
+        "The new job market is tough.",
+        "Mine was better.",
+        "Promoted tweets are annoying.",  # a subject of its own
         "Toyota recalled a million cars.",  # a maker's name, no owner
         "Raised in the meeting, the budget.",
         "Went to the shops.",

@@ -19,7 +19,7 @@ from zepkit.local.factoring import PatternSet, factored
 from zepkit.local.outcomes import NOT_TO_LIVE_IN
 from zepkit.local.text import SPEAKER_I, STOP_WORDS, opens_without_subject, without_subject
 
-_SELF = re.compile(rf"(?<![\w'’])(?:{SPEAKER_I}|[Mm]y|MY|[Mm]e|[Mm]ine|[Mm]yself)\b")
+_SELF = re.compile(rf"(?<![\w'’])(?:{SPEAKER_I}|[Mm]y|MY|[Mm]e|mine|[Mm]yself)\b")
 """The speaker talking about themselves (in chat's spellings too)."""
 
 _SAYS_SO = re.compile(
@@ -124,8 +124,11 @@ _IMPLIED_I = re.compile(
     r"ended up(?= (?:going with|buying|getting|choosing|picking|taking|booking|moving)\b)|"
     rf"training (?:for|to be|as)\b{_NOT_THE_SUBJECT}|"
     rf"(?:gonna|going to|planning (?:to|on)|hoping to|about to)\b{_NOT_THE_SUBJECT}|"
-    r"living|studying|allergic|intolerant|retired|retiring|based (?:in|near|out of|outside)|"
-    r"promoted|made redundant|laid off|never (?:learned|learnt) to|"
+    r"living|studying|allergic|intolerant|retired|retiring|"
+    r"based (?:in|near|out of|outside)(?= (?-i:[A-Z]))|"
+    rf"promoted{_NOT_THE_SUBJECT}|made redundant|laid off|never (?:learned|learnt) to|"
+    r"(?:flat|house|home|apartment)[- ]hunting|earn(?:ing)?(?= (?:about|around|roughly|over|"
+    r"under|less|more|just|only|[£$€]?\d))|"
     r"renting(?= (?:a|an|our|my) (?:[\w-]+ ){0,2}(?:flat|apartment|studio|house|room|place|"
     r"home|condo|bedsit|cottage)\b)|"
     r"(?:a )?(?:big|huge|massive|lifelong|die-?hard) (?:[\w'’-]+ ){1,3}fan\b|"
@@ -135,7 +138,8 @@ _IMPLIED_I = re.compile(
     r"can'?t get enough of|"
     r"adopted|have|had|lost|quit|gave up|given up|giving up|stopped|trying to|on an?|"
     r"not (?:a|much of a) (?:big |huge )?fan|(?:a )?(?:big |huge )?fan of|"
-    r"can'?t (?:eat|have|do|drink|stand|swim|drive|cook|walk|dance|sing|ski|skate|ride)|"
+    r"can'?t (?:eat|have|do|drink|stand|swim|drive|cook|walk|dance|sing|ski|skate|ride|lift|"
+    r"carry|bend|kneel|climb)|"
     r"don'?t (?:eat|drink|do|like|enjoy|care for)|"
     r"do (?:the|all the|most of the) school (?:run|drop-?offs?|pick-?ups?)|"
     r"not (?:great|good|big) (?:with|on)|(?:scared|terrified|afraid|frightened) of|"
@@ -144,7 +148,8 @@ _IMPLIED_I = re.compile(
     r"these days|atm)\b)|"
     r"(?:husband|hubby|wife|wifey|partner|boyfriend|girlfriend|fianc[eé]e?|son|daughter|"
     r"mum|mom|dad|toddler|baby|brother|sister|grandma|grandpa|granny|boss|dog|cat|puppy|"
-    r"kitten|(?:new )?job|work|budget|money|cash)(?:(?:'s|’s)(?= )|(?= (?:is|was|has|had|just|"
+    r"kitten|(?:new )?(?:job|house|flat|apartment)|work|budget|money|cash)(?:(?:'s|’s)(?= )|"
+    r"(?= (?:is|was|has|had|just|"
     r"turns|turned|loves|hates|can'?t|doesn'?t|works|lives|birthday|name|starts|started|got|"
     r"gets|left|moved|passed)\b))|"
     r"(?:kids|twins|boys|girls|parents|in-laws)(?= (?:due|(?:are|were) (?:\d|both|all|now|still|"
@@ -154,7 +159,8 @@ _IMPLIED_I = re.compile(
     r"(?= (?:is|are|was|were|has|have|just|both|turns?|"
     r"turned|starts?|started|lives?)\b)|baby (?:number|no\.?|#) ?(?:\d|two|three|four)|"
     r"the new (?:job|role|house|flat|apartment|puppy|kitten|baby)"
-    r"(?! (?:of|for|posting|postings|ads?|advert|listings?|board|description)\b))\b",
+    r"(?! (?:of|for|posting|postings|ads?|advert|listings?|board|description|market|"
+    r"title)\b))\b",
     re.IGNORECASE,
 )
 """Chat's dropped "I" or "my" ("Been vegan for 5 years now.", "Recently diagnosed with celiac.",
@@ -169,7 +175,8 @@ _ANY_KIND = re.compile(
     r"travell?ing|moving|going)(?: back| over| out)? to|(?:gonna|going to|will) be (?:in|at)|"
     r"visiting|planning (?:a |an |our |my )?(?:\w+ )?(?:trip|visit|holiday|vacation) to|"
     r"(?:(?:got|came|flew|getting|coming) )?back from|new (?:to|in)|back (?:home )?in|"
-    r"(?:currently|still|now) (?:in|at)) "
+    r"(?:currently|still|now) (?:in|at)|"
+    r"(?:honeymoon(?:ing)?|holiday(?:ing)?|vacation(?:ing)?) (?:in|to)) "
     r"(?-i:[A-Z])|"
     r"^\W*(?:(?:honestly|definitely|totally)\s+)?not (?:really |exactly )?(?:a|an|much of an?) "
     r"(?:[\w-]+ )?(?:person|cook|baker|drinker|eater|reader|sleeper|planner|travell?er|runner|"
@@ -762,6 +769,8 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"compan(?:y|ies)|office|"
             r"retir\w*|business|employer|intern\w*|shift\w*|hired|promot\w*|salary|for a living|"
             r"startup|firm|freelanc\w*|self-employed|unemployed|colleagues?|coworkers?|"
+            r"furlough\w*|signed off|sick leave|(?:new|first|current) role|role (?:as|at)|"
+            r"earn(?:s|ing)? (?:about |around |roughly |over |under )?[£$€]?\d[\d,.]*k?|"
             r"(?:run|runs|running|own|owns|opened) (?:a|an|my|our) (?:[\w'-]+ ){0,2}(?:shop|store|"
             r"caf[eé]|restaurant|pub|salon|bakery|studio|practice|agency)|"
             r"redundan\w*|laid off|(?:got|been|was|were) (?:fired|sacked)|"
