@@ -282,6 +282,7 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Newly qualified electrician!",  # news headed "newly", not an exclamation at the listener
         "Retiring in June after 40 years at the post office.",  # no post of someone's
         "Currently on a Couch to 5k plan.",
+        "Mine's a pretty strict budget, about £200 a month for food.",  # "mine" of a kind
         "Never learned to drive.",
         "Drive an old Land Rover.",
         "Run a small Etsy shop selling candles.",

@@ -124,7 +124,7 @@ _IMPLIED_I = re.compile(
     r"ended up(?= (?:going with|buying|getting|choosing|picking|taking|booking|moving)\b)|"
     rf"training (?:for|to be|as)\b{_NOT_THE_SUBJECT}|"
     rf"(?:gonna|going to|planning (?:to|on)|hoping to|about to)\b{_NOT_THE_SUBJECT}|"
-    r"living|studying|allergic|intolerant|retired|retiring|"
+    r"living|studying|allergic|intolerant|retired|retiring|mine(?=['’]s\b| is\b| was\b)|"
     r"based (?:in|near|out of|outside)(?= (?-i:[A-Z]))|"
     rf"promoted{_NOT_THE_SUBJECT}|made redundant|laid off|never (?:learned|learnt) to|"
     r"(?:flat|house|home|apartment)[- ]hunting|earn(?:ing)?(?= (?:about|around|roughly|over|"
