@@ -136,7 +136,8 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
             bool(
                 _REQUEST_OPENERS.match(text)
                 or (
-                    _PLEASE_AFTER.match(text)
+                    text.rstrip(" .!").lower().endswith(("please", "pls", "plz"))
+                    and _PLEASE_AFTER.match(text)
                     and _FIRST_PERSON.search(text) is None
                     and not kinds_in(text)  # "Vegan options please." tells a diet
                 )
