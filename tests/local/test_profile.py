@@ -300,6 +300,15 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "New house has no heating yet.",
         "Honeymoon in Bali next month!",
         "Earn about 30k a year.",
+        "Only free on weekends.",
+        "On call this week.",
+        "Prefer trains to planes.",
+        "Can spend up to £50 on the gift.",
+        "From Texas originally.",
+        "Catholic, practising.",  # a faith noted bare
+        "Muslim, so no pork.",
+        "No sugar, doctor's orders.",  # "no" of a diet, not an interjection
+        "Gym at 6am most days.",  # a routine
         "Been doing CrossFit four times a week for three years.",
         # what the household owns
         "Our car is an old Prius.",
@@ -509,6 +518,11 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "The new job market is tough.",
         "Mine was better.",
         "Promoted tweets are annoying.",  # a subject of its own
+        "Catholic churches are beautiful.",
+        "Museums free on Sundays, apparently.",  # a routine of no pastime or work
+        "Closed on Mondays.",
+        "Prices change weekly.",
+        "No, that's wrong.",
         "Toyota recalled a million cars.",  # a maker's name, no owner
         "Raised in the meeting, the budget.",
         "Went to the shops.",

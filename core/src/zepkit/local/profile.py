@@ -127,6 +127,10 @@ _IMPLIED_I = re.compile(
     r"living|studying|allergic|intolerant|retired|retiring|mine(?=['’]s\b| is\b| was\b)|"
     r"based (?:in|near|out of|outside)(?= (?-i:[A-Z]))|"
     rf"promoted{_NOT_THE_SUBJECT}|made redundant|laid off|never (?:learned|learnt) to|"
+    r"can (?:only )?(?:spend|afford)|on call\b|prefer(?= )|"
+    r"(?:only |usually |mostly )?(?:free|available)(?= (?:on|after|before|until|till|most|every|"
+    r"weekends|evenings|mornings)\b)|"
+    r"from(?= (?-i:[A-Z])[\w'’-]*(?: (?-i:[A-Z])[\w'’-]*)* originally\b)|"
     r"(?:flat|house|home|apartment)[- ]hunting|earn(?:ing)?(?= (?:about|around|roughly|over|"
     r"under|less|more|just|only|[£$€]?\d))|"
     r"renting(?= (?:a|an|our|my) (?:[\w-]+ ){0,2}(?:flat|apartment|studio|house|room|place|"
@@ -192,7 +196,8 @@ what kind of person they are not ("Not a morning person.", "Not much of a cook")
 keenly are ("Avid reader, mostly sci-fi.", "Keen cyclist.")."""
 
 _TASTE_OPENER = re.compile(
-    r"(?:love|loving|enjoy|enjoying|hate|hating|(?<!moved )(?<!moving )into|obsessed with|"
+    r"(?:love|loving|enjoy|enjoying|hate|hating|prefer|(?<!moved )(?<!moving )into|"
+    r"obsessed with|"
     rf"addicted to|crazy about|big on|passionate about|keen on|can'?t get enough of|"
     rf"{_LEARNING})\W*$",
     re.IGNORECASE,
@@ -307,7 +312,8 @@ SPAN = (
 with one counts a milestone of the speaker's."""
 
 _NOT_A_NOTE = re.compile(
-    r"^\W*(?:yeah|yes|yep|yup|no|nope|definitely|totally|absolutely|wow|oh|ouch|haha|lol|aw+|ah|"
+    r"^\W*(?:yeah|yes|yep|yup|no(?! \w)|nope|definitely|totally|absolutely|wow|oh|ouch|haha|"
+    r"lol|aw+|ah|"
     r"hmm+|well|ok|okay|sure|true|exactly|indeed|right|bummer|keep|let'?s|enjoy|remember)\b|"
     rf"^\W*\[|^(?!\W*(?:(?:brand )?new|newly|freshly)\b)(?!.*{SPAN}).*!\W*$",
     re.IGNORECASE,
@@ -343,15 +349,36 @@ def headline(sentence: str) -> bool:
 def telegraphic(sentence: str, kinds: Iterable[str]) -> bool:
     """Whether a short sentence without a subject notes the speaker's health, diet, people, pets,
     work or identity ("Diabetic, type 2.", "Nut allergy, severe.", "Two kids, one dog, zero free
-    time."): said unprompted by the user, it is about them."""
+    time."), or a routine of theirs ("Gym at 6am most days."): said unprompted by the user, it is
+    about them."""
     return (
         len(sentence.split()) <= MAX_TELEGRAPHIC_WORDS
-        and bool(_TELEGRAPHIC_KINDS.intersection(kinds))
+        and (
+            bool(_TELEGRAPHIC_KINDS.intersection(kinds))
+            or (
+                bool(_ROUTINE_KINDS.intersection(kinds))
+                and _ROUTINE.search(sentence) is not None
+                and _THE.search(sentence) is None  # "Heads up: the gym closes on Sundays."
+            )
+        )
         and _NOT_A_NOTE.search(sentence) is None
         and _REACTION.search(sentence) is None
         and without_subject(sentence, aside=_ASIDE)
     )
 
+
+_DAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_ROUTINE = re.compile(
+    rf"\b(?:on {_DAYS}s(?: and {_DAYS}s)?|on (?:weekends|weekdays|weeknights)|"
+    rf"every (?:day|morning|evening|night|week|weekend|other (?:day|week)|{_DAYS})|"
+    r"most (?:days|mornings|evenings|nights|weekends)|(?:once|twice|\d+ times|three times) a "
+    r"(?:day|week|month)|daily|weekly)\b",
+    re.IGNORECASE,
+)
+_ROUTINE_KINDS = frozenset({"fitness", "tastes", "work"})
+"""When a habit recurs ("on Wednesdays", "most days", "twice a week"): a note of a sport, a
+pastime or work that recurs is the speaker's routine ("Gym at 6am most days."), where opening
+hours or a collection day are not."""
 
 _HOUSEHOLD = re.compile(r"(?<![\w'’])(?:we|We|our|Our|us)\b")
 """We/our: the speaker's household when the sentence is about people, pets, home, health, diet
@@ -770,6 +797,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"retir\w*|business|employer|intern\w*|shift\w*|hired|promot\w*|salary|for a living|"
             r"startup|firm|freelanc\w*|self-employed|unemployed|colleagues?|coworkers?|"
             r"furlough\w*|signed off|sick leave|(?:new|first|current) role|role (?:as|at)|"
+            r"on call|"
             r"earn(?:s|ing)? (?:about |around |roughly |over |under )?[£$€]?\d[\d,.]*k?|"
             r"(?:run|runs|running|own|owns|opened) (?:a|an|my|our) (?:[\w'-]+ ){0,2}(?:shop|store|"
             r"caf[eé]|restaurant|pub|salon|bakery|studio|practice|agency)|"
@@ -805,6 +833,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"\W*$)|turn(?:ed|ing) \d+(?= (?:and|but)\b|,)|"
             r"in (?:my|his|her|their) (?:early |mid |mid-|late )?(?:[1-9]0s|teens|twenties|"
             r"thirties|forties|fifties|sixties|seventies|eighties|nineties)|"
+            rf"^\W*(?:an? )?{_FAITHS}(?=\W*$|,| (?:and|but|so|here|myself|by)\b)|"
             r"^\W*(?:early|mid|late)[- ]?(?:[2-9]0s|twenties|thirties|forties|fifties|sixties|"
             r"seventies|eighties|nineties)|"
             r"(?:nearly|almost) [1-9]\d(?=\W*$|,| and\b| now\b| years\b| myself\b))\b",
@@ -824,6 +853,8 @@ _KINDS: tuple[_Kind, ...] = tuple(
             "constraints",
             1.5,
             r"\b(?:budget|afford|money|loans?|debt|savings?|no more than|at most|can'?t|cannot|"
+            r"spend up to|(?:only |usually |mostly )?(?:free|available) (?:on|at|in|after|before|"
+            r"until|till|most|every|weekends|evenings|mornings)|"
             r"unable|avoid|never|only|without|don'?t (?:drive|fly)|do not (?:drive|fly)|skint|"
             rf"overdraft|{_PAYING_OFF})\b",
         ),
