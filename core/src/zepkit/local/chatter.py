@@ -33,17 +33,16 @@ from zepkit.local.text import (
 PHATIC_WORDS: frozenset[str] = _wordset(
     """
     absolutely agree agreed alright amazing anytime appreciate appreciated awesome best bye
-    beautiful brilliant certainly check cheers congrats congratulations consider considering cool
-    correct course definitely enjoy enjoyed enough everything exactly excellent exciting fab fair
-    fantastic fine fun glad go good goodbye gorgeous gotcha great guess haha hahaha handy
-    happy hear heard hello help helped helpful helps hey hi hmm hope huh idea ideas impressive
-    incredible indeed interesting keep kind kk know later legend lol lot love lovely luck makes
-    maybe
-    mention mentioned mind neat nice noted nope np perfect please pleasure point problem problems
-    recommendation recommendations right rush see sense shot sorry sound sounds super sure sweet
-    tell thank thanks thx think tip tips totally true try ty tysm understand understood useful
-    welcome
-    well wonderful worked works worries worry wow yay yep yup
+    beautiful brilliant certainly check cheers congrats congratulations consider considering
+    cool correct course definitely enjoy enjoyed enough everything exactly excellent exciting
+    fab fair fantastic fine fun glad go good goodbye gorgeous gotcha great guess haha hahaha
+    handy happy hear heard hello help helped helpful helps hey hi hmm hope huh idea ideas
+    impressive incredible indeed interesting keep kind kk know later legend lol lot love lovely
+    luck makes maybe mention mentioned mind neat nice noted nope np perfect please pleasure
+    point problem problems recommendation recommendations right rush see sense shot sorry sound
+    sounds super sure sweet tell thank thanks thx think tip tips totally true try ty tysm
+    understand understood useful welcome well wonderful worked works worries worry wow yay yep
+    yup
     """
 )
 """Words that carry politeness, agreement or mood, not information: a sentence of only these and
@@ -79,6 +78,18 @@ _PLEASE_AFTER = re.compile(
 )
 """A short request closed by "please" ("Random fact please.", "Another one pls"); not what the
 user will not have or only wants ("No onions please.", "Metric only please.")."""
+
+
+def _asks_please(text: str) -> bool:
+    """A short request closed by "please" that tells nothing of the user (`_PLEASE_AFTER`; not
+    "My usual please." nor "Vegan options please.", a diet)."""
+    return (
+        text.rstrip(" .!").lower().endswith(("please", "pls", "plz"))
+        and _PLEASE_AFTER.match(text) is not None
+        and _FIRST_PERSON.search(text) is None
+        and not kinds_in(text)
+    )
+
 
 _ASKED_OF_YOU = re.compile(r"^\W*(?:please,? )?(?:can|could|would|will) you\b", re.IGNORECASE)
 """A request put as a question: one for every later answer ("Could you always answer in
@@ -133,15 +144,7 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
         return not (role == "user" and _SHORT_NEWS.match(text) is not None)
     if role == "user":  # a request is chatter, unless it stands for every later turn
         return (
-            bool(
-                _REQUEST_OPENERS.match(text)
-                or (
-                    text.rstrip(" .!").lower().endswith(("please", "pls", "plz"))
-                    and _PLEASE_AFTER.match(text)
-                    and _FIRST_PERSON.search(text) is None
-                    and not kinds_in(text)  # "Vegan options please." tells a diet
-                )
-            )
+            bool(_REQUEST_OPENERS.match(text) or _asks_please(text))
             and not is_standing(text)
             and not _tells_while_asking(text)
             and not _reveals(text)
