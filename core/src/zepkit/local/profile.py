@@ -375,10 +375,11 @@ _ROUTINE = re.compile(
     r"(?:day|week|month)|daily|weekly)\b",
     re.IGNORECASE,
 )
+"""When a habit recurs ("on Wednesdays", "most days", "twice a week")."""
+
 _ROUTINE_KINDS = frozenset({"fitness", "tastes", "work"})
-"""When a habit recurs ("on Wednesdays", "most days", "twice a week"): a note of a sport, a
-pastime or work that recurs is the speaker's routine ("Gym at 6am most days."), where opening
-hours or a collection day are not."""
+"""A note of a sport, a pastime or work that recurs is the speaker's routine ("Gym at 6am most
+days."), where opening hours or a collection day are not."""
 
 _HOUSEHOLD = re.compile(r"(?<![\w'’])(?:we|We|our|Our|us)\b")
 """We/our: the speaker's household when the sentence is about people, pets, home, health, diet
