@@ -309,6 +309,10 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Muslim, so no pork.",
         "No sugar, doctor's orders.",  # "no" of a diet, not an interjection
         "Gym at 6am most days.",  # a routine
+        "Trans woman, she/her.",  # pronouns named, not used
+        "Dual citizen, US and UK.",  # the country, not "us"
+        "Atheist, for what it's worth.",
+        "Left-handed, for what it's worth.",
         "Been doing CrossFit four times a week for three years.",
         # what the household owns
         "Our car is an old Prius.",
@@ -523,6 +527,7 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Closed on Mondays.",
         "Prices change weekly.",
         "No, that's wrong.",
+        "The US is huge.",
         "Toyota recalled a million cars.",  # a maker's name, no owner
         "Raised in the meeting, the budget.",
         "Went to the shops.",

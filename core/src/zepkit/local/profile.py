@@ -329,6 +329,7 @@ _ASIDE = re.compile(
     r"(?:don['’]?t|do not|never) (?:even )?(?:joke|mention|suggest|recommend|offer|show|send|"
     r"bring)\b|"
     r"(?:keep|bear) (?:that|this|it) in mind|"
+    r"(?:for what it['’]?s worth|if (?:that|it) matters)\W*$|"
     r"(?:it|that|things|life|everything|(?<=so )[\w'’-]+)"
     r"(?:['’]s| is| was| are| were| has been| have been| can be)"
     r"(?!.*\b(?:the|my|his|her|their|our)\b)(?: [\w'’-]+){1,3}(?: (?:lol|haha|tbh|ngl))?\W*$)",

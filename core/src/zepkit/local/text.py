@@ -293,6 +293,10 @@ _SUBJECTS_AND_AUXILIARIES = _wordset(
 eleven", "Nut allergy") needs a question, or its speaker, to mean anything."""
 
 
+_NO_SUBJECTS = re.compile(r"\b(?i:she|he|they)/(?i:her|him|them|they|she|he)\b|\bUS\b")
+"""Pronouns named, not used ("Trans woman, she/her."), and the country ("Dual citizen, US and
+UK."): no subject of a clause."""
+
 _POINTING = _wordset("this that these those there here")
 """Subjects only where a clause starts ("That was great"); later, determiners ("this week")."""
 
@@ -307,7 +311,7 @@ def without_subject(text: str, *, aside: re.Pattern[str] | None = None) -> bool:
     """Whether no clause of `text` has a subject or an auxiliary verb: a telegraphic note ("Nut
     allergy, severe.", "Two kids, one dog, zero free time."). A clause after the first that
     `aside` matches may have one ("Nut allergy, so be careful.", "Job hunting, it's brutal.")."""
-    first, *rest = _CLAUSE_END.split(text.strip(" ,"))
+    first, *rest = _CLAUSE_END.split(_NO_SUBJECTS.sub(" ", text).strip(" ,"))
     return _without_subject(words(first)) and all(
         _without_subject(words(clause)) or (aside is not None and aside.match(clause.strip()))
         for clause in rest
