@@ -90,6 +90,8 @@ def test_what_a_statement_gives_up(text: str, habit: str | None) -> None:
         ("Ana: I've been smoking since college.", True),
         ("Ana: I hate the smell of smoke.", False),  # the word, not the habit
         ("Ana: I'm allergic to smoke.", False),
+        ("Ana: Used to smoke a lot, still do.", True),  # a clause without "I" opens with it
+        ("Ana: A lot of smoke came from the kitchen.", False),  # a quantity, not a doing
     ],
 )
 def test_who_does_the_habit(text: str, does: bool) -> None:
@@ -106,6 +108,8 @@ def test_who_does_the_habit(text: str, does: bool) -> None:
         ("Ana: My husband is learning Spanish.", "spanish", False),
         ("Ana: I hate the gym.", "gym", False),
         ("Ana: I met my wife at the gym.", "gym", False),
+        ("Ana: Been doing CrossFit four times a week.", "crossfit", True),
+        ("Ana: Playing tennis on Sundays.", "tenni", True),
     ],
 )
 def test_who_does_a_pursuit(text: str, habit: str, does: bool) -> None:

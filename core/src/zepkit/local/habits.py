@@ -97,6 +97,10 @@ _ADVERBS = frozenset(
         "honestly",
     }
 )
+_OPENS_A_HABIT = frozenset({*_ADVERBS, *_LIGHT_VERBS, "been", "used", "to"})
+"""Words that may open a clause before its habit when the clause has no "I" ("Still smoking a
+pack a day.", "Been doing CrossFit for years."); not a quantity ("A lot of smoke")."""
+
 _DOING = frozenset(
     {
         *_LIGHT_VERBS,
@@ -169,7 +173,7 @@ def does_habit(text: str, habit: str) -> bool:
     """Whether a statement says its speaker does the habit whose root is `habit`: a word with
     that root after their "I" in the same clause with only words of doing between (`_DOING`), or
     at the start of a clause without one ("Smoke about ten a day.", "Still smoking a pack a
-    day."; not "Dad smokes.", "I hate the smell of smoke.")."""
+    day.", "Been doing CrossFit for years."; not "Dad smokes.", "I hate the smell of smoke.")."""
     body = STORED_LABEL.sub("", text, count=1)
     for clause in _CLAUSE.split(body):
         tokens = _TOKEN.findall(clause.lower())
@@ -178,7 +182,7 @@ def does_habit(text: str, habit: str) -> bool:
                 continue
             before = tokens[:at]
             speaker = max((n for n, word in enumerate(before) if word in _FIRST_PERSON), default=-1)
-            if _ADVERBS.issuperset(before) or (
+            if _OPENS_A_HABIT.issuperset(before) or (
                 speaker >= 0
                 and all(
                     word in _DOING or word in _ADVERBS or word.isdigit()
