@@ -750,6 +750,7 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("Pescatarian mostly.", ("diet",)),
         ("Married with two kids.", ("relationship",)),
         ("NHS nurse, mostly nights.", ()),
+        ("The new job at the hospital pharmacy is intense.", ("work",)),  # "the new" is "my new"
     ],
 )
 def test_single_valued_subjects(sentence: str, topics: tuple[str, ...]) -> None:
@@ -832,6 +833,14 @@ async def test_a_state_noted_without_i_is_ended_by_news_on_its_subject(ana: Loca
     by_text, moved = await _told_then(ana, "Based in Leeds.", "I moved to York.", "Leeds York")
     assert by_text["user: Based in Leeds."] == moved
     assert by_text["user: I moved to York."] is None
+
+
+async def test_the_speakers_own_said_with_the_is_ended_by_news_on_its_subject(
+    ana: LocalBackend,
+) -> None:
+    job = "The new job at the pharmacy is intense."
+    by_text, quit = await _told_then(ana, job, "I quit my job at the pharmacy.", "pharmacy job")
+    assert by_text[f"user: {job}"] == quit
 
 
 async def test_an_older_statement_stored_late_is_ended_at_once(ana: LocalBackend) -> None:

@@ -1388,12 +1388,21 @@ def self_statement(sentence: str) -> SelfStatement | None:
         read = f"I {sentence.lstrip()}"  # "Just moved to Leeds!" moves the user's home
     typed_lower = not any(ch.isupper() for ch in sentence)
     topics = _topics_of(read, typed_lower=typed_lower)
-    if read is not sentence:  # or a state: "Based in Leeds." is "I'm based in Leeds."
-        stated = _topics_of(f"I'm {_first_lowered(sentence.lstrip())}", typed_lower=typed_lower)
-        topics = tuple(dict.fromkeys(topics + stated))
+    if read is not sentence:
+        topics = tuple(dict.fromkeys(topics + _dropped_topics(sentence.lstrip(), typed_lower)))
     salience = BASE_SALIENCE + sum(kinds.values()) + (TOPIC_SALIENCE if topics else 0.0)
     named = favourites_named(read) + (manner_subjects(read) if "manner" in kinds else ())
     return SelfStatement(salience, topics + named, tells_an_ending(whole))
+
+
+def _dropped_topics(sentence: str, typed_lower: bool) -> tuple[str, ...]:
+    """The subjects of a sentence said without its "I" read as a state ("Based in Leeds." is
+    "I'm based in Leeds.") or, opening with "the" ("The new job at the pharmacy is intense."),
+    as the speaker's ("My new job ...")."""
+    topics = _topics_of(f"I'm {_first_lowered(sentence)}", typed_lower=typed_lower)
+    if sentence[:4].lower() == "the ":
+        topics += _topics_of(f"My {sentence[4:]}", typed_lower=typed_lower)
+    return topics
 
 
 def _first_lowered(text: str) -> str:
