@@ -110,6 +110,9 @@ def test_who_does_the_habit(text: str, does: bool) -> None:
         ("Ana: I met my wife at the gym.", "gym", False),
         ("Ana: Been doing CrossFit four times a week.", "crossfit", True),
         ("Ana: Playing tennis on Sundays.", "tenni", True),
+        ("Ana: Started learning the cello in January.", "cello", True),
+        ("Ana: I started learning the cello in January.", "cello", True),
+        ("Ana: The cello is a lovely instrument.", "cello", False),  # no doing before it
     ],
 )
 def test_who_does_a_pursuit(text: str, habit: str, does: bool) -> None:

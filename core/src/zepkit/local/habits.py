@@ -97,9 +97,12 @@ _ADVERBS = frozenset(
         "honestly",
     }
 )
-_OPENS_A_HABIT = frozenset({*_ADVERBS, *_LIGHT_VERBS, "been", "used", "to"})
+_OPENS_A_HABIT = frozenset(
+    {*_ADVERBS, *_LIGHT_VERBS, "been", "used", "started", "starting", "learning", "studying"}
+)
 """Words that may open a clause before its habit when the clause has no "I" ("Still smoking a
-pack a day.", "Been doing CrossFit for years."); not a quantity ("A lot of smoke")."""
+pack a day.", "Been doing CrossFit for years.", "Started learning the cello."), the rest of the
+words before it being words of doing (`_DOING`); not a quantity ("A lot of smoke")."""
 
 _DOING = frozenset(
     {
@@ -113,12 +116,14 @@ _DOING = frozenset(
         *("quit", "quitting", "stopped", "gave", "given", "giving", "up", "kicked", "no"),
         *("longer", "don't", "don’t", "dont", "not", "never"),
         *("learning", "studying", "practising", "practicing", "the", "my"),
+        *("started", "starting", "began"),
     }
 )
 """Words that may stand between the speaker's "I" and the habit's word when they say whether
 they do it ("I drink three cups of coffee", "I'm a heavy smoker", "I've been smoking", "I quit
 drinking", "I'm learning Spanish", "I go to the gym"); any other ("I hate the smell of smoke")
 says something else."""
+_BETWEEN = _DOING | _ADVERBS
 _TOKEN = re.compile(r"[\w'’-]+")
 _CLAUSE = re.compile(r"[.!?;,]|\s-\s|\bbut\b")
 
@@ -182,12 +187,11 @@ def does_habit(text: str, habit: str) -> bool:
                 continue
             before = tokens[:at]
             speaker = max((n for n, word in enumerate(before) if word in _FIRST_PERSON), default=-1)
-            if _OPENS_A_HABIT.issuperset(before) or (
+            if (
+                not before or (before[0] in _OPENS_A_HABIT and _BETWEEN.issuperset(before[1:]))
+            ) or (
                 speaker >= 0
-                and all(
-                    word in _DOING or word in _ADVERBS or word.isdigit()
-                    for word in before[speaker + 1 :]
-                )
+                and all(word in _BETWEEN or word.isdigit() for word in before[speaker + 1 :])
             ):
                 return True
     return False
