@@ -9,7 +9,7 @@ import pytest
 from zepkit.core._backend import SearchRequest, UserProfile
 from zepkit.core._models import Message
 from zepkit.local import LocalBackend
-from zepkit.local.habits import changed_habit, does_habit, root
+from zepkit.local.habits import changed_habit, does_habit, root, watches
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 
@@ -119,6 +119,19 @@ def test_who_does_a_pursuit(text: str, habit: str, does: bool) -> None:
     assert does_habit(text, habit) is does
 
 
+@pytest.mark.parametrize(
+    ("text", "watched"),
+    [
+        ("Ana: I stopped watching tennis on TV.", True),
+        ("Ana: I watch a lot of tennis.", True),
+        ("Ana: I watch football and play tennis.", False),  # tennis is played
+        ("Ana: I've been playing tennis for years.", False),
+    ],
+)
+def test_a_habit_watched(text: str, watched: bool) -> None:
+    assert watches(text, "tenni") is watched
+
+
 async def _said(backend: LocalBackend, *messages: str) -> dict[str, datetime | None]:
     """Each message told a month after the one before; every fact's end time by its text."""
     await backend.ensure_user(UserProfile("ana", first_name="Ana"))
@@ -162,6 +175,14 @@ async def test_no_longer_going_somewhere_ends_going_there(backend: LocalBackend)
     ended = await _one_thread(backend, "gym Paris", *told, *news)
     assert ended[told[0]] == T0 + timedelta(days=90)
     assert ended[told[1]] is None
+
+
+async def test_a_habit_watched_and_one_done_are_two(backend: LocalBackend) -> None:
+    """Watching tennis given up ends watching it, not playing it."""
+    told = ["I've been playing tennis for years.", "I watch a lot of tennis on TV."]
+    ended = await _one_thread(backend, "tennis", *told, "I stopped watching tennis.")
+    assert ended[told[0]] is None
+    assert ended[told[1]] == T0 + timedelta(days=60)
 
 
 async def _one_thread(backend: LocalBackend, query: str, *said: str) -> dict[str, datetime | None]:

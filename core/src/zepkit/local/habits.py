@@ -128,6 +128,26 @@ _TOKEN = re.compile(r"[\w'’-]+")
 _CLAUSE = re.compile(r"[.!?;,]|\s-\s|\bbut\b")
 
 
+def watches(text: str, habit: str) -> bool:
+    """Whether `text` speaks of watching the habit ("I stopped watching tennis on TV", "I watch a
+    lot of tennis"): a habit watched and one done are two ("I've been playing tennis" stays)."""
+    body = STORED_LABEL.sub("", text, count=1)
+    for clause in _CLAUSE.split(body):
+        tokens = _TOKEN.findall(clause.lower())
+        for at, token in enumerate(tokens):
+            if root(token) != habit:
+                continue
+            for word in reversed(tokens[:at]):  # back over words of doing to a "watch"
+                if word in _WATCHING:
+                    return True
+                if word not in _BETWEEN:
+                    break
+    return False
+
+
+_WATCHING = frozenset({"watch", "watches", "watched", "watching"})
+
+
 def root(word: str) -> str:
     """A word's root for matching a habit's forms: smoke, smokes, smoker, smoking -> "smok";
     run, runs, running -> "run"."""

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from zepkit.local.codec import timestamp
 from zepkit.local.denials import affirms, denies, match_words
-from zepkit.local.habits import does_habit
+from zepkit.local.habits import does_habit, watches
 from zepkit.local.ids import graph_range
 from zepkit.local.outcomes import (
     closes,
@@ -104,7 +104,7 @@ def supersede(conn: sqlite3.Connection, graph: int, change: Change) -> None:
     if change.ends:
         rivals.update(_mentioning_same_entities(conn, change))
     if change.habit:
-        rivals.update(_doing_habit(conn, graph, change.statement, change.habit))
+        rivals.update(_doing_habit(conn, graph, change, change.habit))
     if change.left:
         rivals.update(_valued(conn, graph, change.statement, change.left))
     if change.outcomes:
@@ -175,15 +175,20 @@ def _mentioning_same_entities(
 
 
 def _doing_habit(
-    conn: sqlite3.Connection, graph: int, statement: int, habit: str
+    conn: sqlite3.Connection, graph: int, change: Change, habit: str
 ) -> dict[int, tuple[str, str, str | None]]:
-    """The user's current statements, other than `statement`, that say they do `habit` (the
-    root of the habit `statement` gives up or takes up again)."""
+    """The user's current statements, other than the change's, that say they do `habit` (the
+    root of the habit the change gives up or takes up again), watched if it is watched."""
     rows = conn.execute(
         f"SELECT id, text, valid_at, invalid_at FROM ({_RECENT}) WHERE text LIKE ?",
-        (graph, statement, RECENT_PROFILE, f"%{habit}%"),
+        (graph, change.statement, RECENT_PROFILE, f"%{habit}%"),
     ).fetchall()
-    return {row[0]: row[1:] for row in rows if does_habit(row[1], habit)}
+    watched = watches(change.text, habit)
+    return {
+        row[0]: row[1:]
+        for row in rows
+        if does_habit(row[1], habit) and watches(row[1], habit) == watched
+    }
 
 
 def _valued(
