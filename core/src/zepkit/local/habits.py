@@ -10,6 +10,7 @@ a day"), matched by the word's root. Rules over English, no model.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from zepkit.local.factoring import factored
 from zepkit.local.text import STOP_WORDS, STORED_LABEL
@@ -131,18 +132,24 @@ _CLAUSE = re.compile(r"[.!?;,]|\s-\s|\bbut\b")
 def watches(text: str, habit: str) -> bool:
     """Whether `text` speaks of watching the habit ("I stopped watching tennis on TV", "I watch a
     lot of tennis"): a habit watched and one done are two ("I've been playing tennis" stays)."""
+    for before in _before_habit(text, habit):
+        for word in reversed(before):  # back over words of doing to a "watch"
+            if word in _WATCHING:
+                return True
+            if word not in _BETWEEN:
+                break
+    return False
+
+
+def _before_habit(text: str, habit: str) -> Iterator[list[str]]:
+    """For each word of a stored statement with the root `habit`, the lower-cased words before it
+    in its clause."""
     body = STORED_LABEL.sub("", text, count=1)
     for clause in _CLAUSE.split(body):
         tokens = _TOKEN.findall(clause.lower())
         for at, token in enumerate(tokens):
-            if root(token) != habit:
-                continue
-            for word in reversed(tokens[:at]):  # back over words of doing to a "watch"
-                if word in _WATCHING:
-                    return True
-                if word not in _BETWEEN:
-                    break
-    return False
+            if root(token) == habit:
+                yield tokens[:at]
 
 
 _WATCHING = frozenset({"watch", "watches", "watched", "watching"})
@@ -199,19 +206,11 @@ def does_habit(text: str, habit: str) -> bool:
     that root after their "I" in the same clause with only words of doing between (`_DOING`), or
     at the start of a clause without one ("Smoke about ten a day.", "Still smoking a pack a
     day.", "Been doing CrossFit for years."; not "Dad smokes.", "I hate the smell of smoke.")."""
-    body = STORED_LABEL.sub("", text, count=1)
-    for clause in _CLAUSE.split(body):
-        tokens = _TOKEN.findall(clause.lower())
-        for at, token in enumerate(tokens):
-            if root(token) != habit:
-                continue
-            before = tokens[:at]
-            speaker = max((n for n, word in enumerate(before) if word in _FIRST_PERSON), default=-1)
-            if (
-                not before or (before[0] in _OPENS_A_HABIT and _BETWEEN.issuperset(before[1:]))
-            ) or (
-                speaker >= 0
-                and all(word in _BETWEEN or word.isdigit() for word in before[speaker + 1 :])
-            ):
-                return True
+    for before in _before_habit(text, habit):
+        speaker = max((n for n, word in enumerate(before) if word in _FIRST_PERSON), default=-1)
+        if (not before or (before[0] in _OPENS_A_HABIT and _BETWEEN.issuperset(before[1:]))) or (
+            speaker >= 0
+            and all(word in _BETWEEN or word.isdigit() for word in before[speaker + 1 :])
+        ):
+            return True
     return False
