@@ -15,6 +15,7 @@ from zepkit.local.codec import encode_time, now
 from zepkit.local.denials import affirmed_claim, denied_claim
 from zepkit.local.drafts import Draft
 from zepkit.local.habits import changed_habit
+from zepkit.local.history import told_at
 from zepkit.local.ids import next_id
 from zepkit.local.outcomes import outcomes_told, states_column
 from zepkit.local.profile import left_value
@@ -111,7 +112,8 @@ def write_episodes(
                     Change(
                         statement_id,
                         s.text,
-                        draft.created_at,
+                        # "I quit my job at Aldi years ago" is no newer than what was said since
+                        told_at(unprefixed(s.text, s.speaker), draft.created_at),
                         s.topics,
                         s.ends,
                         habit,
