@@ -9,7 +9,7 @@ import pytest
 from zepkit.core._backend import SearchRequest, UserProfile
 from zepkit.core._models import Message
 from zepkit.local import LocalBackend
-from zepkit.local.habits import changed_habit, does_habit, root, watches
+from zepkit.local.habits import Habit, changed_habit, does_habit, names_thing, root, watches
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 
@@ -72,10 +72,34 @@ def test_a_habit_is_matched_by_its_root(words: tuple[str, ...], same: bool) -> N
         # the time of the change is no part
         ("Ana: I stopped running in March.", "run"),
         ("Ana: I quit smoking after my surgery.", "smok"),
+        ("Ana: I stopped playing the piano.", "piano"),  # a light verb's object, its article
+        # a part given up beside the rest still done
+        ("Ana: I stopped running on the treadmill, I run outside now.", None),
+        ("Ana: I quit smoking, I only vape now.", "smok"),  # vaping is another habit
     ],
 )
 def test_what_a_statement_gives_up(text: str, habit: str | None) -> None:
+    found = changed_habit(text)
+    assert (found.root if found else None) == habit
+
+
+@pytest.mark.parametrize(
+    ("text", "habit"),
+    [
+        ("Ana: I stopped reading the news.", Habit("read", "new")),
+        ("Ana: I quit checking my emails at night.", None),  # a part: when
+        ("Ana: I quit smoking cigarettes.", Habit("smok")),  # no article: the habit's kind
+        ("Ana: I stopped reading in bed.", None),
+    ],
+)
+def test_what_a_habit_is_done_to(text: str, habit: Habit | None) -> None:
+    """A habit given up that names what it is done to, with an article, gives up only that."""
     assert changed_habit(text) == habit
+
+
+def test_a_statement_names_what_a_habit_is_done_to() -> None:
+    assert names_thing("Ana: I read the news every morning.", "new")
+    assert not names_thing("Ana: I read before bed every night.", "new")
 
 
 @pytest.mark.parametrize(
@@ -175,6 +199,23 @@ async def test_no_longer_going_somewhere_ends_going_there(backend: LocalBackend)
     ended = await _one_thread(backend, "gym Paris", *told, *news)
     assert ended[told[0]] == T0 + timedelta(days=90)
     assert ended[told[1]] is None
+
+
+async def test_giving_up_one_thing_ends_only_doing_that(backend: LocalBackend) -> None:
+    """The piano given up is not the guitar, the news not reading before bed."""
+    told = ["I play guitar in a band.", "I read before bed every night.", "I read the news daily."]
+    news = ["I stopped playing the piano.", "I stopped reading the news."]
+    ended = await _one_thread(backend, "guitar read news piano", *told, *news)
+    assert ended[told[0]] is None
+    assert ended[told[1]] is None
+    assert ended[told[2]] == T0 + timedelta(days=120)
+
+
+async def test_a_part_given_up_with_the_rest_kept_ends_nothing(backend: LocalBackend) -> None:
+    told = "I go running every morning."
+    news = "I stopped running on the treadmill, I run outside now."
+    ended = await _one_thread(backend, "running treadmill", told, news)
+    assert ended[told] is None
 
 
 async def test_a_habit_watched_and_one_done_are_two(backend: LocalBackend) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from zepkit.local.factoring import factored
 from zepkit.local.text import STOP_WORDS, STORED_LABEL
@@ -22,12 +23,13 @@ _CHANGE = re.compile(
     r"bicycle|horse|ladder|motorbike|scooter|skateboard|board|wall|stage|pitch|field|road|"
     r"motorway|roof|slide|swing|lift|train|bus|plane|phone|call|shift|bench)\b)|"
     r"(?:do not|don['’]?t)(?=\s+[\w'’-]+(?:\s+[\w'’-]+){0,2}\s+any\s?more\b))"
-    r"\s+(?:(?:the|my|a|an|all|on)\s+)*(?P<habit>[a-z][\w'’-]*)(?:\s+(?P<object>[a-z]\w*))?|"
+    r"\s+(?:(?:the|my|a|an|all|on)\s+)*(?P<habit>[a-z][\w'’-]*)"
+    r"(?:\s+(?P<article>(?:the|my|a|an|our|his|her|their)\s+)?(?P<object>[a-z]\w*))?|"
     r"\b(?:started|began|am|['’]m)\s+(?P<again>[a-z]\w*ing)(?:\s+\w+)?\s+again\b",
     re.IGNORECASE,
 )
 """Giving a habit up ("quit smoking", "came off the sertraline"), or taking it up again; `habit`
-(or `again`) is the habit's word."""
+(or `again`) is the habit's word, `object` the word after it (after an `article`, if any)."""
 _CHANGE_ANYWHERE = re.compile(factored(_CHANGE.pattern), re.IGNORECASE)
 """`_CHANGE` as a prefix tree, asked only whether a statement has a change anywhere: most have
 none, and are then not split into clauses (a clause's match is one in the whole text)."""
@@ -68,6 +70,7 @@ _PARTLY = re.compile(
     r"\s+(?:(?:at|on|in|during|after|before|past|until|till|over|through)\s+(?:the\s+)?"
     r"(?:nights?|weekends?|mornings?|evenings?|afternoons?|lunch(?:time)?|dinner|work|home|"
     r"week(?:days|ends)?|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|midnight|dark|bedtime)\b|"
+    r"in bed\b|"
     r"(?:after|before|past)\s+(?:\d|noon|lunch|dinner|work|school)|"
     r"from\s+(?:home|the|a|an|my|our)\b|at\s+(?:the|a|an|my|our)\s+[\w'’-]+|"
     r"(?:late|early|weekends|weeknights|nights|(?:mon|tues|wednes|thurs|fri|satur|sun)days|"
@@ -168,12 +171,23 @@ def root(word: str) -> str:
     return word
 
 
-def changed_habit(text: str) -> str | None:
-    """The root of the habit a statement by the user gives up or takes up again, else None."""
+class Habit(NamedTuple):
+    """A habit given up or taken up again: its word's root, and the root of what it is done to
+    when the news names that with an article ("I stopped reading the news": "read", "news")."""
+
+    root: str
+    thing: str | None = None
+
+
+def changed_habit(text: str) -> Habit | None:
+    """The habit a statement by the user gives up or takes up again, else None; none when the
+    statement goes on to say they still do it ("I stopped running on the treadmill, I run
+    outside now": a part given up)."""
     body = STORED_LABEL.sub("", text, count=1)
     if "-free" not in body and _CHANGE_ANYWHERE.search(body) is None:
         return None
-    for clause in _CLAUSE.split(body):
+    clauses = _CLAUSE.split(body)
+    for at, clause in enumerate(clauses):
         found = _CHANGE.search(clause)
         if found is None and "-free" in clause:
             found = _FREE.search(clause)
@@ -183,6 +197,7 @@ def changed_habit(text: str) -> str | None:
         habit = (named["habit"] or named.get("again") or "").lower()
         thing = (named.get("object") or "").lower()
         after = found.end("habit") if named["habit"] else len(clause)
+        done_to = None
         if habit in _LIGHT_VERBS and thing and thing not in STOP_WORDS and thing != "anymore":
             habit, after = thing, found.end("object")
         elif habit in _GOING:  # "stopped going to the gym": the habit is where one went
@@ -194,11 +209,27 @@ def changed_habit(text: str) -> str | None:
             habit, after = thing, found.end("object")
         elif thing and thing not in STOP_WORDS:
             after = found.start("object") - 1  # the object may be the part ("work weekends")
+            if named.get("article"):  # "reading the news": not reading before bed
+                done_to, after = root(thing), found.end("object")
         if _PARTLY.match(clause, after):
             continue
         if habit not in STOP_WORDS and len(habit) >= 3:
-            return root(habit)
+            given_up = Habit(root(habit), done_to)
+            others = clauses[:at] + clauses[at + 1 :]
+            if any(_STILL.search(other) and does_habit(other, given_up.root) for other in others):
+                return None
+            return given_up
     return None
+
+
+_STILL = re.compile(r"\b(?:now|still|instead|only|just)\b", re.IGNORECASE)
+"""Words of a clause saying the speaker does a habit now, beside news giving a part of it up."""
+
+
+def names_thing(text: str, thing: str) -> bool:
+    """Whether a stored statement names what a habit is done to (`Habit.thing`), by its root."""
+    body = STORED_LABEL.sub("", text, count=1)
+    return any(root(token) == thing for token in _TOKEN.findall(body.lower()))
 
 
 def does_habit(text: str, habit: str) -> bool:

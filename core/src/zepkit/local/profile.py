@@ -1074,8 +1074,8 @@ _TOPICS = _named_patterns(
             r"(?:fully )?(?:vegan|vegetarian|pescatarian)\b|"
             r"\bI(?: (?:now )?(?:follow|eat|started|keep|am on)|['’]m (?:now )?on) "
             r"(?:a |an |the )?[\w-]+(?: [\w-]+)? diet\b|"
-            r"\bI(?:['’]ve| have)? (?:just |now |recently )?(?:stopped|started|quit) eating\b"
-            r"(?! (?:healthier|healthy|better|well|less|more|clean|right|properly|out)\b)|"
+            r"\bI(?:['’]ve| have)? (?:just |now |recently )?(?:stopped|started|quit) eating "
+            r"(?:(?:red |white )?meat|fish|seafood|poultry|dairy|eggs|animal products)\b|"
             r"\bI eat (?:meat|fish)\b|"
             r"\bI(?:['’]?m| am)? (?:now |no longer )?(?:on|doing) (?:keto|paleo|whole30)\b|"
             rf"\bI {_DIET_DROPPED}",

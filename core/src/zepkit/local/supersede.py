@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from zepkit.local.codec import timestamp
 from zepkit.local.denials import affirms, denies, match_words
-from zepkit.local.habits import does_habit, watches
+from zepkit.local.habits import Habit, does_habit, names_thing, watches
 from zepkit.local.ids import graph_range
 from zepkit.local.outcomes import (
     closes,
@@ -69,7 +69,7 @@ class Change(NamedTuple):
     valid_at: str
     topics: Sequence[str]
     ends: bool
-    habit: str | None = None
+    habit: Habit | None = None
     speakers: tuple[str, ...] = ()
     in_profile: bool = True
     left: str | None = None
@@ -175,19 +175,22 @@ def _mentioning_same_entities(
 
 
 def _doing_habit(
-    conn: sqlite3.Connection, graph: int, change: Change, habit: str
+    conn: sqlite3.Connection, graph: int, change: Change, habit: Habit
 ) -> dict[int, tuple[str, str, str | None]]:
     """The user's current statements, other than the change's, that say they do `habit` (the
-    root of the habit the change gives up or takes up again), watched if it is watched."""
+    habit the change gives up or takes up again), watched if it is watched, to what it is done
+    to if the change names that."""
     rows = conn.execute(
         f"SELECT id, text, valid_at, invalid_at FROM ({_RECENT}) WHERE text LIKE ?",
-        (graph, change.statement, RECENT_PROFILE, f"%{habit}%"),
+        (graph, change.statement, RECENT_PROFILE, f"%{habit.root}%"),
     ).fetchall()
-    watched = watches(change.text, habit)
+    watched = watches(change.text, habit.root)
     return {
         row[0]: row[1:]
         for row in rows
-        if does_habit(row[1], habit) and watches(row[1], habit) == watched
+        if does_habit(row[1], habit.root)
+        and watches(row[1], habit.root) == watched
+        and (habit.thing is None or names_thing(row[1], habit.thing))
     }
 
 
