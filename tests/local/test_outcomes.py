@@ -73,6 +73,10 @@ T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
         ("Had my knee surgery yesterday.", "an event ahead"),
         ("The hen party was a success!", "an event ahead"),
         ("The meeting got cancelled.", "an event ahead"),
+        ("We got married last weekend!", "an event ahead"),
+        ("Just got married!!", "an event ahead"),
+        ("I found a new job!", "job search"),
+        ("Finally found a job at the council.", "job search"),
         # steps on the way, plans, other people's news, news denied
         ("Passed my first driving lesson.", None),
         ("I'm going back to work in March.", None),
@@ -131,6 +135,10 @@ def test_the_outcomes_a_sentence_tells(news: str, kind: str | None) -> None:
         ("The interview is going to be great.", "an event ahead"),
         ("The wedding dress fitting went well.", "an event ahead"),  # a step on the way
         ("I don't work from home on Fridays.", "working from home"),
+        # someone else's wedding, or a job named in passing
+        ("My sister got married last weekend!", "an event ahead"),
+        ("I found a job ad for a nurse.", "job search"),
+        ("I found my old job contract in a drawer.", "job search"),
     ],
 )
 def test_news_that_is_not_the_outcome(news: str, kind: str) -> None:
@@ -192,6 +200,22 @@ def test_a_return_ahead_is_no_return() -> None:
         ("a trip", "user: I'm in Lisbon for the week.", "user: Home from Lisbon at last.", True),
         ("a trip", "user: My flight to Tokyo is on the 3rd.", "user: Back from Lisbon!", False),
         ("a trip", "user: I'm planning a trip to Japan.", "user: Just got back from Japan!", True),
+        # a wedding ahead ends with the user's own, not driving with the driving test passed
+        (
+            "an event ahead",
+            "user: We're getting married in June.",
+            "user: We got married last weekend!",
+            True,
+        ),
+        (
+            "an event ahead",
+            "user: We're getting married in June.",
+            "user: My sister got married last weekend!",
+            False,
+        ),
+        ("exams", "user: I don't drive.", "user: I passed my driving test!", True),
+        ("exams", "user: Never learned to drive.", "user: Passed my driving test!", True),
+        ("exams", "user: I don't drive.", "user: I passed my maths exam.", False),
         # a pain ends when the same part is fine, not another
         ("recovery", "user: My knee hurts when I run.", "user: My knee is fine now.", True),
         ("recovery", "user: My back hurts.", "user: My knee doesn't hurt anymore.", False),

@@ -104,7 +104,7 @@ async def test_a_version_1_file_upgrades_and_keeps_its_data(db_path: Path) -> No
     finally:
         await upgraded.aclose()
     with sqlite3.connect(db_path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 12
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 13
         assert conn.execute("SELECT count(*) FROM episode_vectors").fetchone() == (0,)
 
 
@@ -267,7 +267,7 @@ async def test_a_version_10_file_has_its_states_read_again_for_the_newer_kinds(
     assert ended[f"user: {cold}"] is not None
     assert ended[f"user: {away}"] is not None
     with sqlite3.connect(db_path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 12
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 13
     conn.close()
 
 
@@ -291,7 +291,7 @@ async def test_a_version_11_file_has_its_states_read_again_for_the_newer_kinds(
     )
     assert all(ended[f"user: {text}"] is not None for text in said)
     with sqlite3.connect(db_path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 12
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 13
     conn.close()
 
 
@@ -319,6 +319,30 @@ async def test_a_version_11_file_gains_the_subjects_of_its_instructions(db_path:
     with sqlite3.connect(db_path) as conn:
         topics = dict(conn.execute("SELECT text, topics FROM statement_rows"))
         assert topics[f"user: {short}"] == " manner-length "
+    conn.close()
+
+
+async def test_a_version_12_file_has_its_states_read_again_for_the_newer_kinds(
+    db_path: Path,
+) -> None:
+    """Step 13 reads the states again for a wedding ahead and not driving: each said before
+    the upgrade ends by its outcome after it."""
+    said = ("We're getting married in June.", "I don't drive.")
+    await _file_saying(db_path, *said)
+    with sqlite3.connect(db_path) as conn:  # as a release without the kinds stored it
+        conn.execute("UPDATE statements SET states = NULL")
+        conn.execute("PRAGMA user_version = 12")
+    conn.close()
+
+    ended = await _ended_after(
+        db_path,
+        ("We got married last weekend!", "I passed my driving test!"),
+        "married wedding drive driving",
+        limit=10,
+    )
+    assert all(ended[f"user: {text}"] is not None for text in said)
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 13
     conn.close()
 
 

@@ -63,9 +63,11 @@ _PREGNANCY = re.compile(
 )
 _JOB_GOT = re.compile(
     r"(?:\b(?:I|I['’]ve|I have|I['’]m|I am)\s+|^\W*)(?:just |finally |now |officially )?"
-    r"(?:(?:got|landed|accepted|started) (?:a |an |the |my )?(?:[\w-]+ ){0,3}?"
+    r"(?:(?:got|landed|accepted|started|found|secured) (?:a |an |the |my )?(?:[\w-]+ ){0,3}?"
     r"(?:job|position|role)\b"
-    r"(?! (?:offer|interview|application|done|finished|of)\b)|"
+    r"(?! (?:offer|interview|application|done|finished|of|ads?|adverts?|listings?|postings?|"
+    r"boards?|sites?|fairs?|contracts?|descriptions?|titles?|specs?|centres?|centers?|market|"
+    r"security|satisfaction|hunt|search|share|seekers?)\b)|"
     r"accepted (?:a|an|the) (?:job )?offer\b|"
     r"started (?:at|with) (?-i:[A-Z])|working (?:at|for) (?-i:[A-Z])|(?:got |been |was )?hired\b|"
     r"start(?:ing)? (?:at|with) (?-i:[A-Z])[^.!?]*\b(?:on|next|tomorrow|in) |"
@@ -122,7 +124,10 @@ _TAKEN = re.compile(
     re.IGNORECASE,
 )
 _TESTED = re.compile(
-    r"\blearning to drive\b|\b(?:driving|theory|bar|board|citizenship|entrance) (?:test|exams?)\b|"
+    r"\blearning to drive\b|\bI (?:don['’]t|do not|can['’]t|cannot|never learn(?:ed|t) to) "
+    r"drive\b(?! (?:on|at|in|to|after|before|when|with|during|far|long|much|often)\b)|"
+    r"^\W*never learn(?:ed|t) to drive\b|"
+    r"\b(?:driving|theory|bar|board|citizenship|entrance) (?:test|exams?)\b|"
     r"\b(?:revising|studying|cramming|preparing|prepping|practi[sc]ing|learning [\w'’-]+(?: "
     r"[\w'’-]+)?) for (?:my |the |our )?(?:[\w'’-]+ ){0,3}?"
     r"(?:exams?|tests?|finals|boards|bar|gcses|a[- ]levels|highers|sats|resits?|grade \d+)\b|"
@@ -499,7 +504,7 @@ _EVENTS = (
 _EVENT_WORDS = _words(
     "interview interviews surgery operation procedure appointment scan biopsy presentation "
     "audition recital wedding party meeting hearing gig concert match competition tournament "
-    "performance speech assessment reunion ceremony exhibition pitch"
+    "performance speech assessment reunion ceremony exhibition pitch married knot hitched"
 )
 _AHEAD = (
     r"(?=[^.!?]*\b(?:on|next|this|tomorrow|tonight|soon|later|coming up|in (?:a|an|one|two|"
@@ -514,11 +519,13 @@ _EVENT_AHEAD = re.compile(
     + r"|\b(?:I|we)(?:['’](?:m|re)| am| are) (?:organi[sz]ing|planning|hosting|throwing) "
     r"(?:a|an|my|our|the|[\w'’-]+['’]s) (?:[\w'’-]+ ){0,3}?(?:" + _EVENTS + r")\b"
     r"|\b(?:my|our) (?:[\w'’-]+ ){0,2}?(?:" + _EVENTS + r") (?:is|are|['’]s) (?:on|next|this|"
-    r"tomorrow|tonight|coming up|soon|in|at)\b",
+    r"tomorrow|tonight|coming up|soon|in|at)\b"
+    r"|\b(?:I|we|[\w'’-]+ and I)(?:['’](?:m|re)| am| are) (?:getting married|tying the knot)\b",
     re.IGNORECASE,
 )
 """An event of the user's ahead ("I have a job interview at Google on Friday", "My surgery is
-next month", "I'm organising my sister's hen party"), which news that it was held ends."""
+next month", "I'm organising my sister's hen party", "We're getting married in June"), which
+news that it was held ends ("We got married!")."""
 _EVENT_HELD = re.compile(
     r"(?:\b(?:the|my|our) (?:[\w'’-]+ ){0,2}?(?:" + _EVENTS + r")(?: (?:at|with|for|in|on) "
     r"(?:[\w'’-]+ ){0,2}?[\w'’-]+)? (?:went|was|were|is|got)\s+(?:(?:really|so|very|quite|"
@@ -527,7 +534,9 @@ _EVENT_HELD = re.compile(
     r"cancell?ed|called off|postponed)\b|"
     + _BY_ME
     + r"(?:had|did|gave|nailed|smashed|survived|aced|got through|hosted|threw) (?:the|my|our) "
-    r"(?:[\w'’-]+ ){0,3}?(?:" + _EVENTS + r")\b)"
+    r"(?:[\w'’-]+ ){0,3}?(?:" + _EVENTS + r")\b|"
+    r"(?:\b(?:I|we|[\w'’-]+ and I)(?:['’]ve| have)? |^\W*)(?:just |finally |officially )?"
+    r"(?:got married|tied the knot|got hitched)\b)"
     r"(?![^.!?]*\b(?:tomorrow|next|will|going to|hope|hopefully)\b)",
     re.IGNORECASE,
 )

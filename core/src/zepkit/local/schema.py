@@ -405,6 +405,13 @@ _V12: tuple[Step, ...] = (
 )
 
 
+_V13: tuple[Step, ...] = (
+    # The rules know a wedding ahead (ended by getting married) and not driving (by passing the
+    # driving test): the states once more.
+    _states_read_again,
+)
+
+
 MIGRATIONS: Sequence[Sequence[Step]] = (
     _V1,
     _V2,
@@ -418,6 +425,7 @@ MIGRATIONS: Sequence[Sequence[Step]] = (
     _V10,
     _V11,
     _V12,
+    _V13,
 )
 """Step i takes the schema from version i to i + 1; append steps, never edit a shipped one."""
 
