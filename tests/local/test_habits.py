@@ -86,6 +86,14 @@ def test_what_a_statement_gives_up(text: str, habit: str | None) -> None:
 @pytest.mark.parametrize(
     ("text", "habit"),
     [
+        ("Ana: I left the band.", Habit("band")),  # a group left
+        ("Ana: Quit my book club last month.", Habit("club", "book")),
+        ("Ana: I left the local choir.", Habit("choir")),
+        ("Ana: I left the football team after ten years.", Habit("team", "football")),
+        ("Ana: My son left the band.", None),
+        ("Ana: I left the band practice early.", None),  # the group's doings
+        ("Ana: I left the club early.", None),
+        ("Ana: I left my bag at the club.", None),
         ("Ana: I stopped reading the news.", Habit("read", "new")),
         ("Ana: I quit checking my emails at night.", None),  # a part: when
         ("Ana: I quit smoking cigarettes.", Habit("smok")),  # no article: the habit's kind
@@ -95,6 +103,22 @@ def test_what_a_statement_gives_up(text: str, habit: str | None) -> None:
 def test_what_a_habit_is_done_to(text: str, habit: Habit | None) -> None:
     """A habit given up that names what it is done to, with an article, gives up only that."""
     assert changed_habit(text) == habit
+
+
+@pytest.mark.parametrize(
+    ("text", "group", "member"),
+    [
+        ("Ana: I sing in a choir.", "choir", True),
+        ("Ana: I play guitar in a band.", "band", True),
+        ("Ana: I'm on the netball team.", "team", True),
+        ("Ana: I'm a member of the chess club.", "club", True),
+        ("Ana: Sing in a choir on Mondays.", "choir", True),
+        ("Ana: My son plays in a band.", "band", False),
+        ("Ana: I saw a band last night.", "band", False),
+    ],
+)
+def test_who_is_in_a_group(text: str, group: str, member: bool) -> None:
+    assert does_habit(text, group) is member
 
 
 def test_a_statement_names_what_a_habit_is_done_to() -> None:
@@ -207,6 +231,16 @@ async def test_giving_up_one_thing_ends_only_doing_that(backend: LocalBackend) -
     news = ["I stopped playing the piano.", "I stopped reading the news."]
     ended = await _one_thread(backend, "guitar read news piano", *told, *news)
     assert ended[told[0]] is None
+    assert ended[told[1]] is None
+    assert ended[told[2]] == T0 + timedelta(days=120)
+
+
+async def test_leaving_a_group_ends_being_in_it(backend: LocalBackend) -> None:
+    """The band left ends playing in it; the book club left is not the running club."""
+    told = ["I play guitar in a band.", "I'm in a running club.", "I'm in a book club."]
+    news = ["I left the band last month.", "I quit my book club."]
+    ended = await _one_thread(backend, "band club", *told, *news)
+    assert ended[told[0]] == T0 + timedelta(days=90)
     assert ended[told[1]] is None
     assert ended[told[2]] == T0 + timedelta(days=120)
 

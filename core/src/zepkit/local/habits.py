@@ -64,6 +64,26 @@ _GROUPS = frozenset(
 )
 """What a habit's word may name instead of the habit ("I quit running club" gives up the club,
 not running)."""
+_MEMBERSHIPS = frozenset(
+    {
+        *("band", "choir", "orchestra", "club", "team", "group", "society", "league", "crew"),
+        *("squad", "troupe", "ensemble", "committee", "quartet", "quintet", "trio", "chorus"),
+    }
+)
+"""What a user is in rather than does ("I sing in a choir", "I'm on the football team")."""
+_LEFT_GROUP = re.compile(
+    r"\b(?:left|quit|quitting|leaving|dropped out of|stepped down from|resigned from) "
+    r"(?:the|my|our) (?:(?P<kind>[a-z][\w'’-]*) )?(?P<group>"
+    + "|".join(sorted(_MEMBERSHIPS))
+    + r")\b(?!['’-]|\s+(?!(?:in|at|on|for|after|before|last|this|yesterday|today|and|but|"
+    r"because|when|since|to|a|an|the|so|as|over|ago|recently|finally|now|too|for good)\b)"
+    r"(?-i:[a-z]))",
+    re.IGNORECASE,
+)
+"""Leaving a group ("I left the band", "Quit my book club"): `kind` says which ("book"); not
+a group's doings ("I left the band practice early")."""
+_INTO_GROUP = frozenset({"in", "on", "of", "with", "join", "joined", "to"})
+"""Words that put the speaker in a group named after them ("I play guitar in a band")."""
 _WENT_TO = re.compile(r"\s+to\s+(?:the\s+|my\s+)?(?P<place>[a-z][\w'’-]*)", re.IGNORECASE)
 """Where a habit of going is to ("going to the gym", "going to church"): the habit's word."""
 _PARTLY = re.compile(
@@ -184,10 +204,19 @@ def changed_habit(text: str) -> Habit | None:
     statement goes on to say they still do it ("I stopped running on the treadmill, I run
     outside now": a part given up)."""
     body = STORED_LABEL.sub("", text, count=1)
-    if "-free" not in body and _CHANGE_ANYWHERE.search(body) is None:
+    if (
+        "-free" not in body
+        and _CHANGE_ANYWHERE.search(body) is None
+        and _LEFT_GROUP.search(body) is None
+    ):
         return None
     clauses = _CLAUSE.split(body)
     for at, clause in enumerate(clauses):
+        left = _LEFT_GROUP.search(clause)
+        if left is not None and _LEAD.fullmatch(clause[: left.start()]) is not None:
+            kind = (left["kind"] or "").lower()
+            which = kind not in STOP_WORDS and kind not in _ANY_KIND_OF_GROUP
+            return Habit(root(left["group"]), root(kind) if kind and which else None)
         found = _CHANGE.search(clause)
         if found is None and "-free" in clause:
             found = _FREE.search(clause)
@@ -222,6 +251,9 @@ def changed_habit(text: str) -> Habit | None:
     return None
 
 
+_ANY_KIND_OF_GROUP = frozenset({"local", "new", "old", "little", "weekly", "village", "school"})
+"""Words before a group that do not say which group it is ("I left the local choir")."""
+
 _STILL = re.compile(r"\b(?:now|still|instead|only|just)\b", re.IGNORECASE)
 """Words of a clause saying the speaker does a habit now, beside news giving a part of it up."""
 
@@ -244,4 +276,33 @@ def does_habit(text: str, habit: str) -> bool:
             and all(word in _BETWEEN or word.isdigit() for word in before[speaker + 1 :])
         ):
             return True
+        if habit in _MEMBERSHIP_ROOTS and _in_group(before, speaker):
+            return True
     return False
+
+
+_MEMBERSHIP_ROOTS = frozenset(root(word) for word in _MEMBERSHIPS)
+
+
+def _in_group(before: list[str], speaker: int) -> bool:
+    """Whether the words before a group's word put the speaker in it: their "I" (or none, as
+    chat drops it), then a word like "in" or "on" among the last four ("I play guitar in a
+    band", "I'm on the netball team", "Sing in a choir"), and no one else between."""
+    opener = before[0] if before else ""
+    if speaker < 0 and opener and opener not in _OPENS_IN_A_GROUP:
+        return False
+    near = before[max(speaker + 1, len(before) - 4) :]
+    return any(word in _INTO_GROUP for word in near) and not _OTHERS.intersection(
+        before[speaker + 1 :]
+    )
+
+
+_OPENS_IN_A_GROUP = _OPENS_A_HABIT | {"sing", "singing", "play", "playing", "member", "part"}
+_OTHERS = frozenset(
+    {
+        *("he", "she", "they", "his", "her", "their", "son", "daughter", "husband", "wife"),
+        *("sister", "brother", "mum", "mom", "dad", "friend", "partner", "kids", "boyfriend"),
+        *("girlfriend", "someone", "everyone"),
+    }
+)
+"""Someone else in the group ("I think my sister sings in a choir")."""
