@@ -14,6 +14,7 @@ from zepkit.local.profile import (
     kinds_in,
     kinds_of,
     manner_subjects,
+    negated_value,
     self_statement,
     subjects_apart,
 )
@@ -644,6 +645,9 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("My sister lives in Rome.", ()),  # her home, not the speaker's
         ("I moved the meeting to Friday.", ()),  # a thing moved, not a home
         ("We moved the standup to ten.", ()),
+        ("I've moved teams at work, now on the payments team.", ()),  # a team, not a home
+        ("I moved jobs last year.", ()),
+        ("We moved house in May.", ("home",)),
         ("We just moved!", ("home",)),
         ("Just moved to Leeds!", ("home",)),  # chat's dropped "I"
         ("Just moved into a studio in Brooklyn.", ("home",)),
@@ -827,6 +831,34 @@ async def test_saying_a_thing_no_longer_holds_ends_it(ana: LocalBackend) -> None
     by_text, later = await _told_then(ana, "I'm vegan.", "I'm not vegan anymore.", "vegan")
     assert by_text["user: I'm vegan."] == later
     assert by_text["user: I'm not vegan anymore."] is None
+
+
+async def test_what_no_longer_holds_ends_only_that(ana: LocalBackend) -> None:
+    """Leaving Hackney, said after buying a flat elsewhere, does not end the flat; no longer
+    working at Tesco does not end being a nurse."""
+    said = ["We bought a flat in Walthamstow!", "I'm a nurse."]
+    news = ["I no longer live in Hackney.", "I don't work at Tesco anymore."]
+    for n, text in enumerate([*said, *news]):
+        when = T0 + timedelta(days=10 * n)
+        await ana.add_messages("t1", [Message("user", text, created_at=when)])
+    found = await ana.search(SearchRequest("Hackney Walthamstow Tesco nurse", user_id="ana"))
+    ended = {f.fact.removeprefix("user: "): f.invalid_at for f in found.edges}
+    assert ended[said[0]] is None
+    assert ended[said[1]] is None
+
+
+@pytest.mark.parametrize(
+    ("topic", "text", "value"),
+    [
+        ("home", "I no longer live in Hackney.", "hackney"),
+        ("diet", "I'm not vegetarian anymore, I eat fish now.", "vegetarian"),
+        ("work", "I don't work at Tesco anymore.", "tesco"),
+        ("home", "I don't live in London, I live in Kent.", None),  # a value said plainly
+        ("home", "I live in Kent.", None),
+    ],
+)
+def test_the_value_no_longer_so(topic: str, text: str, value: str | None) -> None:
+    assert negated_value(topic, text) == value
 
 
 async def test_a_state_noted_without_i_is_ended_by_news_on_its_subject(ana: LocalBackend) -> None:

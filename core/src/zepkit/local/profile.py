@@ -980,6 +980,14 @@ _NO_OBJECT = (
     r"your)\b)"
 )
 """After "moved": not a thing moved ("I moved the meeting to Friday" says nothing of a home)."""
+_NOT_A_HOME_MOVED = (
+    r"(?!\s+(?:teams?|desks?|jobs?|departments?|roles?|offices?|schools?|banks?|seats?|classes|"
+    r"groups?|positions?|careers?|companies|sides|on|forward|ahead|over|things|stuff|furniture|"
+    r"money|funds|savings|gyms?|doctors?|gps?|dentists?|providers?|suppliers?|networks?|phones?|"
+    r"broadband|tables?|shifts?|dates?|appointments?|meetings?|plans?|churches|clubs?|leagues?|"
+    r"divisions?|levels?|grades?|courses?|universities|unis?|labs?|projects?|branches|stores?)\b)"
+)
+"""After "moved", what is no home: a team, a job, a desk, a provider ("I moved teams at work")."""
 
 _PLACE = r"(?:the )?(?-i:[A-Z])"
 """A place's or an employer's name ("in Porto", "in the Bay Area", "at Google"), which says
@@ -1019,7 +1027,7 @@ _TOPICS = _named_patterns(
             rf"(?:live|living) (?:[\w'’-]+ ){{0,4}}?(?:in|on) {_PLACE}|"
             r"\b(?:my|our) new (?:place|house|flat|apartment|home)\b|\band (?:just )?moved in\b|"
             rf"\bI(?:['’]?ve| have)? (?:just |recently |finally |now )?"
-            rf"(?:moved|relocated){_NO_OBJECT}(?! (?:here|there)\b)\b|"
+            rf"(?:moved|relocated){_NO_OBJECT}{_NOT_A_HOME_MOVED}(?! (?:here|there)\b)\b|"
             r"\bI no longer live\b|\bI'?m based in\b|\bmy (?:new )?home is\b|"
             rf"\b(?:I|we)(?:['’]m| am|['’]re| are)? (?:now |still |currently )?(?:rent|renting) "
             rf"(?:a|an|our|my) (?:[\w'’-]+ ){{0,3}}?{_DWELLING} (?:in|on) {_PLACE}|"
@@ -1027,8 +1035,8 @@ _TOPICS = _named_patterns(
             r"(?:first |own |new |forever |dream )*(?:home|house|flat|apartment|cottage|bungalow)\b"
             + NOT_TO_LIVE_IN
             + r"|"
-            rf"\bwe(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated){_NO_OBJECT}\b|"
-            + _not_anymore("live"),
+            rf"\bwe(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated){_NO_OBJECT}"
+            rf"{_NOT_A_HOME_MOVED}\b|" + _not_anymore("live"),
         ),
         (
             "work",
@@ -1621,6 +1629,22 @@ _LAST_DAY = re.compile(
 )
 """A last day at a place by its name, past ("Today was my last day at Google"; one ahead, "My
 last day at Google is Friday", is a plan): read only where "last" is."""
+
+
+def negated_value(topic: str, text: str) -> str | None:
+    """The value a statement says is no longer so, when it names no other ("I no longer live in
+    Hackney": "hackney"; "I'm not vegetarian anymore, I eat fish now": "vegetarian"), else None:
+    such news ends only the statements giving that value, not a newer home or diet."""
+    rule = _VALUES.get(topic)
+    if rule is None:
+        return None
+    negated = None
+    for found in rule.finditer(text):
+        clause = max(text.rfind(mark, 0, found.start()) for mark in (",", ";", " but "))
+        if not _NEGATED.search(text, clause + 1, found.start()):
+            return None  # a value said plainly: "I don't live in London, I live in Kent"
+        negated = negated or next(group for group in found.groups() if group).lower()
+    return negated
 
 
 def topic_value(topic: str, text: str) -> str | None:

@@ -24,7 +24,13 @@ from zepkit.local.outcomes import (
     states_marker,
     words_shared,
 )
-from zepkit.local.profile import about_someone, names_left, owner_named, topic_value
+from zepkit.local.profile import (
+    about_someone,
+    names_left,
+    negated_value,
+    owner_named,
+    topic_value,
+)
 from zepkit.local.retrieval import match_expression
 from zepkit.local.text import fact_key, normalise_name
 
@@ -98,8 +104,13 @@ def supersede(conn: sqlite3.Connection, graph: int, change: Change) -> None:
             (graph, f"% {topic} %", change.statement, change.valid_at),
         ).fetchall()
         value = topic_value(topic, change.text)
+        # "I no longer live in Hackney" ends living in Hackney, not the flat bought since
+        negated = negated_value(topic, change.text) if value is None else None
         for key, text, valid_at, invalid_at in rows:
-            if value is None or topic_value(topic, text) != value:
+            said = topic_value(topic, text) if value is not None or negated is not None else None
+            if (negated is not None and said == negated) or (
+                negated is None and (value is None or said != value)
+            ):
                 rivals[key] = (text, valid_at, invalid_at)
     if change.ends:
         rivals.update(_mentioning_same_entities(conn, change))
