@@ -32,6 +32,11 @@ T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
         ("Ana: I don't always work from home.", None),
         ("Ana: I can't run every day.", None),
         ("Ana: I don't have a car with me.", None),
+        # the clause that says "not", not what the sentence goes on to say
+        (
+            "Ana: I'm not gluten intolerant after all, turns out it was IBS.",
+            {"gluten", "intolerant"},
+        ),
     ],
 )
 def test_the_claim_a_statement_denies(text: str, claim: set[str] | None) -> None:
@@ -52,6 +57,12 @@ def test_the_claim_a_statement_denies(text: str, claim: set[str] | None) -> None
         ("I never go running in the rain.", "Ana: I go running every morning.", False),
         ("I'm not allergic to nuts.", "Ana: I'm allergic to peanuts and shellfish.", False),
         ("I don't eat meat.", "Ana: I eat meat and fish at weekends with my family.", False),
+        # what the statement says before an aside
+        (
+            "I'm not gluten intolerant.",
+            "Ana: I'm gluten intolerant, which is ironic for a chef.",
+            True,
+        ),
         # someone else's denial is not the user's
         ("My wife doesn't eat meat.", "Ana: I eat meat every day.", False),
         # a statement that is itself negated is not what a denial ends

@@ -1016,6 +1016,11 @@ _KEPT = [
     ("My dog Rex loves the beach at Foz.", "I lost my temper with Rex this morning."),
     ("My dog Rex loves the beach at Foz.", "I lost Rex's lead at the park."),
     ("I love Michael Jackson's music.", "Michael Jackson died in 2009."),  # a taste
+    # news of one of two things a statement names, which cannot end in part
+    ("I have a cat called Pixel and a dragon called Spike.", "Spike died, I'm gutted."),
+    ("We have two dogs, Rex and Bella.", "Rex died last night."),
+    # a denial of another claim than the statement's
+    ("I'm gluten intolerant.", "I'm not lactose intolerant, it turns out."),
     # the same value of a single-valued subject again
     ("I'm married to Tom.", "We got married in Goa in 2015."),
     ("I'm married to Tom.", "I'm married with two kids."),
@@ -1149,6 +1154,10 @@ _ENDED = [
     ("I'm a nurse at St Mary's.", "I'm now a doctor at St Mary's."),
     # a belonging sold, named shorter than before
     ("I drive a Ford Fiesta.", "Sold the Fiesta, I cycle everywhere now."),
+    ("I drive a 2012 Skoda Octavia.", "Sold the Skoda, bought a van."),  # the make alone
+    ("My dog Rex and I run every morning.", "Rex died last night."),  # the speaker and one
+    # a denial of what the statement says before an aside, whatever follows the denial
+    ("I'm gluten intolerant, which is ironic.", "I'm not gluten intolerant after all, it was IBS."),
     ("We have an old Volvo.", "I finally got rid of the Volvo."),
     # a state ended by its outcome
     ("We're trying for a baby, fingers crossed.", "I'm pregnant! Eight weeks today."),

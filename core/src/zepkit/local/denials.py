@@ -65,6 +65,13 @@ _CHANGED = re.compile(
 """Words that say a statement changes what was so ("I like sushi now", "I eat meat again")."""
 _CLAUSE = re.compile(r"[,;:—–]|\s-\s|\b(?:but|and|so|because)\b", re.IGNORECASE)
 
+_ASIDE = re.compile(
+    r",\s*(?=(?:which|who|as|since|because|so|though|although|but|even|lol|haha)\b)|\s-\s|"
+    r"[;—–(]",
+    re.IGNORECASE,
+)
+"""Where a statement turns to an aside, after what it claims."""
+
 MAX_EXTRA_WORDS = 1
 """How many content words more the denied statement may have, for a denial of two or more ("day"
 in "I eat meat every day" is one: "every" is a function word)."""
@@ -78,7 +85,10 @@ def denied_claim(text: str) -> frozenset[str] | None:
     said = STORED_LABEL.sub("", text, count=1)
     if _NEGATED.search(said) is None or _HEDGED.search(said) or _PARTLY.search(said):
         return None
-    return claim(said) or None
+    # only the clause that says "not": "I'm not gluten intolerant after all, turns out it was
+    # IBS" denies being gluten intolerant, not IBS
+    denying = next((part for part in _CLAUSE.split(said) if _NEGATED.search(part)), said)
+    return claim(denying) or None
 
 
 LIKING = ("like", "love", "enjoy", "adore", "hate", "dislike", "detest", "loathe")
@@ -121,9 +131,14 @@ def denies(denied: frozenset[str], text: str) -> bool:
     said = STORED_LABEL.sub("", text, count=1)
     if _NEGATED.search(said) is not None:
         return False
-    held = claim(said)
     extra = MAX_EXTRA_WORDS if len(denied) > 1 else 0
-    return denied <= held and len(held - denied) <= extra
+    # the whole statement, or what it says before an aside ("I'm gluten intolerant, which is
+    # ironic"); not a part of a list ("I eat meat and fish" says more than "meat")
+    for part in (said, _ASIDE.split(said, maxsplit=1)[0]):
+        held = claim(part)
+        if denied <= held and len(held - denied) <= extra:
+            return True
+    return False
 
 
 def affirmed_claim(text: str) -> frozenset[str] | None:

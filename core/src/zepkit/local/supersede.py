@@ -8,6 +8,7 @@ one is ended by it at once, so ingestion order never decides what is current.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
@@ -154,14 +155,16 @@ def _mentioning_same_entities(
     conn: sqlite3.Connection, change: Change
 ) -> dict[int, tuple[str, str, str | None]]:
     """Statements that mention the entities `change` mentions, other than its speakers', or a
-    longer name that ends with one ("Sold the Fiesta" ends "I drive a Ford Fiesta"); when it
-    names them as someone else's, only those naming that owner too (`owner_named`)."""
+    longer name that ends or begins with one ("Sold the Fiesta" ends "I drive a Ford Fiesta",
+    "Sold the Skoda" ends "I drive a Skoda Octavia"); when it names them as someone else's, only
+    those naming that owner too (`owner_named`)."""
     own = sorted({key for key in map(normalise_name, change.speakers) if key})
     rows = conn.execute(
         "SELECT DISTINCT s.id, s.text, s.valid_at, s.invalid_at FROM mentions AS m "
         "JOIN entities AS n ON n.id = m.entity "
         "JOIN entities AS named ON named.graph = n.graph AND (named.id = n.id "
-        "OR substr(named.norm, -length(n.norm) - 1) = ' ' || n.norm) "
+        "OR substr(named.norm, -length(n.norm) - 1) = ' ' || n.norm "
+        "OR substr(named.norm, 1, length(n.norm) + 1) = n.norm || ' ') "
         "JOIN mentions AS other ON other.entity = named.id "
         "JOIN statement_rows AS s ON s.id = other.statement "
         f"WHERE m.statement = ? AND s.id != ? AND n.norm NOT IN ({', '.join('?' * len(own))})"
@@ -177,12 +180,54 @@ def _mentioning_same_entities(
         ),
     ).fetchall()
     owner = owner_named(change.text)
-    return {
+    found = {
         row[0]: row[1:]
         for row in rows
         if (change.in_profile or about_someone(row[1]))
         and (owner is None or owner in row[1].lower())
     }
+    several = [key for key, (text, _, _) in found.items() if _AND.search(text)]
+    for key in _naming_others(conn, change.statement, several, own):
+        del found[key]
+    return found
+
+
+_AND = re.compile(r"\band\b|&", re.IGNORECASE)
+
+
+def _naming_others(
+    conn: sqlite3.Connection, news: int, statements: list[int], own: list[str]
+) -> list[int]:
+    """Of `statements` (each joining things with "and"), those naming a thing the news does not
+    ("I have a cat called Pixel and a dragon called Spike" outlives "Spike died"): the news
+    ends one of them, and a statement cannot end in part."""
+    if not statements:
+        return []
+    told = {norm for _, norm in conn.execute(_NORMS_OF.format(marks="?"), (news,))}
+    named: dict[int, set[str]] = {}
+    for statement, norm in conn.execute(
+        _NORMS_OF.format(marks=", ".join("?" * len(statements))), statements
+    ):
+        named.setdefault(statement, set()).add(norm)
+    return [
+        statement
+        for statement, norms in named.items()
+        if any(norm not in own and not _same_thing(norm, told) for norm in norms)
+    ]
+
+
+_NORMS_OF = (
+    "SELECT m.statement, n.norm FROM mentions AS m JOIN entities AS n ON n.id = m.entity "
+    "WHERE m.statement IN ({marks})"
+)
+
+
+def _same_thing(norm: str, told: set[str]) -> bool:
+    """Whether a name is one the news names, whole or as the start or end of it ("ford fiesta"
+    and "fiesta", "skoda octavia" and "skoda")."""
+    return any(
+        norm == name or norm.endswith(f" {name}") or norm.startswith(f"{name} ") for name in told
+    )
 
 
 def _doing_habit(
