@@ -76,6 +76,8 @@ T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
         ("We got married last weekend!", "an event ahead"),
         ("Just got married!!", "an event ahead"),
         ("I found a new job!", "job search"),
+        ("Got my cast off today!", "recovery"),
+        ("My knee is much better now.", "recovery"),
         ("Finally found a job at the council.", "job search"),
         # steps on the way, plans, other people's news, news denied
         ("Passed my first driving lesson.", None),
@@ -212,6 +214,25 @@ def test_a_return_ahead_is_no_return() -> None:
             "user: We're getting married in June.",
             "user: My sister got married last weekend!",
             False,
+        ),
+        # an injury told without "I", or of the part, ends when the part is well
+        (
+            "recovery",
+            "user: Broke my wrist climbing, in a cast for 6 weeks.",
+            "user: Got my cast off today!",
+            True,
+        ),
+        (
+            "recovery",
+            "user: My shoulder is recovering slowly.",
+            "user: My shoulder is fully healed!",
+            True,
+        ),
+        (
+            "recovery",
+            "user: My knee has been sore for days.",
+            "user: Knee is much better now.",
+            True,
         ),
         ("exams", "user: I don't drive.", "user: I passed my driving test!", True),
         ("exams", "user: Never learned to drive.", "user: Passed my driving test!", True),

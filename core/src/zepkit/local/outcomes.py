@@ -221,24 +221,28 @@ _HEALED = re.compile(
     r"\b(?:fully |finally |completely )?(?:healed|recovered)\b|"
     r"\b(?:crutches|cast|sling|boot|brace|stitches|splint) (?:is|are|came|come) (?:off|out|gone)\b|"
     r"\b(?:off|out of) (?:the |my )?(?:crutches|cast|sling|boot|brace)\b|"
+    r"\bgot (?:the |my )?(?:cast|sling|boot|brace|stitches|splint) (?:off|out|removed)\b|"
     r"\bback to (?:normal|running|full fitness|the gym|training|walking|football)\b|"
     r"\bback (?:on|at|in) (?:the|my) \w+|\b(?:good|as good) as new\b|"
     r"\b(?:off|out of) (?:the |my )?(?:plaster|bandages?|wheelchair|physio)\b|"
     r"\bwalking (?:normally|again|unaided|fine)\b|\ball clear\b|"
-    r"\b(?:is|are|feels?|feeling) (?:fine|better|okay|ok|good|normal|great) (?:now|again)\b|"
+    r"\b(?:is|are|feels?|feeling) (?:(?:much|so much|a lot|loads|way) )?(?:fine|better|okay|ok|"
+    r"good|normal|great) (?:now|again)\b|"
     r"\b(?:does(?:n['’]t| not)|no longer) (?:hurt|ache)s?\b",
     re.IGNORECASE,
 )
 _RECOVERING = re.compile(
     r"\bI(?:['’]?m| am) (?:still |currently |slowly )?(?:recovering from|on crutches|in a (?:cast|"
     r"sling|boot|brace|splint)|laid up with|getting over)\b|"
-    r"\bI(?:['’]ve| have)? (?:just )?(?:broken|broke|fractured|sprained|torn|tore|ruptured) my\b|"
+    r"(?:\bI(?:['’]ve| have)? |^\W*)(?:just )?(?:broken|broke|fractured|sprained|torn|tore|"
+    r"ruptured|dislocated) my\b|"
+    r"^\W*(?:still |currently )?(?:on crutches|in a (?:cast|sling|boot|brace|splint))\b|"
     r"\bI(?:['’]ve| have) (?:got )?(?:a )?(?:broken|fractured|sprained|torn|bad) \w+|"
     r"\bI(?:['’]?m| am) (?:in a wheelchair|on crutches) (?:while|until|after|for now|for (?:a|the) "
     r"(?:few|next|time being))\b|"
     r"\bmy (?:left |right |lower |upper |bad )?(?:knee|back|shoulder|hip|ankle|wrist|neck|foot|"
-    r"leg|arm|elbow|hamstring|calf|achilles) (?:hurts|aches|is (?:still )?(?:sore|painful|injured|"
-    r"swollen|killing me))\b",
+    r"leg|arm|elbow|hamstring|calf|achilles) (?:hurts|aches|(?:is|has been|['’]s been) (?:still |"
+    r"slowly )?(?:sore|painful|injured|swollen|killing me|recovering|healing|on the mend))\b",
     re.IGNORECASE,
 )
 _ILLNESS = (
