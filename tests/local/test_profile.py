@@ -1250,6 +1250,14 @@ async def test_news_ends_the_older_statement_only_when_it_changes_it(
     assert by_text[f"user: {before}"] == (later if ends else None)
 
 
+async def test_news_on_a_subject_keeps_what_its_sentence_said_besides(ana: LocalBackend) -> None:
+    """The relationship's clause is ended by news on it; the daughter told beside it is not."""
+    told = "I'm divorced, I have a daughter, Ellie, she's 10."
+    by_text, later = await _told_then(ana, told, "I started seeing someone.", "divorced Ellie")
+    assert by_text["user: I'm divorced."] == later
+    assert by_text["user: I have a daughter, Ellie, she's 10."] is None
+
+
 async def test_a_move_ahead_keeps_the_home_until_it_happens(ana: LocalBackend) -> None:
     await ana.add_messages("t1", [Message("user", "I live in Porto.", created_at=T0)])
     plan = T0 + timedelta(days=3)
@@ -1294,6 +1302,15 @@ async def test_a_move_ahead_keeps_the_home_until_it_happens(ana: LocalBackend) -
         ("I work as a nurse and I love my job.", None),
         ("I live in Austin and now my wife works there.", None),
         ("I'm single and so happy about it.", None),
+        # a comma before "I": a subject and a clause that says something of its own
+        (
+            "I'm divorced, I have a daughter, Ellie, she's 10.",
+            ("I'm divorced.", "I have a daughter, Ellie, she's 10."),
+        ),
+        ("I'm vegan, I have a cat.", ("I'm vegan.", "I have a cat.")),
+        ("I live in Leeds, I love it here.", None),  # a remark on the subject's clause
+        ("I'm a nurse, I love my job.", None),
+        ("I moved to Leeds last year, I have two kids at school there.", None),
     ],
 )
 def test_two_single_valued_subjects_joined_by_and_are_two_statements(

@@ -1024,7 +1024,7 @@ _TOPICS = _named_patterns(
             rf"\b(?:I(?:['’]?m| am|['’]ve been| have been)?|"
             rf"we(?:['’]re| are|['’]ve been| have been)?) "
             rf"(?:just |recently |now |finally |currently |still )?"
-            rf"(?:live|living) (?:[\w'’-]+ ){{0,4}}?(?:in|on) {_PLACE}|"
+            rf"(?:live|living) (?!for\b)(?:[\w'’-]+ ){{0,8}}?(?:in|on) {_PLACE}|"
             r"\b(?:my|our) new (?:place|house|flat|apartment|home)\b|\band (?:just )?moved in\b|"
             rf"\bI(?:['’]?ve| have)? (?:just |recently |finally |now )?"
             rf"(?:moved|relocated){_NO_OBJECT}{_NOT_A_HOME_MOVED}(?! (?:here|there)\b)\b|"
@@ -1515,15 +1515,19 @@ def manner_subjects(sentence: str) -> tuple[str, ...]:
 
 
 def subjects_apart(sentence: str) -> tuple[str, str] | None:
-    """A self statement as two clauses joined by "and", each on single-valued subjects of its
-    own ("I live in Austin and work as a nurse": "I live in Austin.", "I work as a nurse."),
-    else None. Apart, news on one subject ("I moved to Denver") ends its clause and keeps the
-    other; the second clause's "I" is restored when it was left out."""
-    if " and " not in sentence:
+    """A self statement as two clauses joined by "and" (or a comma before "I"), one on a
+    single-valued subject and the other on another subject or on none ("I live in Austin and
+    work as a nurse": "I live in Austin.", "I work as a nurse."; "I'm divorced, I have a
+    daughter, Ellie"), else None. Apart, news on one subject ("I moved to Denver", "I started
+    seeing someone") ends its clause and keeps the other; the second clause's "I" is restored
+    when it was left out."""
+    if " and " not in sentence and ", I" not in sentence and ", i" not in sentence:
         return None
     lower = not any(ch.isupper() for ch in sentence)
-    for joint in _AND.finditer(sentence):
+    for joint in _JOINT.finditer(sentence):
         left, right = sentence[: joint.start()].rstrip(" ,;"), sentence[joint.end() :]
+        if not left:
+            continue
         if not _SUBJECT_I.match(right):
             first = right.split(" ", 1)[0].lower()
             if not first.isalpha() or (first in STOP_WORDS and first not in _CLAUSE_OPENERS):
@@ -1535,12 +1539,35 @@ def subjects_apart(sentence: str) -> tuple[str, str] | None:
         if readings[0] is None or readings[1] is None:
             continue
         mine, other = set(readings[0].topics), set(readings[1].topics)
-        if mine and other and not mine & other:
+        if mine & other or not (mine or other):
+            continue
+        if (mine and other) or (joint[0] == ", " and _stands_alone(right if mine else left)):
             return left, right
     return None
 
 
-_AND = re.compile(r",? and (?:then |also )?")
+def _stands_alone(clause: str) -> bool:
+    """Whether a clause without a single-valued subject says something of its own about the
+    speaker (their people, pets, health...), not a remark that leans on the other clause ("I
+    love it here", "I love my job")."""
+    reading = self_statement(clause)
+    return (
+        reading is not None
+        and reading.salience > BASE_SALIENCE
+        and len(clause.split()) >= MIN_ALONE_WORDS
+        and _LEANS_BACK.search(clause) is None
+        and not points_back_there(clause)
+    )
+
+
+MIN_ALONE_WORDS = 3
+_LEANS_BACK = re.compile(
+    r"\b(?:it|there|here|that|this|them|those|these|so|too|also|(?:my|the|our) (?:job|work|"
+    r"role|home|place|flat|house|area|city|town|life|new \w+))\b",
+    re.IGNORECASE,
+)
+"""Words of a clause that lean on the clause before ("I love my job", "I love it here")."""
+_JOINT = re.compile(r",? and (?:then |also )?|, (?=I\b|I['’]|i\b|i['’])")
 _SUBJECT_I = re.compile(r"I\b|I['’]", re.IGNORECASE)
 _CLAUSE_OPENERS = frozenset({"am", "was", "have", "had", "just", "recently", "now", "still"})
 """Stop words that may open a clause whose "I" was left out ("and am a nurse", "and just
