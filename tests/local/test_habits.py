@@ -71,6 +71,9 @@ def test_a_habit_is_matched_by_its_root(words: tuple[str, ...], same: bool) -> N
         ("Ana: I stopped going to the gym on Mondays.", None),
         # the time of the change is no part
         ("Ana: I stopped running in March.", "run"),
+        ("Ana: I quit smoking in the summer of 2019.", "smok"),
+        # a season without its year is the part of the year given up
+        ("Ana: I stopped cycling in the winter, too dark.", None),
         ("Ana: I quit smoking after my surgery.", "smok"),
         ("Ana: I stopped playing the piano.", "piano"),  # a light verb's object, its article
         # a part given up beside the rest still done
@@ -161,6 +164,8 @@ def test_who_does_the_habit(text: str, does: bool) -> None:
         ("Ana: Started learning the cello in January.", "cello", True),
         ("Ana: I started learning the cello in January.", "cello", True),
         ("Ana: The cello is a lovely instrument.", "cello", False),  # no doing before it
+        ("Ana: I've taken up the guitar, badly.", "guitar", True),
+        ("Ana: Took up running last year.", "run", True),
     ],
 )
 def test_who_does_a_pursuit(text: str, habit: str, does: bool) -> None:
@@ -201,6 +206,14 @@ async def test_taking_it_up_again_ends_giving_it_up(backend: LocalBackend) -> No
     ended = await _said(backend, "I quit smoking.", "I started smoking again, sadly.")
     assert ended["I quit smoking."] == T0 + timedelta(days=30)
     assert ended["I started smoking again, sadly."] is None
+
+
+async def test_taking_it_up_again_keeps_doing_it(backend: LocalBackend) -> None:
+    """Cycling again after a winter off ends the winter off, not cycling to work."""
+    told = "I cycle to work every day."
+    news = ["I stopped cycling in the winter, too dark.", "I've started cycling again!"]
+    ended = await _one_thread(backend, "cycling cycle", told, *news)
+    assert ended[told] is None
 
 
 async def test_someone_elses_habit_ends_nothing(backend: LocalBackend) -> None:

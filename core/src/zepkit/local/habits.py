@@ -2,9 +2,10 @@
 
 A habit has no one subject the way a home or a job has (a user smokes, runs and drinks coffee
 at once), so it is not a single-valued topic. Instead a statement that gives a habit up ("I quit
-smoking", "I don't drink anymore", "Gave up coffee") or takes it up again ("I started smoking
-again") names it, and ends the user's current statements that say they do it ("I smoke about ten
-a day"), matched by the word's root. Rules over English, no model.
+smoking", "I don't drink anymore", "Gave up coffee") names it, and ends the user's current
+statements that say they do it ("I smoke about ten a day"), matched by the word's root; one
+that takes it up again ("I started smoking again") ends those that gave it up. Rules over
+English, no model.
 """
 
 from __future__ import annotations
@@ -89,7 +90,10 @@ _WENT_TO = re.compile(r"\s+to\s+(?:the\s+|my\s+)?(?P<place>[a-z][\w'’-]*)", re
 _PARTLY = re.compile(
     r"\s+(?:(?:at|on|in|during|after|before|past|until|till|over|through)\s+(?:the\s+)?"
     r"(?:nights?|weekends?|mornings?|evenings?|afternoons?|lunch(?:time)?|dinner|work|home|"
-    r"week(?:days|ends)?|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|midnight|dark|bedtime)\b|"
+    r"week(?:days|ends)?|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|midnight|dark|bedtime|"
+    r"holidays|rain|cold|heat)\b|"
+    r"(?:in|during|over)\s+(?:the\s+)?(?:winters?|summers?|autumns?|fall|spring)\b"
+    r"(?!\s+(?:of\b|\d))|"
     r"in bed\b|"
     r"(?:after|before|past)\s+(?:\d|noon|lunch|dinner|work|school)|"
     r"from\s+(?:home|the|a|an|my|our)\b|at\s+(?:the|a|an|my|our)\s+[\w'’-]+|"
@@ -122,7 +126,17 @@ _ADVERBS = frozenset(
     }
 )
 _OPENS_A_HABIT = frozenset(
-    {*_ADVERBS, *_LIGHT_VERBS, "been", "used", "started", "starting", "learning", "studying"}
+    {
+        *_ADVERBS,
+        *_LIGHT_VERBS,
+        "been",
+        "used",
+        "started",
+        "starting",
+        "learning",
+        "studying",
+        "took",
+    }
 )
 """Words that may open a clause before its habit when the clause has no "I" ("Still smoking a
 pack a day.", "Been doing CrossFit for years.", "Started learning the cello."), the rest of the
@@ -140,7 +154,7 @@ _DOING = frozenset(
         *("quit", "quitting", "stopped", "gave", "given", "giving", "up", "kicked", "no"),
         *("longer", "don't", "don’t", "dont", "not", "never"),
         *("learning", "studying", "practising", "practicing", "the", "my"),
-        *("started", "starting", "began"),
+        *("started", "starting", "began", "took", "taken"),
     }
 )
 """Words that may stand between the speaker's "I" and the habit's word when they say whether
@@ -192,11 +206,13 @@ def root(word: str) -> str:
 
 
 class Habit(NamedTuple):
-    """A habit given up or taken up again: its word's root, and the root of what it is done to
-    when the news names that with an article ("I stopped reading the news": "read", "news")."""
+    """A habit given up or taken up again: its word's root, the root of what it is done to
+    when the news names that with an article ("I stopped reading the news": "read", "news"),
+    and whether it is taken up again (which ends giving it up, not doing it)."""
 
     root: str
     thing: str | None = None
+    again: bool = False
 
 
 def changed_habit(text: str) -> Habit | None:
@@ -243,7 +259,7 @@ def changed_habit(text: str) -> Habit | None:
         if _PARTLY.match(clause, after):
             continue
         if habit not in STOP_WORDS and len(habit) >= 3:
-            given_up = Habit(root(habit), done_to)
+            given_up = Habit(root(habit), done_to, again=named.get("again") is not None)
             others = clauses[:at] + clauses[at + 1 :]
             if any(_STILL.search(other) and does_habit(other, given_up.root) for other in others):
                 return None

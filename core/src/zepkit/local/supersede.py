@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from zepkit.local.codec import timestamp
 from zepkit.local.denials import affirms, denies, match_words
-from zepkit.local.habits import Habit, does_habit, names_thing, watches
+from zepkit.local.habits import Habit, changed_habit, does_habit, names_thing, watches
 from zepkit.local.ids import graph_range
 from zepkit.local.outcomes import (
     closes,
@@ -235,7 +235,7 @@ def _doing_habit(
 ) -> dict[int, tuple[str, str, str | None]]:
     """The user's current statements, other than the change's, that say they do `habit` (the
     habit the change gives up or takes up again), watched if it is watched, to what it is done
-    to if the change names that."""
+    to if the change names that; for a habit taken up again, those that gave it up."""
     rows = conn.execute(
         f"SELECT id, text, valid_at, invalid_at FROM ({_RECENT}) WHERE text LIKE ?",
         (graph, change.statement, RECENT_PROFILE, f"%{habit.root}%"),
@@ -247,7 +247,15 @@ def _doing_habit(
         if does_habit(row[1], habit.root)
         and watches(row[1], habit.root) == watched
         and (habit.thing is None or names_thing(row[1], habit.thing))
+        and (not habit.again or _gives_up(row[1], habit.root))
     }
+
+
+def _gives_up(text: str, root: str) -> bool:
+    """Whether a statement gives up the habit `root` (what taking it up again ends: "I started
+    cycling again" ends "I stopped cycling", not "I cycle to work every day")."""
+    given_up = changed_habit(text)
+    return given_up is not None and given_up.root == root and not given_up.again
 
 
 def _valued(
