@@ -56,6 +56,13 @@ def test_the_claim_a_statement_denies(text: str, claim: set[str] | None) -> None
         # the denial's qualifier is not in the statement, or the statement says more
         ("I never go running in the rain.", "Ana: I go running every morning.", False),
         ("I'm not allergic to nuts.", "Ana: I'm allergic to peanuts and shellfish.", False),
+        # one item of a list denied: the others still hold
+        (
+            "I'm not allergic to penicillin.",
+            "Ana: I'm allergic to shellfish and penicillin.",
+            False,
+        ),
+        ("I don't like hiking anymore.", "Ana: I like hiking and swimming.", False),
         ("I don't eat meat.", "Ana: I eat meat and fish at weekends with my family.", False),
         # what the statement says before an aside
         (

@@ -136,9 +136,15 @@ def denies(denied: frozenset[str], text: str) -> bool:
     # ironic"); not a part of a list ("I eat meat and fish" says more than "meat")
     for part in (said, _ASIDE.split(said, maxsplit=1)[0]):
         held = claim(part)
-        if denied <= held and len(held - denied) <= extra:
+        more = held - denied
+        # a word more of a list is another item: "I'm not allergic to penicillin" keeps "I'm
+        # allergic to shellfish and penicillin"
+        if denied <= held and len(more) <= extra and not (more and _LIST.search(part)):
             return True
     return False
+
+
+_LIST = re.compile(r",|&|\b(?:and|or|as well as|plus)\b", re.IGNORECASE)
 
 
 def affirmed_claim(text: str) -> frozenset[str] | None:
