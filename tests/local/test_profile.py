@@ -683,6 +683,7 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("We celebrated my mum's 60th birthday.", ()),
         ("I've started eating fish again.", ("diet",)),
         ("I've started eating healthier.", ()),  # how well, not what
+        ("vegetarian since i was 12", ("diet",)),  # noted without "I", an "i" after it
         ("My favourite band is Muse.", ("favourite-band",)),  # a favourite of its own kind
         ("My fave food at the moment is sushi.", ("favourite-food",)),
         ("My kids' favourite game is Uno.", ()),  # the children's

@@ -1088,7 +1088,13 @@ _TOPICS = _named_patterns(
             r"\bI(?:['’]?m| am)? (?:now |no longer )?(?:on|doing) (?:keto|paleo|whole30)\b|"
             rf"\bI {_DIET_DROPPED}",
         ),
-        ("diet", rf"^\W*{_DIET_DROPPED}"),
+        (
+            "diet",
+            rf"^\W*(?:{_DIET_DROPPED}|(?:(?:strict|lifelong|fully|mostly|now|still|proud) )?"
+            r"(?:vegan|vegetarian|pescatarian)\b(?!['’-]| (?:food|foods|restaurants?|recipes?|"
+            r"options?|dish|dishes|meals?|places?|caf[eé]s?|menus?|friendly|version|cheese|"
+            r"alternatives?|sausages?|burgers?|is|are|was|were)\b))",
+        ),
         (
             "relationship",
             r"\b(?:I(?:['’]?m| am)|we(?:['’]re| are)|and I are) (?:now |not |no longer )?"
