@@ -1157,6 +1157,7 @@ _ENDED = [
     ("I drive a Ford Fiesta.", "Sold the Fiesta, I cycle everywhere now."),
     ("I drive a 2012 Skoda Octavia.", "Sold the Skoda, bought a van."),  # the make alone
     ("My dog Rex and I run every morning.", "Rex died last night."),  # the speaker and one
+    ("My dog Molly is old and loves St Clair beach.", "Molly died on Thursday."),  # a place
     # a denial of what the statement says before an aside, whatever follows the denial
     ("I'm gluten intolerant, which is ironic.", "I'm not gluten intolerant after all, it was IBS."),
     ("We have an old Volvo.", "I finally got rid of the Volvo."),

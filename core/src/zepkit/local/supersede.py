@@ -186,7 +186,7 @@ def _mentioning_same_entities(
         if (change.in_profile or about_someone(row[1]))
         and (owner is None or owner in row[1].lower())
     }
-    several = [key for key, (text, _, _) in found.items() if _AND.search(text)]
+    several = {key: text for key, (text, _, _) in found.items() if _AND.search(text)}
     for key in _naming_others(conn, change.statement, several, own):
         del found[key]
     return found
@@ -196,24 +196,44 @@ _AND = re.compile(r"\band\b|&", re.IGNORECASE)
 
 
 def _naming_others(
-    conn: sqlite3.Connection, news: int, statements: list[int], own: list[str]
+    conn: sqlite3.Connection, news: int, statements: dict[int, str], own: list[str]
 ) -> list[int]:
-    """Of `statements` (each joining things with "and"), those naming a thing the news does not
-    ("I have a cat called Pixel and a dragon called Spike" outlives "Spike died"): the news
-    ends one of them, and a statement cannot end in part."""
+    """Of `statements` (id -> text, each joining things with "and"), those that name, beside a
+    name the news names, another one of their kind that it does not ("I have a cat called Pixel
+    and a dragon called Spike" outlives "Spike died", "We have two dogs, Rex and Bella" outlives
+    "Rex died"; not a place named in passing): the news ends one of them, and a statement cannot
+    end in part."""
     if not statements:
         return []
     told = {norm for _, norm in conn.execute(_NORMS_OF.format(marks="?"), (news,))}
     named: dict[int, set[str]] = {}
     for statement, norm in conn.execute(
-        _NORMS_OF.format(marks=", ".join("?" * len(statements))), statements
+        _NORMS_OF.format(marks=", ".join("?" * len(statements))), list(statements)
     ):
         named.setdefault(statement, set()).add(norm)
     return [
         statement
         for statement, norms in named.items()
-        if any(norm not in own and not _same_thing(norm, told) for norm in norms)
+        if any(
+            norm not in own
+            and not _same_thing(norm, told)
+            and _listed_with(statements[statement], norm, told)
+            for norm in norms
+        )
     ]
+
+
+def _listed_with(text: str, other: str, told: set[str]) -> bool:
+    """Whether `text` names `other` as one of a set with a name the news names: called so
+    ("a dragon called Spike"), or beside it with "and" or a comma ("Rex and Bella")."""
+    said = " ".join(text.lower().split())
+    if re.search(rf"\b(?:called|named)\s+{re.escape(other)}\b", said):
+        return True
+    return any(
+        re.search(rf"\b{re.escape(a)}\s*(?:,|and|&)\s*(?:\w+\s+)?{re.escape(b)}\b", said)
+        for name in told
+        for a, b in ((name, other), (other, name))
+    )
 
 
 _NORMS_OF = (
