@@ -699,6 +699,9 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("I lived in London for two years before this.", ()),  # the past, not a change
         ("I moved here from Braga in 2019.", ()),  # how the current home came about
         ("I'm a volunteer at the food bank on weekends.", ()),  # no employer, no occupation
+        ("I'm a junior at Ohio State.", ()),  # a year of studies, not a job
+        ("I'm a senior analyst at Google.", ("work",)),
+        ('How do I say "I\'m pescatarian" in French?', ()),  # quoted, not said of oneself
         ("I'm a junior developer at a fintech now.", ("work",)),
         ("I'm a product owner at Spotify.", ("work",)),
         ("I'm a senior software engineer at Google.", ("work",)),  # three words before "at"

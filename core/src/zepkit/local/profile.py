@@ -1042,7 +1042,9 @@ _TOPICS = _named_patterns(
             "work",
             rf"\bI (?:now |still |currently |{_NO_LONGER})?work "
             r"(?:\w+ly |full[- ]time |part[- ]time )?(?:as|at|for|in)\b|"
-            r"\bI(?:['’]?m| am) (?:now |not |no longer )?(?:a|an) \w+(?: (?!of\b)\w+){0,2} "
+            r"\bI(?:['’]?m| am) (?:now |not |no longer )?(?:a|an) "
+            r"(?!(?:freshman|sophomore|junior|senior|fresher|student|undergrad|member|regular|"
+            r"patient|customer|volunteer|guest) (?:at|for)\b)\w+(?: (?!of\b)\w+){0,2} "
             rf"(?:(?:at|for) {_PLACE}|by profession\b)|"
             r"\bI(?:['’]?m| am) (?:now |not |no longer )?(?:a|an) "
             rf"(?:(?!of\b|{_JUDGED})[\w-]+ ){{0,3}}"
@@ -1552,6 +1554,10 @@ def subjects_apart(sentence: str) -> tuple[str, str] | None:
     return None
 
 
+_QUOTED = re.compile(r'"[^"]*"|“[^”]*”')
+"""Words the speaker quotes, which say nothing of them."""
+
+
 def _stands_alone(clause: str) -> bool:
     """Whether a clause without a single-valued subject says something of its own about the
     speaker (their people, pets, health...), not a remark that leans on the other clause ("I
@@ -1581,9 +1587,12 @@ moved to Oslo")."""
 
 
 def _topics_of(sentence: str, *, typed_lower: bool) -> tuple[str, ...]:
-    """The single-valued subjects `sentence` states or changes (`_TOPICS`). A sentence typed
+    """The single-valued subjects `sentence` states or changes (`_TOPICS`), outside what it
+    quotes ('how do I say "I'm pescatarian" in French' changes no diet). A sentence typed
     without capitals ("i live in lisbon now") has its names' capitals restored first: every
     word that is not a stop word."""
+    if '"' in sentence or "“" in sentence:
+        sentence = _QUOTED.sub(" ", sentence)
     if typed_lower:
         sentence = _LOWER_WORD.sub(
             lambda word: word[0] if word[0] in STOP_WORDS else word[0].capitalize(), sentence
