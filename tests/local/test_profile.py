@@ -1218,6 +1218,8 @@ _ENDED = [
     ("Single at the moment.", "Met a lovely guy, we started dating in May."),
     # a pet put to sleep; an ending told before a comma
     ("We have a dog called Max.", "We had to put Max to sleep last week."),
+    ("Our cat Biscuit is 6.", "Biscuit had to be put to sleep on Tuesday."),
+    ("Our cat Biscuit is 6.", "We had Biscuit put down."),
     ("We have a hamster called Nibbles.", "Nibbles died last night, the kids are gutted."),
     ("My husband is called Mark.", "Mark and I separated in March."),
     ("We have a dog called Rex.", "We had to rehome Rex."),

@@ -1163,8 +1163,9 @@ _TOPIC_RULES = PatternSet({n: rule for n, (_, rule) in enumerate(_TOPICS)})
 """The topics' patterns asked together (a self statement is read for all of them)."""
 
 _ENDED = re.compile(
-    r"\b(?:died|passed away|was put down|were put down|"
-    r"put (?:him|her|them|(?-i:[A-Z])\w+) (?:down|to sleep)|ran away|rehomed|had to rehome|"
+    r"\b(?:died|passed away|(?:was|were|had to be|has been|have been) put (?:down|to sleep)|"
+    r"(?:put|had(?= \w+ put\b)) (?:him|her|them|(?-i:[A-Z])\w+) (?:put )?(?:down|to sleep)|"
+    r"ran away|rehomed|had to rehome|"
     r"broke up|split up|divorced)\b|"
     r"\b(?:we|I)(?:['’](?:ve|re)| have| had| are| were)? (?:just |recently |finally |officially )?"
     r"(?:got |been )?separated\b(?! (?:(?-i:[A-Z])\w*|the|him|her|them|it|my|our|his|their)\b)|"
