@@ -77,6 +77,7 @@ T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
         ("Just got married!!", "an event ahead"),
         ("I found a new job!", "job search"),
         ("Got my cast off today!", "recovery"),
+        ("officially done with college 🎓", "studies"),
         ("My knee is much better now.", "recovery"),
         ("Finally found a job at the council.", "job search"),
         # steps on the way, plans, other people's news, news denied
@@ -141,6 +142,8 @@ def test_the_outcomes_a_sentence_tells(news: str, kind: str | None) -> None:
         ("My sister got married last weekend!", "an event ahead"),
         ("I found a job ad for a nurse.", "job search"),
         ("I found my old job contract in a drawer.", "job search"),
+        ("Done with college for the summer!", "studies"),  # a break
+        ("I'm done with college applications.", "studies"),
     ],
 )
 def test_news_that_is_not_the_outcome(news: str, kind: str) -> None:

@@ -1151,6 +1151,7 @@ _ENDED = [
     # the same told without "I", as the sentence opens
     ("I'm unemployed at the moment.", "Got the job! Starting Monday."),
     ("I'm studying law at UCL.", "Graduated today!"),
+    ("im a junior at ohio state, mech e.", "officially done with college 🎓"),
     ("Job hunting at the moment, it's grim.", "Landed a job at the council, start Monday!"),
     # the household's home, told with "we"
     ("We live in a flat in Croydon.", "Moved to a house in Reigate last month."),

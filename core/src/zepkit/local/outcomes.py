@@ -83,6 +83,9 @@ _JOB_SEARCH = re.compile(
     re.IGNORECASE,
 )
 _GRADUATED = re.compile(
+    r"(?:(?:\bI(?:['’]?m| am|m)? (?:(?:now|finally|officially) )?|^\W*(?:(?:finally|officially) )?)"
+    r"done with (?:uni|university|college|grad school|my degree|my studies)\b"
+    r"(?!\s+(?:applications?|apps|essays?|homework|assignments?|work|exams?|for)\b))|"
     r"(?:\bI |^\W*)(?:just |finally |recently |officially )?(?:graduated|dropped out|"
     r"finished (?:uni|university|college|my (?:[\w-]+ )?(?:degree|studies|course(?! of)|phd|"
     r"masters?|dissertation))|(?:got|completed) my (?:[\w-]+ )?(?:degree|studies|course(?! of)|"
@@ -95,7 +98,8 @@ _STUDYING = re.compile(
     r"(?:student|undergrad(?:uate)?|postgrad(?:uate)?|fresher)\b|\bI(?:['’]?m| am) in my "
     r"(?:first|second|third|fourth|final|last) year\b|\bI(?:['’]?m| am) (?:currently |now |"
     r"still )?(?:at|in) (?:uni|university|college|grad school|law school|med school|medical "
-    r"school)\b",
+    r"school)\b|\bI(?:['’]?m| am|m) (?:a |an )?(?:freshman|sophomore|junior|senior|"
+    r"(?:first|second|third|fourth|final)[- ]year) (?:at|in|studying|doing)\b",
     re.IGNORECASE,
 )
 _BY_ME = (
@@ -561,7 +565,9 @@ _OUTCOMES: tuple[Outcome, ...] = (
         "studies",
         _GRADUATED,
         _STUDYING,
-        _words("graduated graduate graduating dropped finished degree completed viva defended"),
+        _words(
+            "graduated graduate graduating dropped finished degree completed viva defended done"
+        ),
     ),
     Outcome(
         "exams",
