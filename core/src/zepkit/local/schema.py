@@ -407,8 +407,8 @@ _V12: tuple[Step, ...] = (
 
 _V13: tuple[Step, ...] = (
     # The rules know a wedding ahead (ended by getting married), not driving (by passing the
-    # driving test) and injuries told without "I" or of the part (by the part healed): the
-    # states once more.
+    # driving test), injuries told without "I" or of the part (by the part healed) and a year
+    # at college (by being done with it): the states once more.
     _states_read_again,
 )
 
