@@ -76,6 +76,10 @@ def test_a_habit_is_matched_by_its_root(words: tuple[str, ...], same: bool) -> N
         ("Ana: I stopped cycling in the winter, too dark.", None),
         ("Ana: I quit smoking after my surgery.", "smok"),
         ("Ana: I stopped playing the piano.", "piano"),  # a light verb's object, its article
+        ("Ana: 2 weeks without smoke, I am angry all day.", "smok"),  # time without it
+        ("Ana: Six months off the booze now.", "booz"),
+        ("Ana: Two days without my phone, it was bliss.", None),  # days: a break, no habit
+        ("Ana: My dad went 3 years without smoking.", None),
         # a part given up beside the rest still done
         ("Ana: I stopped running on the treadmill, I run outside now.", None),
         ("Ana: I quit smoking, I only vape now.", "smok"),  # vaping is another habit

@@ -1199,6 +1199,7 @@ _ENDED = [
     # a habit given up in other words
     ("I'm on sertraline for my anxiety.", "I've come off the sertraline now, doing well."),
     ("I'm a smoker, about ten a day.", "I've been smoke-free for six weeks!"),
+    ("I smoke like 10 cigarettes per day.", "2 weeks without smoke, I am angry all day."),
     # the home and the relationship in more forms
     ("We rent a flat in Leith.", "We've bought our first home, a cottage in Fife!"),
     ("I'm renting a flat in Hackney.", "We bought a house in Walthamstow!"),

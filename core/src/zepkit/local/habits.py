@@ -26,11 +26,15 @@ _CHANGE = re.compile(
     r"(?:do not|don['’]?t)(?=\s+[\w'’-]+(?:\s+[\w'’-]+){0,2}\s+any\s?more\b))"
     r"\s+(?:(?:the|my|a|an|all|on)\s+)*(?P<habit>[a-z][\w'’-]*)"
     r"(?:\s+(?P<article>(?:the|my|a|an|our|his|her|their)\s+)?(?P<object>[a-z]\w*))?|"
-    r"\b(?:started|began|am|['’]m)\s+(?P<again>[a-z]\w*ing)(?:\s+\w+)?\s+again\b",
+    r"\b(?:started|began|am|['’]m)\s+(?P<again>[a-z]\w*ing)(?:\s+\w+)?\s+again\b|"
+    r"\b(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|a couple "
+    r"of|several)\s+(?:weeks?|months?|years?)\s+(?:now\s+)?(?:without|off|free of|clean of|"
+    r"sober from)\s+(?:any\s+|the\s+|my\s+)?(?P<without>[a-z][\w'’-]*)",
     re.IGNORECASE,
 )
-"""Giving a habit up ("quit smoking", "came off the sertraline"), or taking it up again; `habit`
-(or `again`) is the habit's word, `object` the word after it (after an `article`, if any)."""
+"""Giving a habit up ("quit smoking", "came off the sertraline", "two weeks without cigarettes"),
+or taking it up again; `habit` (or `again`, or `without`) is the habit's word, `object` the word
+after it (after an `article`, if any)."""
 _CHANGE_ANYWHERE = re.compile(factored(_CHANGE.pattern), re.IGNORECASE)
 """`_CHANGE` as a prefix tree, asked only whether a statement has a change anywhere: most have
 none, and are then not split into clauses (a clause's match is one in the whole text)."""
@@ -239,7 +243,7 @@ def changed_habit(text: str) -> Habit | None:
         if found is None or _LEAD.fullmatch(clause[: found.start()]) is None:
             continue
         named = found.groupdict()
-        habit = (named["habit"] or named.get("again") or "").lower()
+        habit = (named["habit"] or named.get("again") or named.get("without") or "").lower()
         thing = (named.get("object") or "").lower()
         after = found.end("habit") if named["habit"] else len(clause)
         done_to = None
