@@ -1036,6 +1036,8 @@ _KEPT = [
     ("I work at Google as a designer.", "I left Sarah a voicemail."),
     ("I work at Google as a designer.", "I left London in 2019."),
     ("I live in Leeds.", "I left Google last month."),
+    ("I work at a bakery in Leeds.", "I left the bakery at 5 today."),  # for the day
+    ("I work at a bakery in Leeds.", "My sister quit the bakery."),
     ("I work at Meta.", "I left Google in 2019 to join Meta."),
     ("I work at Google as a designer.", "My last day at Google is Friday."),  # ahead
     # someone else's child born, or another child of the user's
@@ -1208,6 +1210,10 @@ _ENDED = [
     ("I'm 29.", "It was my 30th birthday yesterday!"),
     ("I'm 25.", "Celebrated my 26th birthday on Saturday!"),
     ("I'm vegetarian.", "I've started eating fish again."),
+    ("i'm vegan myself", "i've been eating fish again, doctor said my iron is low"),
+    # a workplace left, named by what it is
+    ("i'm a graphic designer at a small branding agency in toronto.", "quit the agency."),
+    ("I'm a chef at a little restaurant in Soho.", "I quit the restaurant last week."),
     ("I'm single.", "My boyfriend and I moved in together."),
     ("My favourite band is Muse.", "My favourite band is Radiohead now."),
     ("I'm dating Tom.", "We broke up last week."),

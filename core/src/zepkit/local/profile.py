@@ -17,7 +17,13 @@ from typing import NamedTuple
 
 from zepkit.local.factoring import PatternSet, factored
 from zepkit.local.outcomes import NOT_TO_LIVE_IN
-from zepkit.local.text import SPEAKER_I, STOP_WORDS, opens_without_subject, without_subject
+from zepkit.local.text import (
+    SPEAKER_I,
+    STOP_WORDS,
+    STORED_LABEL,
+    opens_without_subject,
+    without_subject,
+)
 
 _SELF = re.compile(rf"(?<![\w'’])(?:{SPEAKER_I}|[Mm]y|MY|[Mm]e|mine|[Mm]yself)\b")
 """The speaker talking about themselves (in chat's spellings too)."""
@@ -803,6 +809,9 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"earn(?:s|ing)? (?:about |around |roughly |over |under )?[£$€]?\d[\d,.]*k?|"
             r"(?:run|runs|running|own|owns|opened) (?:a|an|my|our) (?:[\w'-]+ ){0,2}(?:shop|store|"
             r"caf[eé]|restaurant|pub|salon|bakery|studio|practice|agency)|"
+            r"(?:quit|left|resigned from) (?:the|my) (?:[\w'-]+ )?(?:agency|firm|restaurant|bakery|"
+            r"caf[eé]|shop|store|studio|salon|practice|clinic|startup|company|warehouse|factory|"
+            r"hotel|pizza place)|"
             r"redundan\w*|laid off|(?:got|been|was|were) (?:fired|sacked)|"
             r"clients?|customers?|(?:our|my|tech|software) stack|codebase|monorepo|"
             r"(?:fiscal|financial) year|(?:fully|all) remote|b2b|saas|"
@@ -1087,6 +1096,8 @@ _TOPICS = _named_patterns(
             r"\bI(?:['’]ve| have)? (?:just |now |recently )?(?:stopped|started|quit) eating "
             r"(?:(?:red |white )?meat|fish|seafood|poultry|dairy|eggs|animal products)\b|"
             r"\bI eat (?:meat|fish)\b|"
+            r"\bI(?:['’]ve| have)? (?:been |now |started )?eating (?:meat|fish|seafood|chicken|"
+            r"dairy|eggs) again\b|"
             r"\bI(?:['’]?m| am)? (?:now |no longer )?(?:on|doing) (?:keto|paleo|whole30)\b|"
             rf"\bI {_DIET_DROPPED}",
         ),
@@ -1636,12 +1647,30 @@ _NEGATED = re.compile(
 
 def left_value(text: str) -> str | None:
     """The place or employer a statement says its speaker left ("I left Google last month":
-    "google"; "We moved away from Leeds": "leeds"), else None. It ends only the home or work
-    statements naming it (`names_left`): a name left says nothing of where the user is now."""
+    "google"; "We moved away from Leeds": "leeds"; "quit the agency": "agency"), else None. It
+    ends only the home or work statements naming it (`names_left`): a name left says nothing of
+    where the user is now."""
     found = _LEFT.search(text)
     if found is None and "last" in text:
         found = _LAST_DAY.search(text)
+    if found is None:
+        found = _LEFT_WORKPLACE.search(STORED_LABEL.sub("", text, count=1))
     return found[1].lower() if found else None
+
+
+_WORKPLACES = (
+    r"agency|firm|restaurant|bakery|caf[eé]|shop|store|studio|salon|practice|clinic|startup|"
+    r"company|warehouse|factory|hotel|pizza place"
+)
+_LEFT_WORKPLACE = re.compile(
+    r"(?:\bI(?:['’]ve| have)? (?:just |finally |recently |officially )?|"
+    r"^\W*(?:just |finally |officially )?)(?:quit|left|resigned from) (?:the|my) "
+    rf"(?:[\w'’-]+ )?({_WORKPLACES})\b"
+    r"(?!\s+(?:early|late|at|for|after|before|around|tonight|today|yesterday|this|with|and)\b)",
+    re.IGNORECASE,
+)
+"""Leaving a workplace named by what it is ("Quit the agency.", "I left the restaurant"), not
+for the day ("I left the café at five")."""
 
 
 def names_left(topic: str, text: str, left: str) -> bool:
@@ -1649,7 +1678,16 @@ def names_left(topic: str, text: str, left: str) -> bool:
     the employer ("I'm a nurse at St Mary's" names "st mary's")."""
     if topic == "work":
         found = _EMPLOYER.search(text)
-        return found is not None and found[1].lower() == left
+        if found is not None and found[1].lower() == left:
+            return True
+        return re.fullmatch(_WORKPLACES, left) is not None and (
+            re.search(
+                rf"\b(?:at|for|with|in) (?:a|an|the|my|our) (?:[\w'’-]+ ){{0,3}}{left}\b",
+                text,
+                re.I,
+            )
+            is not None
+        )
     return topic == "home" and topic_value("home", text) == left
 
 
