@@ -1142,6 +1142,7 @@ _ENDED = [
     # a diet or a relationship changed
     ("I'm on the keto diet.", "Gave up keto, it wasn't for me."),
     ("I'm single.", "I've got a girlfriend now, her name's Leah."),
+    ("I've been divorced six years now.", "Ngozi and I got engaged last Saturday!!"),
     # a pregnancy ended by the birth, a car by its sale
     ("I'm pregnant with our first!", "Our baby girl Ada was born on Monday!"),
     ("We're expecting twins in March.", "We had the babies last night, two boys!"),

@@ -1110,7 +1110,8 @@ _TOPICS = _named_patterns(
         ),
         (
             "relationship",
-            r"\b(?:I(?:['’]?m| am)|we(?:['’]re| are)|and I are) (?:now |not |no longer )?"
+            r"\b(?:I(?:['’]?m| am|['’]ve been| have been)|we(?:['’]re| are|['’]ve been| have been)|"
+            r"and I are) (?:now |not |no longer )?"
             r"(?:single|married|divorced|engaged(?! (?:in|with)\b)|separated|widowed|"
             r"in a relationship)\b|"
             r"\b(?:we(?:['’]re| are)?|and I(?: are)?) (?:now |finally )?back together\b|"
