@@ -220,6 +220,14 @@ async def test_taking_it_up_again_keeps_doing_it(backend: LocalBackend) -> None:
     assert ended[told] is None
 
 
+async def test_giving_it_up_keeps_saying_it_is_not_done(backend: LocalBackend) -> None:
+    """"I don't smoke" agrees with "2 weeks without smoke": it stays; "I smoke" is ended."""
+    told = ["I smoke like 10 a day.", "I'm so angry all day but I don't smoke."]
+    ended = await _one_thread(backend, "smoke smoking", *told, "3 weeks without smoking now.")
+    assert ended[told[0]] == T0 + timedelta(days=60)
+    assert ended[told[1]] is None
+
+
 async def test_someone_elses_habit_ends_nothing(backend: LocalBackend) -> None:
     ended = await _said(backend, "I smoke a pack a day.", "My dad quit smoking last year.")
     assert ended["I smoke a pack a day."] is None

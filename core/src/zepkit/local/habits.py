@@ -301,6 +301,23 @@ def does_habit(text: str, habit: str) -> bool:
     return False
 
 
+def says_not(text: str, habit: str) -> bool:
+    """Whether a statement says its speaker does not do the habit `habit` (or gave it up): a
+    word of not doing between their "I" and it ("I don't smoke", "I quit smoking"). News that
+    gives the habit up leaves such a statement as it is: the two agree."""
+    for before in _before_habit(text, habit):
+        speaker = max((n for n, word in enumerate(before) if word in _FIRST_PERSON), default=-1)
+        if _NOT_DOING.intersection(before[speaker + 1 :]):
+            return True
+    return False
+
+
+_NOT_DOING = frozenset(
+    {
+        *("don't", "don’t", "dont", "not", "never", "no", "longer", "quit", "quitting"),
+        *("stopped", "gave", "given", "giving", "kicked", "without", "off"),
+    }
+)
 _MEMBERSHIP_ROOTS = frozenset(root(word) for word in _MEMBERSHIPS)
 
 

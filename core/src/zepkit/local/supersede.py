@@ -15,7 +15,14 @@ from typing import NamedTuple
 
 from zepkit.local.codec import timestamp
 from zepkit.local.denials import affirms, denies, match_words
-from zepkit.local.habits import Habit, changed_habit, does_habit, names_thing, watches
+from zepkit.local.habits import (
+    Habit,
+    changed_habit,
+    does_habit,
+    names_thing,
+    says_not,
+    watches,
+)
 from zepkit.local.ids import graph_range
 from zepkit.local.outcomes import (
     closes,
@@ -255,7 +262,8 @@ def _doing_habit(
 ) -> dict[int, tuple[str, str, str | None]]:
     """The user's current statements, other than the change's, that say they do `habit` (the
     habit the change gives up or takes up again), watched if it is watched, to what it is done
-    to if the change names that; for a habit taken up again, those that gave it up."""
+    to if the change names that, not those saying they do not; for a habit taken up again,
+    those that gave it up."""
     rows = conn.execute(
         f"SELECT id, text, valid_at, invalid_at FROM ({_RECENT}) WHERE text LIKE ?",
         (graph, change.statement, RECENT_PROFILE, f"%{habit.root}%"),
@@ -267,7 +275,7 @@ def _doing_habit(
         if does_habit(row[1], habit.root)
         and watches(row[1], habit.root) == watched
         and (habit.thing is None or names_thing(row[1], habit.thing))
-        and (not habit.again or _gives_up(row[1], habit.root))
+        and (_gives_up(row[1], habit.root) if habit.again else not says_not(row[1], habit.root))
     }
 
 
