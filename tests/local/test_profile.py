@@ -1019,6 +1019,8 @@ _KEPT = [
     ("I live in Porto with my partner.", "My old laptop died yesterday."),
     ("My dog Rex loves the beach at Foz.", "I lost my temper with Rex this morning."),
     ("My dog Rex loves the beach at Foz.", "I lost Rex's lead at the park."),
+    ("My husband Harold is retired.", "Harold's phone died in the middle of the game."),
+    ("My friend Sam lives in Leeds.", "Sam's mum passed away last week."),
     ("I love Michael Jackson's music.", "Michael Jackson died in 2009."),  # a taste
     # news of one of two things a statement names, which cannot end in part
     ("I have a cat called Pixel and a dragon called Spike.", "Spike died, I'm gutted."),

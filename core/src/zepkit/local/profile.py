@@ -1193,8 +1193,17 @@ candles on Etsy")."""
 
 def tells_an_ending(sentence: str) -> bool:
     """Whether a sentence tells that what was true of the names it mentions has ended ("My dog
-    Rex died.", "Mochi passed away this morning."; `_ENDED`)."""
-    return _ENDED.search(sentence) is not None
+    Rex died.", "Mochi passed away this morning."; `_ENDED`); not when what died is something
+    of theirs ("Harold's phone died", "Sam's mum passed away": Harold and Sam go on)."""
+    return any(
+        _OF_SOMEONE.search(sentence, 0, found.start()) is None
+        for found in _ENDED.finditer(sentence)
+    )
+
+
+_OF_SOMEONE = re.compile(r"\b(?-i:[A-Z])\w*['’]s (?:[\w-]+ ){1,3}$")
+"""Something of someone named just before an ending ("Harold's phone " died; not "my
+neighbour's cat Luna ")."""
 
 
 _OWNED_BY = re.compile(
