@@ -678,6 +678,8 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("Started at Aldi today.", ("work",)),
         ("I started at the gym this week.", ()),  # no employer named
         ("It was my 30th birthday yesterday!", ("age",)),
+        ("I'm 5 minutes away.", ()),
+        ("im 15 btw", ("age",)),
         ("It was my sister's 30th birthday yesterday!", ()),
         ("Just had my 26th birthday.", ("age",)),
         ("We celebrated my mum's 60th birthday.", ()),
@@ -1153,6 +1155,7 @@ _ENDED = [
     ("I'm looking for a job in marketing.", "I got the job at Ogilvy, starting Monday!"),
     ("I'm studying law at UCL.", "I graduated last summer!"),
     ("I'm 34.", "I just turned 35!"),
+    ("i work at wendys 2 nights a week", "i quit wendys. manager was insane."),  # lower case
     # the same told without "I", as the sentence opens
     ("I'm unemployed at the moment.", "Got the job! Starting Monday."),
     ("I'm studying law at UCL.", "Graduated today!"),

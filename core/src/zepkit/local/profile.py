@@ -1141,7 +1141,7 @@ _TOPICS = _named_patterns(
             "age",
             r"(?:\bI(?:['’]?m| am) (?:now )?|(?:\bI |^\W*)(?:just |finally |recently )?turned )"
             r"\d{1,3}(?: years? old| y\.?o\.?)?(?: (?:now|today|yesterday|this week|last week|"
-            r"this month|last month|lol|haha))?[\W_]*$|"
+            r"this month|last month|lol|haha|btw|tbh|fyi))*[\W_]*$|"
             r"\b(?:it was|it['’]s|today is|today was|yesterday was) my \d{1,3}(?:st|nd|rd|th) "
             r"birthday\b|"
             r"\bI (?:just |finally |recently )?(?:had|celebrated) my \d{1,3}(?:st|nd|rd|th) "
@@ -1616,14 +1616,27 @@ def _topics_of(sentence: str, *, typed_lower: bool) -> tuple[str, ...]:
     if '"' in sentence or "“" in sentence:
         sentence = _QUOTED.sub(" ", sentence)
     if typed_lower:
-        sentence = _LOWER_WORD.sub(
-            lambda word: word[0] if word[0] in STOP_WORDS else word[0].capitalize(), sentence
-        )
+        sentence = _capitals_restored(sentence)
     found = _TOPIC_RULES.matching(sentence)
     return tuple(dict.fromkeys(name for n, (name, _) in enumerate(_TOPICS) if n in found))
 
 
 _LOWER_WORD = re.compile(r"\b[a-z][\w'’]*")
+
+
+def _capitals_restored(sentence: str) -> str:
+    """A sentence typed without capitals with every word that is not a stop word capitalised,
+    so its names read as names ("i quit wendys": "i Quit Wendys")."""
+    return _LOWER_WORD.sub(
+        lambda word: word[0] if word[0] in STOP_WORDS else word[0].capitalize(), sentence
+    )
+
+
+def _as_named(text: str) -> str:
+    """A stored statement without its speaker's label, its capitals restored when it was typed
+    without any."""
+    said = STORED_LABEL.sub("", text, count=1)
+    return said if any(ch.isupper() for ch in said) else _capitals_restored(said)
 
 
 _ORGANISATION = r"((?-i:[A-Z])[\w'’&-]+(?: (?-i:[A-Z])[\w'’&-]+)*)"
@@ -1660,11 +1673,12 @@ def left_value(text: str) -> str | None:
     "google"; "We moved away from Leeds": "leeds"; "quit the agency": "agency"), else None. It
     ends only the home or work statements naming it (`names_left`): a name left says nothing of
     where the user is now."""
-    found = _LEFT.search(text)
-    if found is None and "last" in text:
-        found = _LAST_DAY.search(text)
+    said = _as_named(text)  # "i quit wendys" names Wendys
+    found = _LEFT.search(said)
+    if found is None and "last" in said:
+        found = _LAST_DAY.search(said)
     if found is None:
-        found = _LEFT_WORKPLACE.search(STORED_LABEL.sub("", text, count=1))
+        found = _LEFT_WORKPLACE.search(said)
     return found[1].lower() if found else None
 
 
@@ -1687,7 +1701,7 @@ def names_left(topic: str, text: str, left: str) -> bool:
     """Whether a home or work statement names `left` (a `left_value`) as the place lived in or
     the employer ("I'm a nurse at St Mary's" names "st mary's")."""
     if topic == "work":
-        found = _EMPLOYER.search(text)
+        found = _EMPLOYER.search(_as_named(text))
         if found is not None and found[1].lower() == left:
             return True
         return re.fullmatch(_WORKPLACES, left) is not None and (
