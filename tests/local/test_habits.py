@@ -80,6 +80,10 @@ def test_a_habit_is_matched_by_its_root(words: tuple[str, ...], same: bool) -> N
         ("Ana: Six months off the booze now.", "booz"),
         ("Ana: Two days without my phone, it was bliss.", None),  # days: a break, no habit
         ("Ana: My dad went 3 years without smoking.", None),
+        ("Ana: 6 months no smokes.", "smok"),
+        ("Ana: Two weeks no sleep lol", None),  # weeks of no: a complaint
+        ("Ana: smoked my last one paddys day.", "smok"),
+        ("Ana: My dad smoked his last one.", None),
         # a part given up beside the rest still done
         ("Ana: I stopped running on the treadmill, I run outside now.", None),
         ("Ana: I quit smoking, I only vape now.", "smok"),  # vaping is another habit
@@ -221,7 +225,7 @@ async def test_taking_it_up_again_keeps_doing_it(backend: LocalBackend) -> None:
 
 
 async def test_giving_it_up_keeps_saying_it_is_not_done(backend: LocalBackend) -> None:
-    """"I don't smoke" agrees with "2 weeks without smoke": it stays; "I smoke" is ended."""
+    """ "I don't smoke" agrees with "2 weeks without smoke": it stays; "I smoke" is ended."""
     told = ["I smoke like 10 a day.", "I'm so angry all day but I don't smoke."]
     ended = await _one_thread(backend, "smoke smoking", *told, "3 weeks without smoking now.")
     assert ended[told[0]] == T0 + timedelta(days=60)

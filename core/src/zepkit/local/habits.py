@@ -29,12 +29,14 @@ _CHANGE = re.compile(
     r"\b(?:started|began|am|['’]m)\s+(?P<again>[a-z]\w*ing)(?:\s+\w+)?\s+again\b|"
     r"\b(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|a couple "
     r"of|several)\s+(?:weeks?|months?|years?)\s+(?:now\s+)?(?:without|off|free of|clean of|"
-    r"sober from)\s+(?:any\s+|the\s+|my\s+)?(?P<without>[a-z][\w'’-]*)",
+    r"sober from|(?<=months )no|(?<=month )no|(?<=years )no|(?<=year )no)\s+"
+    r"(?:any\s+|the\s+|my\s+)?(?P<without>[a-z][\w'’-]*)|"
+    r"\b(?P<last>smoked|vaped) my (?:very )?last\b",
     re.IGNORECASE,
 )
-"""Giving a habit up ("quit smoking", "came off the sertraline", "two weeks without cigarettes"),
-or taking it up again; `habit` (or `again`, or `without`) is the habit's word, `object` the word
-after it (after an `article`, if any)."""
+"""Giving a habit up ("quit smoking", "came off the sertraline", "two weeks without cigarettes",
+"smoked my last one"), or taking it up again; `habit` (or `again`, `without`, `last`) is the
+habit's word, `object` the word after it (after an `article`, if any)."""
 _CHANGE_ANYWHERE = re.compile(factored(_CHANGE.pattern), re.IGNORECASE)
 """`_CHANGE` as a prefix tree, asked only whether a statement has a change anywhere: most have
 none, and are then not split into clauses (a clause's match is one in the whole text)."""
@@ -243,7 +245,8 @@ def changed_habit(text: str) -> Habit | None:
         if found is None or _LEAD.fullmatch(clause[: found.start()]) is None:
             continue
         named = found.groupdict()
-        habit = (named["habit"] or named.get("again") or named.get("without") or "").lower()
+        last = (named.get("last") or "").lower().removesuffix("d")  # "smoked": "smoke"
+        habit = (named["habit"] or named.get("again") or named.get("without") or last).lower()
         thing = (named.get("object") or "").lower()
         after = found.end("habit") if named["habit"] else len(clause)
         done_to = None
