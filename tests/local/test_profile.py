@@ -1213,6 +1213,8 @@ _ENDED = [
     ("I'm renting a flat in Hackney.", "We bought a house in Walthamstow!"),
     ("I'm a nurse at the Royal Infirmary.", "I retired last month."),
     ("I work at Tesco.", "Started at Aldi today."),
+    ("I work at Tesco.", "First day at Infineon. So many acronyms."),
+    ("I live in a WG in Neustadt with two flatmates.", "First night in my own flat. Bliss."),
     ("I'm 29.", "It was my 30th birthday yesterday!"),
     ("I'm 25.", "Celebrated my 26th birthday on Saturday!"),
     ("I'm vegetarian.", "I've started eating fish again."),

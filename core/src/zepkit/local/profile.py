@@ -816,7 +816,8 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"clients?|customers?|(?:our|my|tech|software) stack|codebase|monorepo|"
             r"(?:fiscal|financial) year|(?:fully|all) remote|b2b|saas|"
             rf"graduat\w*|{OCCUPATIONS})\b",
-            r"\b(?:start(?:ed|ing)|join(?:ed|ing)) (?:at |with )?(?-i:[A-Z])",
+            r"\b(?:start(?:ed|ing)|join(?:ed|ing)) (?:at |with )?(?-i:[A-Z])|"
+            r"\bfirst (?:day|week|shift) (?:at|with) (?:the )?(?-i:[A-Z])",
         ),
         (
             "home",
@@ -1035,6 +1036,8 @@ _TOPICS = _named_patterns(
             rf"(?:just |recently |now |finally |currently |still )?"
             rf"(?:live|living) (?!for\b)(?:[\w'’-]+ ){{0,8}}?(?:in|on) {_PLACE}|"
             r"\b(?:my|our) new (?:place|house|flat|apartment|home)\b|\band (?:just )?moved in\b|"
+            r"\bfirst (?:night|day|week) in (?:my|our) (?:own |new )+(?:place|house|flat|apartment|"
+            r"home|studio)\b|"
             rf"\bI(?:['’]?ve| have)? (?:just |recently |finally |now )?"
             rf"(?:moved|relocated){_NO_OBJECT}{_NOT_A_HOME_MOVED}(?! (?:here|there)\b)\b|"
             r"\bI no longer live\b|\bI'?m based in\b|\bmy (?:new )?home is\b|"
@@ -1060,7 +1063,7 @@ _TOPICS = _named_patterns(
             rf"(?:{OCCUPATIONS}|teacher|doctor)\b|"
             r"\bmy new (?:job|employer)\b|\bmy (?:current )?job is (?:at|as|with)\b|"
             r"\bmy (?:current )?employer is\b|"
-            rf"\bmy first (?:day|week|shift) (?:at|with) {_PLACE}|"
+            rf"(?:\bmy |^\W*)first (?:day|week|shift) (?:at|with) {_PLACE}|"
             r"\bI(?:['’]?m| am|['’]ve been| have been) (?:now |currently |still )?working "
             rf"(?:(?:at|for) {_PLACE}|as (?:a|an)\b)|"
             rf"\bI (?:just |finally |recently |officially )?started (?:work |working |my new job |"
@@ -1436,11 +1439,13 @@ def self_statement(sentence: str) -> SelfStatement | None:
 
 def _dropped_topics(sentence: str, typed_lower: bool) -> tuple[str, ...]:
     """The subjects of a sentence said without its "I" read as a state ("Based in Leeds." is
-    "I'm based in Leeds.") or, opening with "the" ("The new job at the pharmacy is intense."),
-    as the speaker's ("My new job ...")."""
+    "I'm based in Leeds.") or, opening with "the" or "first" ("The new job at the pharmacy is
+    intense.", "First day at Infineon."), as the speaker's ("My new job ...")."""
     topics = _topics_of(f"I'm {_first_lowered(sentence)}", typed_lower=typed_lower)
     if sentence[:4].lower() == "the ":
         topics += _topics_of(f"My {sentence[4:]}", typed_lower=typed_lower)
+    elif sentence[:6].lower() == "first ":
+        topics += _topics_of(f"My {_first_lowered(sentence)}", typed_lower=typed_lower)
     return topics
 
 
