@@ -77,7 +77,8 @@ def test_a_habit_is_matched_by_its_root(words: tuple[str, ...], same: bool) -> N
         ("Ana: I quit smoking after my surgery.", "smok"),
         ("Ana: I stopped playing the piano.", "piano"),  # a light verb's object, its article
         ("Ana: 2 weeks without smoke, I am angry all day.", "smok"),  # time without it
-        ("Ana: Six months off the booze now.", "booz"),
+        ("Ana: Six months without booze now.", "booz"),
+        ("Ana: Two weeks off work with flu.", None),  # time off, not work given up
         ("Ana: Two days without my phone, it was bliss.", None),  # days: a break, no habit
         ("Ana: My dad went 3 years without smoking.", None),
         ("Ana: 6 months no smokes.", "smok"),

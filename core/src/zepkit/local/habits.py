@@ -26,20 +26,29 @@ _CHANGE = re.compile(
     r"(?:do not|don['’]?t)(?=\s+[\w'’-]+(?:\s+[\w'’-]+){0,2}\s+any\s?more\b))"
     r"\s+(?:(?:the|my|a|an|all|on)\s+)*(?P<habit>[a-z][\w'’-]*)"
     r"(?:\s+(?P<article>(?:the|my|a|an|our|his|her|their)\s+)?(?P<object>[a-z]\w*))?|"
-    r"\b(?:started|began|am|['’]m)\s+(?P<again>[a-z]\w*ing)(?:\s+\w+)?\s+again\b|"
+    r"\b(?:started|began|am|['’]m)\s+(?P<again>[a-z]\w*ing)(?:\s+\w+)?\s+again\b",
+    re.IGNORECASE,
+)
+"""Giving a habit up ("quit smoking", "came off the sertraline"), or taking it up again; `habit`
+(or `again`) is the habit's word, `object` the word after it (after an `article`, if any)."""
+_CHANGE_ANYWHERE = re.compile(factored(_CHANGE.pattern), re.IGNORECASE)
+"""`_CHANGE` as a prefix tree, asked only whether a statement has a change anywhere: most have
+none, and are then not split into clauses (a clause's match is one in the whole text)."""
+_GIVEN_UP_SINCE = re.compile(
     r"\b(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|a couple "
-    r"of|several)\s+(?:weeks?|months?|years?)\s+(?:now\s+)?(?:without|off|free of|clean of|"
+    r"of|several)\s+(?:weeks?|months?|years?)\s+(?:now\s+)?(?:without|free of|clean of|"
     r"sober from|(?<=months )no|(?<=month )no|(?<=years )no|(?<=year )no)\s+"
     r"(?:any\s+|the\s+|my\s+)?(?P<without>[a-z][\w'’-]*)|"
     r"\b(?P<last>smoked|vaped) my (?:very )?last\b",
     re.IGNORECASE,
 )
-"""Giving a habit up ("quit smoking", "came off the sertraline", "two weeks without cigarettes",
-"smoked my last one"), or taking it up again; `habit` (or `again`, `without`, `last`) is the
-habit's word, `object` the word after it (after an `article`, if any)."""
-_CHANGE_ANYWHERE = re.compile(factored(_CHANGE.pattern), re.IGNORECASE)
-"""`_CHANGE` as a prefix tree, asked only whether a statement has a change anywhere: most have
-none, and are then not split into clauses (a clause's match is one in the whole text)."""
+"""A habit given up for so long ("two weeks without cigarettes", "6 months no smokes"), or its
+last one had ("smoked my last one"): `without` or `last` is the habit's word. Looked for only
+where one of `_SINCE_WORDS` is."""
+_SINCE_WORDS = (
+    *("without", "free of", "clean of", "sober from", "month no ", "months no ", "year no "),
+    *("years no ", "my last", "my very last"),
+)
 _FREE = re.compile(r"\b(?P<habit>[a-z]+)-free\b", re.IGNORECASE)
 """Free of a habit ("I've been smoke-free for six weeks"), looked for only in a clause that says
 "-free"."""
@@ -89,6 +98,8 @@ _LEFT_GROUP = re.compile(
 )
 """Leaving a group ("I left the band", "Quit my book club"): `kind` says which ("book"); not
 a group's doings ("I left the band practice early")."""
+_LEAVING_WORDS = ("left", "quit", "leaving", "dropped out", "stepped down", "resigned")
+"""A word each way of leaving a group holds: `_LEFT_GROUP` is looked for only where one is."""
 _INTO_GROUP = frozenset({"in", "on", "of", "with", "join", "joined", "to"})
 """Words that put the speaker in a group named after them ("I play guitar in a band")."""
 _WENT_TO = re.compile(r"\s+to\s+(?:the\s+|my\s+)?(?P<place>[a-z][\w'’-]*)", re.IGNORECASE)
@@ -226,29 +237,31 @@ def changed_habit(text: str) -> Habit | None:
     statement goes on to say they still do it ("I stopped running on the treadmill, I run
     outside now": a part given up)."""
     body = STORED_LABEL.sub("", text, count=1)
-    if (
-        "-free" not in body
-        and _CHANGE_ANYWHERE.search(body) is None
-        and _LEFT_GROUP.search(body) is None
-    ):
+    lowered = body.lower()
+    since = any(word in lowered for word in _SINCE_WORDS)
+    leaving = any(word in lowered for word in _LEAVING_WORDS)
+    if "-free" not in body and not since and not leaving and _CHANGE_ANYWHERE.search(body) is None:
         return None
     clauses = _CLAUSE.split(body)
     for at, clause in enumerate(clauses):
-        left = _LEFT_GROUP.search(clause)
+        left = _LEFT_GROUP.search(clause) if leaving else None
         if left is not None and _LEAD.fullmatch(clause[: left.start()]) is not None:
             kind = (left["kind"] or "").lower()
             which = kind not in STOP_WORDS and kind not in _ANY_KIND_OF_GROUP
             return Habit(root(left["group"]), root(kind) if kind and which else None)
         found = _CHANGE.search(clause)
+        if found is None and since:
+            found = _GIVEN_UP_SINCE.search(clause)
         if found is None and "-free" in clause:
             found = _FREE.search(clause)
         if found is None or _LEAD.fullmatch(clause[: found.start()]) is None:
             continue
         named = found.groupdict()
         last = (named.get("last") or "").lower().removesuffix("d")  # "smoked": "smoke"
-        habit = (named["habit"] or named.get("again") or named.get("without") or last).lower()
+        said = named.get("habit") or named.get("again") or named.get("without") or last
+        habit = said.lower()
         thing = (named.get("object") or "").lower()
-        after = found.end("habit") if named["habit"] else len(clause)
+        after = found.end("habit") if named.get("habit") else len(clause)
         done_to = None
         if habit in _LIGHT_VERBS and thing and thing not in STOP_WORDS and thing != "anymore":
             habit, after = thing, found.end("object")

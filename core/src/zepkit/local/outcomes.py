@@ -130,7 +130,7 @@ _TAKEN = re.compile(
 _TESTED = re.compile(
     r"\blearning to drive\b|\bI (?:don['’]t|do not|can['’]t|cannot|never learn(?:ed|t) to) "
     r"drive\b(?! (?:on|at|in|to|after|before|when|with|during|far|long|much|often)\b)|"
-    r"^\W*never learn(?:ed|t) to drive\b|"
+    r"\bnever(?<![\w'’] never) learn(?:ed|t) to drive\b|"
     r"\b(?:driving|theory|bar|board|citizenship|entrance) (?:test|exams?)\b|"
     r"\b(?:revising|studying|cramming|preparing|prepping|practi[sc]ing|learning [\w'’-]+(?: "
     r"[\w'’-]+)?) for (?:my |the |our )?(?:[\w'’-]+ ){0,3}?"
@@ -235,12 +235,28 @@ _HEALED = re.compile(
     r"\b(?:does(?:n['’]t| not)|no longer) (?:hurt|ache)s?\b",
     re.IGNORECASE,
 )
+_OPENING_INJURIES = "|".join(
+    rf"{word}(?<![\w'’] {word})"
+    for word in (
+        "broken",
+        "broke",
+        "fractured",
+        "sprained",
+        "torn",
+        "tore",
+        "ruptured",
+        "dislocated",
+    )
+)
+"""An injury opening a sentence without its "I" ("Broke my wrist climbing"): each word checked
+after it for a word before it, so the scan keeps to words that start with its letters."""
 _RECOVERING = re.compile(
     r"\bI(?:['’]?m| am) (?:still |currently |slowly )?(?:recovering from|on crutches|in a (?:cast|"
     r"sling|boot|brace|splint)|laid up with|getting over)\b|"
-    r"(?:\bI(?:['’]ve| have)? |^\W*)(?:just )?(?:broken|broke|fractured|sprained|torn|tore|"
-    r"ruptured|dislocated) my\b|"
-    r"^\W*(?:still |currently )?(?:on crutches|in a (?:cast|sling|boot|brace|splint))\b|"
+    rf"\b(?:{_OPENING_INJURIES}) my\b|"
+    r"\bI(?:['’]ve| have)? (?:just )?(?:broken|broke|fractured|sprained|torn|tore|ruptured|"
+    r"dislocated) my\b|"
+    r"\bon(?<![\w'’] on) crutches\b|\bin(?<![\w'’] in) a (?:cast|sling|boot|brace|splint)\b|"
     r"\bI(?:['’]ve| have) (?:got )?(?:a )?(?:broken|fractured|sprained|torn|bad) \w+|"
     r"\bI(?:['’]?m| am) (?:in a wheelchair|on crutches) (?:while|until|after|for now|for (?:a|the) "
     r"(?:few|next|time being))\b|"
@@ -528,7 +544,7 @@ _EVENT_AHEAD = re.compile(
     r"(?:a|an|my|our|the|[\w'’-]+['’]s) (?:[\w'’-]+ ){0,3}?(?:" + _EVENTS + r")\b"
     r"|\b(?:my|our) (?:[\w'’-]+ ){0,2}?(?:" + _EVENTS + r") (?:is|are|['’]s) (?:on|next|this|"
     r"tomorrow|tonight|coming up|soon|in|at)\b"
-    r"|\b(?:I|we|[\w'’-]+ and I)(?:['’](?:m|re)| am| are) (?:getting married|tying the knot)\b",
+    r"|\b(?:I(?:['’]m| am)|we(?:['’]re| are)|and I are) (?:getting married|tying the knot)\b",
     re.IGNORECASE,
 )
 """An event of the user's ahead ("I have a job interview at Google on Friday", "My surgery is

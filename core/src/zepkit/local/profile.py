@@ -1678,6 +1678,9 @@ def left_value(text: str) -> str | None:
     "google"; "We moved away from Leeds": "leeds"; "quit the agency": "agency"), else None. It
     ends only the home or work statements naming it (`names_left`): a name left says nothing of
     where the user is now."""
+    lowered = text.lower()
+    if not any(word in lowered for word in _LEAVING_WORDS):  # most statements: no pattern run
+        return None
     said = _as_named(text)  # "i quit wendys" names Wendys
     found = _LEFT.search(said)
     if found is None and "last" in said:
@@ -1687,6 +1690,8 @@ def left_value(text: str) -> str | None:
     return found[1].lower() if found else None
 
 
+_LEAVING_WORDS = ("left", "quit", "moved", "resigned", "last")
+"""A word each way of leaving holds (`_LEFT`, `_LAST_DAY`, `_LEFT_WORKPLACE`)."""
 _WORKPLACES = (
     r"agency|firm|restaurant|bakery|caf[eé]|shop|store|studio|salon|practice|clinic|startup|"
     r"company|warehouse|factory|hotel|pizza place"
