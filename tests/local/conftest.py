@@ -6,13 +6,15 @@ import os
 import sqlite3
 import sys
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 import zepkit.local
-from zepkit.core._backend import UserProfile
+from zepkit.core._backend import SearchRequest, UserProfile
+from zepkit.core._models import Message
 from zepkit.local import LocalBackend, schema
 
 
@@ -22,6 +24,30 @@ async def backend() -> AsyncIterator[LocalBackend]:
     memory = LocalBackend()
     yield memory
     await memory.aclose()
+
+
+TOLD_FROM = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
+"""When `told_monthly` tells its first message."""
+
+EndTimes = dict[str, datetime | None]
+
+
+@pytest.fixture
+def told_monthly(backend: LocalBackend) -> Callable[..., Awaitable[EndTimes]]:
+    """`tell(query, *said)`: user "ana" says each of `said` in one thread, a month after the one
+    before (from `TOLD_FROM`); the end time of each fact a search for `query` finds, by its text
+    (None: current)."""
+
+    async def tell(query: str, *said: str) -> EndTimes:
+        await backend.ensure_user(UserProfile("ana", first_name="Ana"))
+        await backend.ensure_thread("t", "ana")
+        for n, text in enumerate(said):
+            when = TOLD_FROM + timedelta(days=30 * n)
+            await backend.add_messages("t", [Message("user", text, created_at=when)])
+        found = await backend.search(SearchRequest(query, user_id="ana", limit=10))
+        return {fact.fact.split(": ", 1)[1]: fact.invalid_at for fact in found.edges}
+
+    return tell
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -11,6 +12,7 @@ from zepkit.core._models import Message
 from zepkit.local import LocalBackend
 from zepkit.local.habits import Habit, changed_habit, does_habit, names_thing, root, watches
 
+Told = Callable[..., Awaitable[dict[str, datetime | None]]]
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 
 
@@ -217,18 +219,18 @@ async def test_taking_it_up_again_ends_giving_it_up(backend: LocalBackend) -> No
     assert ended["I started smoking again, sadly."] is None
 
 
-async def test_taking_it_up_again_keeps_doing_it(backend: LocalBackend) -> None:
+async def test_taking_it_up_again_keeps_doing_it(told_monthly: Told) -> None:
     """Cycling again after a winter off ends the winter off, not cycling to work."""
     told = "I cycle to work every day."
     news = ["I stopped cycling in the winter, too dark.", "I've started cycling again!"]
-    ended = await _one_thread(backend, "cycling cycle", told, *news)
+    ended = await told_monthly("cycling cycle", told, *news)
     assert ended[told] is None
 
 
-async def test_giving_it_up_keeps_saying_it_is_not_done(backend: LocalBackend) -> None:
+async def test_giving_it_up_keeps_saying_it_is_not_done(told_monthly: Told) -> None:
     """ "I don't smoke" agrees with "2 weeks without smoke": it stays; "I smoke" is ended."""
     told = ["I smoke like 10 a day.", "I'm so angry all day but I don't smoke."]
-    ended = await _one_thread(backend, "smoke smoking", *told, "3 weeks without smoking now.")
+    ended = await told_monthly("smoke smoking", *told, "3 weeks without smoking now.")
     assert ended[told[0]] == T0 + timedelta(days=60)
     assert ended[told[1]] is None
 
@@ -238,65 +240,53 @@ async def test_someone_elses_habit_ends_nothing(backend: LocalBackend) -> None:
     assert ended["I smoke a pack a day."] is None
 
 
-async def test_giving_up_a_pursuit_ends_doing_it(backend: LocalBackend) -> None:
+async def test_giving_up_a_pursuit_ends_doing_it(told_monthly: Told) -> None:
     told = ["I'm learning Spanish for my trip.", "I go to the gym every morning."]
-    ended = await _one_thread(backend, "Spanish gym", *told, "I gave up on Spanish, too hard.")
+    ended = await told_monthly("Spanish gym", *told, "I gave up on Spanish, too hard.")
     assert ended[told[0]] == T0 + timedelta(days=60)
     assert ended[told[1]] is None
 
 
-async def test_no_longer_going_somewhere_ends_going_there(backend: LocalBackend) -> None:
+async def test_no_longer_going_somewhere_ends_going_there(told_monthly: Told) -> None:
     """Stopping going to the gym gives up the gym, and going out gives up nothing: "I'm going
     to Paris" is no habit of going."""
     told = ["I go to the gym every morning.", "I'm going to Paris in June."]
     news = ["I stopped going out so much.", "I stopped going to the gym."]
-    ended = await _one_thread(backend, "gym Paris", *told, *news)
+    ended = await told_monthly("gym Paris", *told, *news)
     assert ended[told[0]] == T0 + timedelta(days=90)
     assert ended[told[1]] is None
 
 
-async def test_giving_up_one_thing_ends_only_doing_that(backend: LocalBackend) -> None:
+async def test_giving_up_one_thing_ends_only_doing_that(told_monthly: Told) -> None:
     """The piano given up is not the guitar, the news not reading before bed."""
     told = ["I play guitar in a band.", "I read before bed every night.", "I read the news daily."]
     news = ["I stopped playing the piano.", "I stopped reading the news."]
-    ended = await _one_thread(backend, "guitar read news piano", *told, *news)
+    ended = await told_monthly("guitar read news piano", *told, *news)
     assert ended[told[0]] is None
     assert ended[told[1]] is None
     assert ended[told[2]] == T0 + timedelta(days=120)
 
 
-async def test_leaving_a_group_ends_being_in_it(backend: LocalBackend) -> None:
+async def test_leaving_a_group_ends_being_in_it(told_monthly: Told) -> None:
     """The band left ends playing in it; the book club left is not the running club."""
     told = ["I play guitar in a band.", "I'm in a running club.", "I'm in a book club."]
     news = ["I left the band last month.", "I quit my book club."]
-    ended = await _one_thread(backend, "band club", *told, *news)
+    ended = await told_monthly("band club", *told, *news)
     assert ended[told[0]] == T0 + timedelta(days=90)
     assert ended[told[1]] is None
     assert ended[told[2]] == T0 + timedelta(days=120)
 
 
-async def test_a_part_given_up_with_the_rest_kept_ends_nothing(backend: LocalBackend) -> None:
+async def test_a_part_given_up_with_the_rest_kept_ends_nothing(told_monthly: Told) -> None:
     told = "I go running every morning."
     news = "I stopped running on the treadmill, I run outside now."
-    ended = await _one_thread(backend, "running treadmill", told, news)
+    ended = await told_monthly("running treadmill", told, news)
     assert ended[told] is None
 
 
-async def test_a_habit_watched_and_one_done_are_two(backend: LocalBackend) -> None:
+async def test_a_habit_watched_and_one_done_are_two(told_monthly: Told) -> None:
     """Watching tennis given up ends watching it, not playing it."""
     told = ["I've been playing tennis for years.", "I watch a lot of tennis on TV."]
-    ended = await _one_thread(backend, "tennis", *told, "I stopped watching tennis.")
+    ended = await told_monthly("tennis", *told, "I stopped watching tennis.")
     assert ended[told[0]] is None
     assert ended[told[1]] == T0 + timedelta(days=60)
-
-
-async def _one_thread(backend: LocalBackend, query: str, *said: str) -> dict[str, datetime | None]:
-    """Each of `said` in one thread, a month after the one before; the end time of each fact a
-    search for `query` finds, by its text."""
-    await backend.ensure_user(UserProfile("ana", first_name="Ana"))
-    await backend.ensure_thread("t", "ana")
-    for n, text in enumerate(said):
-        when = T0 + timedelta(days=30 * n)
-        await backend.add_messages("t", [Message("user", text, created_at=when)])
-    found = await backend.search(SearchRequest(query, user_id="ana", limit=10))
-    return {fact.fact.split(": ", 1)[1]: fact.invalid_at for fact in found.edges}

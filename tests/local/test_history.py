@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -14,6 +15,7 @@ from zepkit.local.history import LONG_AGO_YEARS, told_at
 
 SAID = datetime(2025, 6, 15, 12, 0, tzinfo=UTC)
 SAID_AT = encode_time(SAID)
+Told = Callable[..., Awaitable[dict[str, datetime | None]]]
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 
 
@@ -62,18 +64,6 @@ def test_a_time_without_an_offset_stays_without_one() -> None:
     assert told_at("I left in 2019.", naive) == "2019-12-31T23:59:59"
 
 
-async def _told(backend: LocalBackend, query: str, *said: str) -> dict[str, datetime | None]:
-    """Each of `said` in one thread, a month after the one before; the end time of each fact a
-    search for `query` finds, by its text."""
-    await backend.ensure_user(UserProfile("ana", first_name="Ana"))
-    await backend.ensure_thread("t", "ana")
-    for n, text in enumerate(said):
-        when = T0 + timedelta(days=30 * n)
-        await backend.add_messages("t", [Message("user", text, created_at=when)])
-    found = await backend.search(SearchRequest(query, user_id="ana", limit=10))
-    return {fact.fact.split(": ", 1)[1]: fact.invalid_at for fact in found.edges}
-
-
 @pytest.mark.parametrize(
     ("told", "history"),
     [
@@ -83,19 +73,15 @@ async def _told(backend: LocalBackend, query: str, *said: str) -> dict[str, date
         ("I have a dog called Rex.", "Our dog Rex died when I was a kid."),  # an ending
     ],
 )
-async def test_history_ends_nothing_said_since(
-    backend: LocalBackend, told: str, history: str
-) -> None:
-    ended = await _told(backend, "Tesco Aldi job Leeds student smoke Rex dog", told, history)
+async def test_history_ends_nothing_said_since(told_monthly: Told, told: str, history: str) -> None:
+    ended = await told_monthly("Tesco Aldi job Leeds student smoke Rex dog", told, history)
     assert ended[told] is None
 
 
-async def test_history_of_a_subject_gives_way_to_what_was_said_since(
-    backend: LocalBackend,
-) -> None:
+async def test_history_of_a_subject_gives_way_to_what_was_said_since(told_monthly: Told) -> None:
     """Leeds in 2015 is older than York said in March: York is the home, Leeds is ended by it."""
     told, history = "I live in York.", "I moved to Leeds back in 2015."
-    ended = await _told(backend, "York Leeds", told, history)
+    ended = await told_monthly("York Leeds", told, history)
     assert ended[told] is None
     assert ended[history] == T0
 
