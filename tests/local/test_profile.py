@@ -670,6 +670,8 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("I live in a flat in Porto.", ("home",)),
         ("I'm renting a flat in Hackney.", ("home",)),
         ("We rent a tiny studio in Paris.", ("home",)),
+        ("I rent a 2-bed in Leeds.", ("home",)),
+        ("Got the keys to the car.", ()),
         ("We're renting a car in Spain.", ()),  # rented, but not lived in
         ("I rent a van in Leeds for the move.", ()),
         ("I retired last month.", ("work",)),
@@ -1210,6 +1212,10 @@ _ENDED = [
     ("I smoke like 10 cigarettes per day.", "2 weeks without smoke, I am angry all day."),
     # the home and the relationship in more forms
     ("We rent a flat in Leith.", "We've bought our first home, a cottage in Fife!"),
+    (
+        "We rent a one bed in Partick, tiny but we love it.",
+        "Got the keys to a wee flat in Dennistoun!",
+    ),
     ("I'm renting a flat in Hackney.", "We bought a house in Walthamstow!"),
     ("I'm a nurse at the Royal Infirmary.", "I retired last month."),
     ("I work at Tesco.", "Started at Aldi today."),

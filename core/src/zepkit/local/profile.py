@@ -1006,7 +1006,7 @@ sentence typed without capitals has its words' capitals restored first (`_topics
 
 _DWELLING = (
     r"(?:flat|house|apartment|room|place|home|studio|cottage|bungalow|condo|bedsit|maisonette|"
-    r"townhouse|loft|duplex|houseboat)"
+    r"townhouse|loft|duplex|houseboat|(?:one|two|three|four|[1-4])[- ]bed(?:room)?)"
 )
 """What one lives in: "I'm renting a flat in Hackney" is a home, "We're renting a car in
 Spain" is not."""
@@ -1043,6 +1043,8 @@ _TOPICS = _named_patterns(
             r"\bI no longer live\b|\bI'?m based in\b|\bmy (?:new )?home is\b|"
             rf"\b(?:I|we)(?:['’]m| am|['’]re| are)? (?:now |still |currently )?(?:rent|renting) "
             rf"(?:a|an|our|my) (?:[\w'’-]+ ){{0,3}}?{_DWELLING} (?:in|on) {_PLACE}|"
+            rf"\bgot the keys (?:to|for) (?:a|an|our|my|the) (?:[\w'’-]+ ){{0,3}}?{_DWELLING} "
+            rf"(?:in|on) {_PLACE}|"
             r"\b(?:I|we)(?:['’]ve| have)? (?:just |finally |recently )?bought (?:a|an|our|my) "
             r"(?:first |own |new |forever |dream )*(?:home|house|flat|apartment|cottage|bungalow)\b"
             + NOT_TO_LIVE_IN
@@ -1649,8 +1651,8 @@ _ORGANISATION = r"((?-i:[A-Z])[\w'’&-]+(?: (?-i:[A-Z])[\w'’&-]+)*)"
 
 _VALUES = {
     "home": re.compile(
-        r"\b(?:live|living|moved|relocated|based)\b[^.!?;]*?\b(?:in|to|on) (?:the )?"
-        r"((?-i:[A-Z])[\w'’-]+(?: (?-i:[A-Z])[\w'’-]+)*)",
+        r"\b(?:live|living|moved|relocated|based|rent|renting|keys)\b[^.!?;]*?\b(?:in|to|on) "
+        r"(?:the )?((?-i:[A-Z])[\w'’-]+(?: (?-i:[A-Z])[\w'’-]+)*)",
         re.IGNORECASE,
     ),
     "work": re.compile(
