@@ -59,6 +59,14 @@ def test_news_of_now(sentence: str) -> None:
     assert told_at(sentence, SAID_AT) == SAID_AT
 
 
+def test_a_time_before_any_date_is_the_first_one() -> None:
+    """ "Like 1000000 years ago lol" is read, not raised on: the earliest moment a date holds."""
+    happened = datetime.fromisoformat(told_at("I saw that like 1000000 years ago lol", SAID_AT))
+    assert happened == datetime(1, 1, 1, tzinfo=UTC)
+    early = encode_time(datetime(50, 6, 1, tzinfo=UTC))  # said in year 50: a century back is none
+    assert datetime.fromisoformat(told_at("We moved a lot growing up.", early)).year == 1
+
+
 def test_a_time_without_an_offset_stays_without_one() -> None:
     naive = encode_time(SAID.replace(tzinfo=None))
     assert told_at("I left in 2019.", naive) == "2019-12-31T23:59:59"

@@ -76,12 +76,21 @@ def told_at(sentence: str, said_at: str) -> str:
         return said_at
     said = decode_time(said_at)
     ends = [_period_end(found, said) for found in _DATED.finditer(sentence)]
-    ends += [said - timedelta(days=_YEAR_DAYS * _years(found)) for found in _AGO.finditer(sentence)]
+    ends += [_years_before(said, _years(found)) for found in _AGO.finditer(sentence)]
     if _LONG_AGO.search(sentence):
-        ends.append(said - timedelta(days=_YEAR_DAYS * LONG_AGO_YEARS))
+        ends.append(_years_before(said, LONG_AGO_YEARS))
     if not ends or max(ends) >= said:
         return said_at
     return encode_time(max(ends))
+
+
+def _years_before(said: datetime, years: float) -> datetime:
+    """`said` so many years back, or the first moment a datetime holds when that is before it
+    ("a million years ago")."""
+    try:
+        return said - timedelta(days=_YEAR_DAYS * years)
+    except OverflowError:
+        return said.replace(year=1, month=1, day=1, hour=0, minute=0, second=0, microsecond=0)
 
 
 def _period_end(found: re.Match[str], said: datetime) -> datetime:
