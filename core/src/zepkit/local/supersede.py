@@ -200,6 +200,7 @@ def _mentioning_same_entities(
 
 
 _AND = re.compile(r"\band\b|&", re.IGNORECASE)
+_CHUNK = 500
 
 
 def _naming_others(
@@ -214,10 +215,13 @@ def _naming_others(
         return []
     told = {norm for _, norm in conn.execute(_NORMS_OF.format(marks="?"), (news,))}
     named: dict[int, set[str]] = {}
-    for statement, norm in conn.execute(
-        _NORMS_OF.format(marks=", ".join("?" * len(statements))), list(statements)
-    ):
-        named.setdefault(statement, set()).add(norm)
+    keys = list(statements)
+    for start in range(0, len(keys), _CHUNK):  # a bounded IN list (SQLite caps parameters)
+        chunk = keys[start : start + _CHUNK]
+        for statement, norm in conn.execute(
+            _NORMS_OF.format(marks=", ".join("?" * len(chunk))), chunk
+        ):
+            named.setdefault(statement, set()).add(norm)
     return [
         statement
         for statement, norms in named.items()
