@@ -12,10 +12,13 @@ import re
 from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 
-_MONTHS = {name.lower(): n for n, name in enumerate(calendar.month_name) if name}
-_MONTHS.update({name.lower(): n for n, name in enumerate(calendar.month_abbr) if name})
-_MONTHS["sept"] = 9
-_MONTH = "(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+MONTHS = {name.lower(): n for n, name in enumerate(calendar.month_name) if name}
+MONTHS.update({name.lower(): n for n, name in enumerate(calendar.month_abbr) if name})
+MONTHS["sept"] = 9
+"""Month names and their abbreviations, lower case, to their numbers ("sept": 9)."""
+MONTH_NAMES = "|".join(sorted(MONTHS, key=len, reverse=True))
+"""`MONTHS`' keys as a pattern's alternatives, the longest first."""
+_MONTH = f"({MONTH_NAMES})" + r"\.?"
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(\d{4})"
 
@@ -47,11 +50,11 @@ def named_periods(text: str) -> list[Period]:
     for match in _ISO.finditer(text):
         add(match, _day(int(match[1]), int(match[2]), int(match[3])))
     for match in _DAY_MONTH_YEAR.finditer(text):
-        add(match, _day(int(match[3]), _MONTHS[match[2].lower()], int(match[1])))
+        add(match, _day(int(match[3]), MONTHS[match[2].lower()], int(match[1])))
     for match in _MONTH_DAY_YEAR.finditer(text):
-        add(match, _day(int(match[3]), _MONTHS[match[1].lower()], int(match[2])))
+        add(match, _day(int(match[3]), MONTHS[match[1].lower()], int(match[2])))
     for match in _MONTH_YEAR.finditer(text):
-        add(match, _month(int(match[2]), _MONTHS[match[1].lower()]))
+        add(match, _month(int(match[2]), MONTHS[match[1].lower()]))
     return sorted(found, key=found.__getitem__)
 
 

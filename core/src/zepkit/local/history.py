@@ -14,17 +14,13 @@ import re
 from datetime import datetime, timedelta
 
 from zepkit.local.codec import decode_time, encode_time
-
-_MONTHS = {name.lower(): n for n, name in enumerate(calendar.month_name) if name}
-_MONTHS.update({name.lower(): n for n, name in enumerate(calendar.month_abbr) if name})
-_MONTHS["sept"] = 9
-_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+from zepkit.local.dates import MONTH_NAMES, MONTHS
 
 _DATED = re.compile(
     r"\b(?:in|during|around|circa|on)\s+"
     r"(?:(?:the\s+)?(?:early|late|mid|spring|summer|autumn|fall|winter|end|start|beginning)"
     r"(?:\s+of)?[\s-]+)?"
-    rf"(?:(?:\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?)?(?P<month>{_MONTH})\.?"
+    rf"(?:(?:\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?)?(?P<month>{MONTH_NAMES})\.?"
     r"(?:\s+\d{1,2}(?:st|nd|rd|th)?)?,?\s+)?"
     r"(?P<year>(?:19|20)\d\d)\b(?!\s*(?:-|–|to|until|till)\s*(?:\d|now|today|present))",
     re.IGNORECASE,
@@ -96,7 +92,7 @@ def _years_before(said: datetime, years: float) -> datetime:
 def _period_end(found: re.Match[str], said: datetime) -> datetime:
     """The last moment of the year or month `found` names, in the time zone of `said`."""
     year = int(found["year"])
-    month = _MONTHS[found["month"].lower()] if found["month"] else 12
+    month = MONTHS[found["month"].lower()] if found["month"] else 12
     last = calendar.monthrange(year, month)[1]
     return said.replace(
         year=year, month=month, day=last, hour=23, minute=59, second=59, microsecond=0

@@ -697,6 +697,12 @@ def _kind(name: str, weight: float, lowered: str | None, cased: str | None = Non
 _LONG_KIND = 300
 
 
+_WORKPLACES = (
+    r"agency|firm|restaurant|bakery|caf[eé]|shop|store|studio|salon|practice|clinic|startup|"
+    r"company|warehouse|factory|hotel|pizza place"
+)
+"""A workplace named by what it is ("quit the agency"), not by its name."""
+
 _KINDS: tuple[_Kind, ...] = tuple(
     _kind(*kind)
     for kind in (
@@ -809,9 +815,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"earn(?:s|ing)? (?:about |around |roughly |over |under )?[£$€]?\d[\d,.]*k?|"
             r"(?:run|runs|running|own|owns|opened) (?:a|an|my|our) (?:[\w'-]+ ){0,2}(?:shop|store|"
             r"caf[eé]|restaurant|pub|salon|bakery|studio|practice|agency)|"
-            r"(?:quit|left|resigned from) (?:the|my) (?:[\w'-]+ )?(?:agency|firm|restaurant|bakery|"
-            r"caf[eé]|shop|store|studio|salon|practice|clinic|startup|company|warehouse|factory|"
-            r"hotel|pizza place)|"
+            rf"(?:quit|left|resigned from) (?:the|my) (?:[\w'-]+ )?(?:{_WORKPLACES})|"
             r"redundan\w*|laid off|(?:got|been|was|were) (?:fired|sacked)|"
             r"clients?|customers?|(?:our|my|tech|software) stack|codebase|monorepo|"
             r"(?:fiscal|financial) year|(?:fully|all) remote|b2b|saas|"
@@ -1578,7 +1582,8 @@ def subjects_apart(sentence: str) -> tuple[str, str] | None:
         mine, other = set(readings[0].topics), set(readings[1].topics)
         if mine & other or not (mine or other):
             continue
-        if (mine and other) or (joint[0] == ", " and _stands_alone(right if mine else left)):
+        alone = (right, readings[1]) if mine else (left, readings[0])
+        if (mine and other) or (joint[0] == ", " and _stands_alone(*alone)):
             return left, right
     return None
 
@@ -1587,14 +1592,12 @@ _QUOTED = re.compile(r'"[^"]*"|“[^”]*”')
 """Words the speaker quotes, which say nothing of them."""
 
 
-def _stands_alone(clause: str) -> bool:
-    """Whether a clause without a single-valued subject says something of its own about the
-    speaker (their people, pets, health...), not a remark that leans on the other clause ("I
-    love it here", "I love my job")."""
-    reading = self_statement(clause)
+def _stands_alone(clause: str, reading: SelfStatement) -> bool:
+    """Whether a clause without a single-valued subject (`reading` is its self statement) says
+    something of its own about the speaker (their people, pets, health...), not a remark that
+    leans on the other clause ("I love it here", "I love my job")."""
     return (
-        reading is not None
-        and reading.salience > BASE_SALIENCE
+        reading.salience > BASE_SALIENCE
         and len(clause.split()) >= MIN_ALONE_WORDS
         and _LEANS_BACK.search(clause) is None
         and not points_back_there(clause)
@@ -1694,10 +1697,6 @@ def left_value(text: str) -> str | None:
 
 _LEAVING_WORDS = ("left", "quit", "moved", "resigned", "last")
 """A word each way of leaving holds (`_LEFT`, `_LAST_DAY`, `_LEFT_WORKPLACE`)."""
-_WORKPLACES = (
-    r"agency|firm|restaurant|bakery|caf[eé]|shop|store|studio|salon|practice|clinic|startup|"
-    r"company|warehouse|factory|hotel|pizza place"
-)
 _LEFT_WORKPLACE = re.compile(
     r"(?:\bI(?:['’]ve| have)? (?:just |finally |recently |officially )?|"
     r"^\W*(?:just |finally |officially )?)(?:quit|left|resigned from) (?:the|my) "
