@@ -79,7 +79,7 @@ def test_a_habit_is_matched_by_its_root(words: tuple[str, ...], same: bool) -> N
         ("Ana: I quit smoking after my surgery.", "smok"),
         ("Ana: I stopped playing the piano.", "piano"),  # a light verb's object, its article
         ("Ana: 2 weeks without smoke, I am angry all day.", "smok"),  # time without it
-        ("Ana: Six months without booze now.", "booz"),
+        ("Ana: Six months without booze now.", "drink"),
         ("Ana: Two weeks off work with flu.", None),  # time off, not work given up
         ("Ana: Two days without my phone, it was bliss.", None),  # days: a break, no habit
         ("Ana: My dad went 3 years without smoking.", None),
@@ -290,3 +290,53 @@ async def test_a_habit_watched_and_one_done_are_two(told_monthly: Told) -> None:
     ended = await told_monthly("tennis", *told, "I stopped watching tennis.")
     assert ended[told[0]] is None
     assert ended[told[1]] == T0 + timedelta(days=60)
+
+
+@pytest.mark.parametrize(
+    ("text", "habit"),
+    [
+        ("Ana: My psychiatrist took me off Vyvanse.", "vyvans"),
+        ("Ana: The GP switched me from sertraline to citalopram.", "sertralin"),
+        ("Ana: The cardiologist has moved me from warfarin onto apixaban.", "warfarin"),
+        ("Ana: doc swapped me off Coversyl onto Micardis", "coversyl"),
+        ("Ana: Three weeks without a single cigarette today!", "smok"),
+        ("Ana: I've cut out alcohol.", "drink"),
+        ("Ana: My doctor took Tom off his statins.", None),  # someone else's
+        ("Ana: He took me to the pub.", None),
+    ],
+)
+def test_a_habit_ended_by_someone_else_or_by_what_it_is_had_with(
+    text: str, habit: str | None
+) -> None:
+    """A doctor taking the speaker off a medicine ends its taking (the "me" makes it theirs); a
+    habit's things ("cigarettes", "alcohol") stand for the habit."""
+    found = changed_habit(text)
+    assert (found.root if found else None) == habit
+
+
+@pytest.mark.parametrize(
+    ("text", "does"),
+    [
+        ("Ana: I have type 2 diabetes and take metformin twice a day.", True),
+        ("Ana: I love Tom and he takes metformin.", False),
+        ("Ana: I married Tom and we both take metformin.", False),
+    ],
+)
+def test_doing_a_habit_after_and(text: str, does: bool) -> None:
+    """ "and" goes on with the speaker's own doing, unless someone else is in the sentence."""
+    assert does_habit(text, "metformin") is does
+
+
+async def test_a_habit_given_up_without_i_ends_doing_it(told_monthly: Told) -> None:
+    """ "Quit the choir" says no one's name: the user's own, as chat drops the "I"; a medicine
+    the doctor switched ends taking it; news of someone else's ends nothing."""
+    told = ["I sing in a choir.", "I take Vyvanse for my ADHD.", "I smoke about ten a day."]
+    news = [
+        "Quit the choir, too much drama.",
+        "My psychiatrist took me off Vyvanse.",
+        "My sister quit smoking.",
+    ]
+    ended = await told_monthly("choir Vyvanse smoke", *told, *news)
+    assert ended[told[0]] == T0 + timedelta(days=90)
+    assert ended[told[1]] == T0 + timedelta(days=120)
+    assert ended[told[2]] is None

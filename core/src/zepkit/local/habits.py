@@ -20,7 +20,8 @@ from zepkit.local.text import STOP_WORDS, STORED_LABEL
 _CHANGE = re.compile(
     r"\b(?:quit|quitting|stopped|gave up|given up|giving up|kicked|ditched|no longer|"
     r"cut out(?!\s+(?:the|a|an|this|that|some|part)\b)|"
-    r"(?:come|came|coming|weaned(?: myself)?) off(?!\s+(?:(?:my|the|a|his|her)\s+)?(?:bikes?|"
+    r"(?:come|came|coming|(?:weaned|tapered)(?: myself)?) off"
+    r"(?!\s+(?:(?:my|the|a|his|her)\s+)?(?:bikes?|"
     r"bicycle|horse|ladder|motorbike|scooter|skateboard|board|wall|stage|pitch|field|road|"
     r"motorway|roof|slide|swing|lift|train|bus|plane|phone|call|shift|bench)\b)|"
     r"(?:do not|don['’]?t)(?=\s+[\w'’-]+(?:\s+[\w'’-]+){0,2}\s+any\s?more\b))"
@@ -34,11 +35,19 @@ _CHANGE = re.compile(
 _CHANGE_ANYWHERE = re.compile(factored(_CHANGE.pattern), re.IGNORECASE)
 """`_CHANGE` as a prefix tree, asked only whether a statement has a change anywhere: most have
 none, and are then not split into clauses (a clause's match is one in the whole text)."""
+_TAKEN_OFF = re.compile(
+    r"\b(?:took|taken|taking|takes?|weaned|weaning|switched|switching|changed|changing|moved|"
+    r"moving|swapped|swapping|tapered|tapering) me "
+    r"(?:off|from)\s+(?:(?:the|my|all)\s+)*(?P<habit>[a-z][\w'’-]*)",
+    re.IGNORECASE,
+)
+"""Someone else ending the speaker's habit ("The GP took me off sertraline", "my doctor switched
+me from Ozempic to Mounjaro"): the "me" makes it theirs whoever says it."""
 _GIVEN_UP_SINCE = re.compile(
     r"\b(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|a couple "
     r"of|several)\s+(?:weeks?|months?|years?)\s+(?:now\s+)?(?:without|free of|clean of|"
     r"sober from|(?<=months )no|(?<=month )no|(?<=years )no|(?<=year )no)\s+"
-    r"(?:any\s+|the\s+|my\s+)?(?P<without>[a-z][\w'’-]*)|"
+    r"(?:any\s+|the\s+|my\s+|(?:a|one)\s+(?:single\s+)?)?(?P<without>[a-z][\w'’-]*)|"
     r"\b(?P<last>smoked|vaped) my (?:very )?last\b",
     re.IGNORECASE,
 )
@@ -219,7 +228,15 @@ def root(word: str) -> str:
             break
     if len(word) >= 4 and word[-1] == word[-2] and word[-1] not in "aeiouls":
         word = word[:-1]  # running -> runn -> run
-    return word
+    return _SAME_HABIT.get(word, word)
+
+
+_SAME_HABIT = {
+    **dict.fromkeys(("cigaret", "cig", "ciggi", "ciggy", "fag", "tobacco"), "smok"),
+    **dict.fromkeys(("alcohol", "booz"), "drink"),
+}
+"""Roots of what a habit is had with, as the habit's own ("two months without cigarettes" gives
+up smoking; "I've cut out alcohol", drinking)."""
 
 
 class Habit(NamedTuple):
@@ -240,7 +257,14 @@ def changed_habit(text: str) -> Habit | None:
     lowered = body.lower()
     since = any(word in lowered for word in _SINCE_WORDS)
     leaving = any(word in lowered for word in _LEAVING_WORDS)
-    if "-free" not in body and not since and not leaving and _CHANGE_ANYWHERE.search(body) is None:
+    taken = " me " in lowered and _TAKEN_OFF.search(body) is not None
+    if (
+        "-free" not in body
+        and not since
+        and not leaving
+        and not taken
+        and _CHANGE_ANYWHERE.search(body) is None
+    ):
         return None
     clauses = _CLAUSE.split(body)
     for at, clause in enumerate(clauses):
@@ -255,7 +279,9 @@ def changed_habit(text: str) -> Habit | None:
         if found is None and "-free" in clause:
             found = _FREE.search(clause)
         if found is None or _LEAD.fullmatch(clause[: found.start()]) is None:
-            continue
+            found = _TAKEN_OFF.search(clause) if taken else None
+            if found is None:
+                continue
         named = found.groupdict()
         last = (named.get("last") or "").lower().removesuffix("d")  # "smoked": "smoke"
         said = named.get("habit") or named.get("again") or named.get("without") or last
@@ -312,9 +338,26 @@ def does_habit(text: str, habit: str) -> bool:
             and all(word in _BETWEEN or word.isdigit() for word in before[speaker + 1 :])
         ):
             return True
+        if speaker >= 0 and _and_then_doing(before[speaker + 1 :]):
+            return True
         if habit in _MEMBERSHIP_ROOTS and _in_group(before, speaker):
             return True
     return False
+
+
+def _and_then_doing(said: list[str]) -> bool:
+    """Whether the words after the speaker's "I" go on with "and" to doing the habit, of no one
+    else ("I have type 2 diabetes and take metformin", not "I love Tom and he smokes")."""
+    if "and" not in said:
+        return False
+    last = len(said) - 1 - said[::-1].index("and")
+    doing = said[last + 1 :]
+    return (
+        bool(doing)
+        and doing[0] in _OPENS_A_HABIT
+        and _BETWEEN.issuperset(doing[1:])
+        and not _OTHERS.intersection(said)
+    )
 
 
 def says_not(text: str, habit: str) -> bool:

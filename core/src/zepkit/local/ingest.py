@@ -98,8 +98,10 @@ def write_episodes(
             names = (user_name, *s.entities) if s.by_user and user_name else s.entities
             named.append((statement_id, names))
             maybe.append((statement_id, s.maybe))
-            habit = changed_habit(s.text) if s.profile is not None else None
-            left = left_value(s.text) if s.profile is not None else None
+            # A user's sentence without "I" may still give a habit up or leave a place ("Quit
+            # the choir, too much drama."): the rules read whose it is.
+            habit = changed_habit(s.text) if s.by_user else None
+            left = left_value(s.text) if s.by_user else None
             # Read without the speaker's prefix: "Got the job!" opens the sentence. Any of the
             # user's sentences may tell an outcome ("Ran the marathon on Sunday!" is no profile
             # statement), and it ends only their profile statements.
