@@ -144,6 +144,14 @@ def test_the_outcomes_a_sentence_tells(news: str, kind: str | None) -> None:
         ("I found my old job contract in a drawer.", "job search"),
         ("Done with college for the summer!", "studies"),  # a break
         ("I'm done with college applications.", "studies"),
+        # supposed, not told
+        ("if i dropped out of the masters would i have to pay back the fees", "studies"),
+        # a relative's death: another's relative, something of theirs, or nearly
+        ("My friend's dad died.", "a relative's life"),
+        ("My dad's dog died.", "a relative's life"),
+        ("My mum nearly died last year.", "a relative's life"),
+        ("Dad passed his driving test.", "a relative's life"),
+        ("I lost my mum in the supermarket.", "a relative's life"),
     ],
 )
 def test_news_that_is_not_the_outcome(news: str, kind: str) -> None:
@@ -514,3 +522,49 @@ async def test_news_that_closes_nothing_reads_no_statements(alice: LocalBackend)
     found = await alice.search(SearchRequest("visa", user_id="alice"))
     ended = {edge.fact: edge.invalid_at for edge in found.edges}
     assert ended["user: I'm waiting for my visa."] == later
+
+
+@pytest.mark.parametrize(
+    ("news", "relatives"),
+    [
+        ("My dad passed away last month.", {"father"}),
+        ("Mum died on Tuesday.", {"mother"}),
+        ("We lost Grandma in March.", {"grandma"}),
+        ("my nan passed yesterday", {"grandma"}),
+        ("My father-in-law passed away.", {"father-in-law"}),
+    ],
+)
+def test_news_of_a_relatives_death_names_them(news: str, relatives: set[str]) -> None:
+    assert outcomes_told(news) == ("a relative's life",)
+    assert shared_with("a relative's life", f"user: {news}") == relatives
+
+
+@pytest.mark.parametrize(
+    ("statement", "closed"),
+    [
+        ("My dad has dementia.", True),
+        ("Dad's in a care home in Ayr.", True),
+        ("I'm my dad's full-time carer.", True),
+        ("My mum lives in Leeds.", False),  # another relative
+        ("My dad taught me to fish.", False),  # told of the past
+        ("My friend's dad has dementia.", False),
+    ],
+)
+def test_what_a_fathers_death_closes(statement: str, closed: bool) -> None:
+    state = "a relative's life"
+    shared = shared_with(state, "user: My dad passed away on Sunday.")
+    assert closes(state, f"user: {statement}", shared) is closed
+
+
+async def test_a_relatives_death_ends_what_was_said_of_their_life(alice: LocalBackend) -> None:
+    """ "My dad passed away" ends his dementia and the care home, not the mother's home nor
+    what he did in the past."""
+    said = ["My dad has dementia.", "My mum lives in Leeds.", "My dad taught me to fish."]
+    for n, text in enumerate([*said, "My dad passed away last week."]):
+        when = T0 + timedelta(days=30 * n)
+        await alice.add_messages("a1", [Message("user", text, created_at=when)])
+    found = await alice.search(SearchRequest("dad mum", user_id="alice", limit=10))
+    ended = {fact.fact.split(": ", 1)[1]: fact.invalid_at for fact in found.edges}
+    assert ended[said[0]] == T0 + timedelta(days=90)
+    assert ended[said[1]] is None
+    assert ended[said[2]] is None

@@ -104,7 +104,7 @@ async def test_a_version_1_file_upgrades_and_keeps_its_data(db_path: Path) -> No
     finally:
         await upgraded.aclose()
     with sqlite3.connect(db_path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 13
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert conn.execute("SELECT count(*) FROM episode_vectors").fetchone() == (0,)
 
 
@@ -267,7 +267,7 @@ async def test_a_version_10_file_has_its_states_read_again_for_the_newer_kinds(
     assert ended[f"user: {cold}"] is not None
     assert ended[f"user: {away}"] is not None
     with sqlite3.connect(db_path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 13
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     conn.close()
 
 
@@ -291,7 +291,7 @@ async def test_a_version_11_file_has_its_states_read_again_for_the_newer_kinds(
     )
     assert all(ended[f"user: {text}"] is not None for text in said)
     with sqlite3.connect(db_path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 13
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     conn.close()
 
 
@@ -342,7 +342,26 @@ async def test_a_version_12_file_has_its_states_read_again_for_the_newer_kinds(
     )
     assert all(ended[f"user: {text}"] is not None for text in said)
     with sqlite3.connect(db_path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 13
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    conn.close()
+
+
+async def test_a_version_13_file_has_its_states_read_again_for_a_relatives_life(
+    db_path: Path,
+) -> None:
+    """Step 14 reads the states again for a relative's life now: said before the upgrade, it
+    ends by news of their death after it."""
+    said = "My dad has dementia and lives in a care home."
+    await _file_saying(db_path, said)
+    with sqlite3.connect(db_path) as conn:  # as a release without the kind stored it
+        conn.execute("UPDATE statements SET states = NULL")
+        conn.execute("PRAGMA user_version = 13")
+    conn.close()
+
+    ended = await _ended_after(db_path, ("My dad passed away last week.",), "dad", limit=10)
+    assert ended[f"user: {said}"] is not None
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 14
     conn.close()
 
 

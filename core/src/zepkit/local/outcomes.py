@@ -18,7 +18,7 @@ import re
 from typing import NamedTuple
 
 from zepkit.local.factoring import PatternSet
-from zepkit.local.text import STOP_WORDS, STORED_LABEL, words
+from zepkit.local.text import STOP_WORDS, STORED_LABEL, SUPPOSED, words
 
 
 class Outcome(NamedTuple):
@@ -29,7 +29,9 @@ class Outcome(NamedTuple):
     stand by the outcome in the news (`near`: "We bought a house!", not "We bought a cake stand
     for the wedding" after "I'm saving for a wedding"), and whether the news closes one
     statement only (`one`: of two interviews ahead, "The interview at Google went well" closes
-    the one at Google, and "The interview went well" neither)."""
+    the one at Google, and "The interview went well" neither), and whether the state is a
+    relative's, closed by news of that relative only (`kin`: "My dad passed away" closes "My dad
+    has dementia", not "My mum lives in Leeds")."""
 
     name: str
     outcome: re.Pattern[str]
@@ -38,6 +40,7 @@ class Outcome(NamedTuple):
     shared: bool = False
     near: bool = False
     one: bool = False
+    kin: bool = False
 
 
 def _words(cues: str) -> frozenset[str]:
@@ -568,6 +571,52 @@ _EVENT_HELD = re.compile(
 really well!", "Had my knee surgery yesterday", "The hen party was a success!"; not "The wedding
 dress fitting went well", nor one still ahead)."""
 
+_KIN_NAMES = {
+    **dict.fromkeys(("dad", "father", "daddy", "papa"), "father"),
+    **dict.fromkeys(("mum", "mom", "mother", "mam", "mummy", "mommy", "mama"), "mother"),
+    **dict.fromkeys(("stepdad", "stepfather"), "stepfather"),
+    **dict.fromkeys(("stepmum", "stepmom", "stepmother"), "stepmother"),
+    **dict.fromkeys(("nan", "nana", "nanna", "gran", "granny", "grandma"), "grandma"),
+    "grandmother": "grandma",
+    **dict.fromkeys(("grandad", "granddad", "grandpa", "grandfather", "gramps"), "grandpa"),
+    **dict.fromkeys(("father-in-law", "mother-in-law", "husband", "wife", "partner"), ""),
+}
+"""The relatives a user has one of, by the words for them: news of one's death names which
+(the rest are their own word). Brothers, children, friends are left out: a user may have two."""
+_KIN = "|".join(sorted(_KIN_NAMES, key=len, reverse=True))
+_KIN_DIED = re.compile(
+    rf"(?:\b(?:my|our) |^\W*)(?:(?:dear|beloved|lovely|late|old|darling) )?({_KIN})(?![\w'’-])"
+    r"(?: (?!nearly\b)(?:\w+ly|just|has|had|finally))* "
+    r"(?:died|passed (?:away|on)|passed(?=\s*(?:$|[.,!?;:]|peacefully|suddenly|last|yesterday|"
+    r"this|in|on|at|overnight|early|after)))\b|"
+    r"\b(?:I|we)(?:['’]ve| have)? (?:just |sadly |recently )?lost (?:my |our )?"
+    rf"(?:(?:dear|beloved|lovely) )?({_KIN})(?![\w'’-])(?! (?:in|at) (?:the|a)\b)",
+    re.IGNORECASE,
+)
+"""News of the death of a relative the user has one of ("My dad passed away last month", "Mum
+died on Tuesday", "We lost Grandma in March"; not "My dad's dog died", "my mum nearly died")."""
+_KIN_NOW_SAID = (
+    r"(?:(?![\w'’-])(?: [\w'’-]+){0,3}? (?:is|has|lives|works|needs|takes|gets|goes|keeps|can|"
+    r"cannot|can['’]t|does|doesn['’]t|isn['’]t|hasn['’]t|won['’]t|will|still|"
+    r"(?:was|got|has been) (?:just |recently )?diagnosed)\b|"
+    r"['’]s (?:in|at|on|got|been|still|now|not|doing|having|retired|ill|sick|unwell|poorly|"
+    r"getting|going|living|staying|recovering|waiting|a|an|\d|(?:full[- ]time )?carer)\b)"
+)
+_KIN_NOW = re.compile(
+    rf"\b(?:my|our) (?:{_KIN}){_KIN_NOW_SAID}|^\W*(?:{_KIN}){_KIN_NOW_SAID}", re.IGNORECASE
+)
+"""A relative's life now, or the user as their carer ("My dad has dementia", "Mum's in a care
+home", "I'm my mum's carer"), opening with the relative (every statement is read for it): what
+their death ends."""
+_MY_KIN = re.compile(rf"(?:\b(?:my|our) |^\W*)({_KIN})(?![\w-])", re.IGNORECASE)
+
+
+def _kin(named: str) -> str:
+    """Which relative a word for one names ("Mum", "mother": "mother")."""
+    word = named.lower()
+    return _KIN_NAMES.get(word) or word
+
+
 _OUTCOMES: tuple[Outcome, ...] = (
     Outcome("pregnancy", _BIRTH, _PREGNANCY, _words("birth had welcomed born here arrived")),
     Outcome("trying for a baby", _CONCEIVED, _TRYING, _words("pregnant expecting positive bfp")),
@@ -682,6 +731,7 @@ _OUTCOMES: tuple[Outcome, ...] = (
         shared=True,
         near=True,
     ),
+    Outcome("a relative's life", _KIN_DIED, _KIN_NOW, _words("died passed lost"), kin=True),
     Outcome(
         "a breakdown",
         _FIXED,
@@ -752,7 +802,15 @@ def outcomes_told(sentence: str) -> tuple[str, ...]:
     cued = [kind for kind in _OUTCOMES if not kind.cues.isdisjoint(said)]
     if not cued or _DENIED.search(sentence):
         return ()
-    return tuple(kind.name for kind in cued if kind.outcome.search(sentence))
+    return tuple(kind.name for kind in cued if _told(kind.outcome, sentence))
+
+
+def _told(outcome: re.Pattern[str], sentence: str) -> bool:
+    """Whether `sentence` tells `outcome` as news, not after an "if" ("if i dropped out of the
+    masters would i have to pay back the fees": no outcome)."""
+    return any(
+        SUPPOSED.search(sentence, 0, found.start()) is None for found in outcome.finditer(sentence)
+    )
 
 
 def states_column(sentence: str) -> str | None:
@@ -779,6 +837,9 @@ def shared_with(state: str, news: str) -> frozenset[str] | None:
     words of the news (by its outcome, for a `near` kind); None when the kind needs none, and
     empty when the news closes nothing (it is someone else's, or names nothing)."""
     kind = _KIND[state]
+    if kind.kin:  # always someone else's: the relative it names is what it shares
+        told = STORED_LABEL.sub("", news, count=1)
+        return frozenset(_kin(a or b) for a, b in kind.outcome.findall(told))
     if not kind.shared:
         return None
     told = STORED_LABEL.sub("", news, count=1)
@@ -805,6 +866,14 @@ def closes(state: str, sentence: str, shared: frozenset[str] | None) -> bool:
     """Whether `sentence` says the user is in `state`, one of `_OUTCOMES`' names, that news
     telling its outcome closes; `shared` is that news read once (`shared_with`), so many
     statements can be checked against it."""
+    if _KIND[state].kin:
+        said = STORED_LABEL.sub("", sentence, count=1)
+        relatives = {_kin(named) for named in _MY_KIN.findall(said)}
+        return (
+            shared is not None
+            and not relatives.isdisjoint(shared)
+            and bool(_KIND[state].state.search(said))
+        )
     if shared is not None:
         lowered = sentence.lower()  # a content word's root is a piece of the lowered text
         if not any(root in lowered for root in shared):

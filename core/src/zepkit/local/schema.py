@@ -413,6 +413,12 @@ _V13: tuple[Step, ...] = (
 )
 
 
+_V14: tuple[Step, ...] = (
+    # The rules know a relative's life now (ended by news of their death): the states once more.
+    _states_read_again,
+)
+
+
 MIGRATIONS: Sequence[Sequence[Step]] = (
     _V1,
     _V2,
@@ -427,6 +433,7 @@ MIGRATIONS: Sequence[Sequence[Step]] = (
     _V11,
     _V12,
     _V13,
+    _V14,
 )
 """Step i takes the schema from version i to i + 1; append steps, never edit a shipped one."""
 

@@ -98,6 +98,9 @@ SPEAKER_LABEL = re.compile(r"^\s*[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*){0,2}\s*:\
 """A transcript's "Name: " before what was said."""
 STORED_LABEL = re.compile(r"^[^:\n]{1,60}?:\s+")
 """A stored statement's "<speaker>: " (any name, "user" too)."""
+SUPPOSED = re.compile(r"\b(?:if|suppose|supposing|imagine|hypothetically|whether)\b", re.I)
+"""A word that makes what follows it in its sentence a supposition, not news ("Hypothetically,
+if Tom and I separated, ...")."""
 _TURN = re.compile(r"^\s*([^\W\d_][\w.'’-]*(?: [\w.'’-]+){0,3})\s*:\s+(\S.*)$")
 _ROLE_NAMES = frozenset({"user", "assistant", "system", "tool", "function"})
 _SUFFIXES = ("ing", "ed", "es", "s")
