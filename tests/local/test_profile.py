@@ -1046,6 +1046,14 @@ _KEPT = [
     ("I work at a bakery in Leeds.", "My sister quit the bakery."),
     ("I work at Meta.", "I left Google in 2019 to join Meta."),
     ("I work at Google as a designer.", "My last day at Google is Friday."),  # ahead
+    ("I work at Google as a designer.", "I joined Strava as a member."),
+    # another's phone or pet, a relative of someone else, a supposition
+    ("I have a Samsung Galaxy S21.", "My wife switched to a Pixel."),
+    ("I have an iPhone 12.", "I got an iPhone for my son."),
+    ("I have a dog called Max.", "My neighbour had to have her cat put down."),
+    ("My dad has dementia.", "My friend's dad passed away."),
+    ("My husband Tom and I live in Leeds.", "Hypothetically, if Tom and I separated, who moves?"),
+    ("I'm doing a masters in psychology.", "If I dropped out of the masters, do I pay the fees?"),
     # someone else's child born, or another child of the user's
     ("I'm pregnant with our first!", "My sister gave birth to a baby boy!"),
     ("Our son Leo was born in May.", "Our daughter Mia was born last week."),
@@ -1158,6 +1166,20 @@ _ENDED = [
     ("I'm studying law at UCL.", "I graduated last summer!"),
     ("I'm 34.", "I just turned 35!"),
     ("i work at wendys 2 nights a week", "i quit wendys. manager was insane."),  # lower case
+    ("I'm a dental hygienist at Desert Smiles.", "Final day at Desert Smiles was Friday."),
+    ("I'm a developer at Infosys.", "Joined PayNest today as backend engineer."),
+    ("i work at chipotle on weekends", "got hired at target, i start monday"),
+    # a phone or a car replaced, a pet put down in other words
+    ("I have a Samsung Galaxy S21.", "I switched to a Pixel last week."),
+    ("My phone is an iPhone 12.", "I got a new phone, a Pixel 8."),
+    ("Our car is a Seat Ibiza.", "We bought a new car, an electric Kia."),
+    ("I drive a 2016 Toyota Camry.", "Traded the Camry in for a Subaru Outback."),
+    ("I have a dog called Max.", "We had to have Max put down."),
+    # a relative's life by their death, a habit by its things or a doctor's word
+    ("My dad has dementia.", "My dad passed away last month."),
+    ("I smoke about ten a day.", "3 months without cigarettes now!"),
+    ("I sing in a choir.", "Quit the choir, too much drama."),
+    ("I have type 2 diabetes and take metformin.", "The GP switched me from metformin to Ozempic."),
     # the same told without "I", as the sentence opens
     ("I'm unemployed at the moment.", "Got the job! Starting Monday."),
     ("I'm studying law at UCL.", "Graduated today!"),

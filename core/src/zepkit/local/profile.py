@@ -21,6 +21,7 @@ from zepkit.local.text import (
     SPEAKER_I,
     STOP_WORDS,
     STORED_LABEL,
+    SUPPOSED,
     opens_without_subject,
     without_subject,
 )
@@ -120,7 +121,8 @@ _IMPLIED_I = re.compile(
     r"mov(?:ing|ed) (?:to|in|into|out|house|abroad|away|back|here|over|from)|"
     r"work(?:ing)? (?:as|at|for|in|from|nights|days|weekends|shifts|two|three|multiple|several|"
     r"full|part|remotely|long|overtime)|"
-    r"(?:bought|sold)(?= (?:a|an|my|our|the|some|two|three|four|\d+)\b)|"
+    r"(?:bought|sold|traded(?= (?:in )?(?:the|my|our)\b))"
+    r"(?= (?:a|an|my|our|the|some|two|three|four|in|\d+)\b)|"
     r"raised in (?-i:[A-Z])\w*|(?:originally from|born (?:and raised )?(?:in|on)|"
     r"grew up (?:in|on|near|around|outside)) \w+|"
     r"job[- ]hunting|looking for (?:a )?(?:new )?(?:work|job)|"
@@ -544,7 +546,8 @@ _YOU = re.compile(r"\b(?:you|your|you're|you’re|u)\b", re.IGNORECASE)
 you want"), not the speaker's household ("our" still is: "Our son loves your cookies")."""
 
 _HYPOTHETICAL = re.compile(
-    r"^\W*(?:if|what if|suppose|imagine|when you|in case)\b|\b(?:would like to know|wonder)\b",
+    r"^\W*(?:hypothetically,? )?(?:if|what if|suppose|imagine|when you|in case)\b|"
+    r"\b(?:would like to know|wonder)\b",
     re.IGNORECASE,
 )
 
@@ -1031,6 +1034,12 @@ _STARTED_DATING = (
     r"(?:\w+ )?(?:guy|girl|man|woman|lad|bloke|lass)\b)"
 )
 
+_PHONE = (
+    r"(?:iphone|pixel|galaxy|samsung|oneplus|motorola|moto|nokia|xiaomi|huawei|oppo|fairphone|"
+    r"xperia|blackberry)\b"
+)
+"""A phone by its make: a phone statement names one, or a new phone."""
+
 _TOPICS = _named_patterns(
     (
         (
@@ -1083,6 +1092,11 @@ _TOPICS = _named_patterns(
             r"\bnot (?:at|with) (?-i:[A-Z])[\w&.-]*(?: (?-i:[A-Z])[\w&.-]*)* any ?more\b|"
             r"\bjoined (?:a |an )?(?:[\w-]+ )?(?:startup|company|firm|agency|practice|bank|"
             r"consultancy) (?:called|named) (?-i:[A-Z])|"
+            r"(?:\bI |^\W*)(?:just |finally |officially |recently )?joined (?-i:[A-Z])[\w&.'’-]*"
+            r"(?: (?-i:[A-Z])[\w&.'’-]*)*(?: (?:today|yesterday|this week|last week|on \w+))? "
+            r"as (?!(?:a |an |the )?(?:member|guest|volunteer|customer|patient)s?\b)\w|"
+            r"(?:\bI(?:['’]ve| have)? |^\W*)(?:just |finally |officially )?(?:got|been|was) hired "
+            r"(?:at|by) \w|"
             r"\bI (?:was|got|['’]ve been|have been) (?:just )?(?:laid off|fired|let go|"
             r"made redundant)\b|"
             r"\bI (?:just |finally |recently )?(?:quit|left|gave up|stopped) (?:nursing|teaching|"
@@ -1166,13 +1180,26 @@ _TOPICS = _named_patterns(
             r"\bI (?:now |still |currently |just )?drive (?:a|an) (?:(?:old|new|used|little|tiny|"
             r"big|second-hand|electric|hybrid|red|blue|black|white|silver|grey|green) )*"
             r"(?:(?-i:[A-Z0-9])|(?:car|van|truck|pickup|suv|hatchback|minivan|convertible)\b)|"
-            r"\bmy (?:only |new )?car is (?:a|an)\b|"
+            r"\b(?:my|our) (?:only |new |family )?car is (?:a|an)\b|"
             r"\b(?:I|we) (?:just |finally |recently )?(?:sold|scrapped|got rid of|wrote off|"
             r"crashed|totall?ed) (?:my|our|the) (?:old )?car\b|"
             r"\b(?:I|we) (?:no longer|don['’]?t|do not) (?:have|own) a car\b|"
-            r"\bI (?:just |finally )?(?:bought|got) (?:a|an|my first) (?:new |used |second-hand |"
-            r"electric )?car\b(?![ -](?:seats?|park|wash|insurance|charger|mats?|keys?|boot|port|"
-            r"pool|share|sick|alarm|radio|stereo|cover|wax|battery)\b)",
+            r"\b(?:I|we) (?:just |finally )?(?:bought|got) (?:a|an|my first|our first) "
+            r"(?:new |used |second-hand |electric )?car\b(?![ -](?:seats?|park|wash|insurance|"
+            r"charger|mats?|keys?|boot|port|pool|share|sick|alarm|radio|stereo|cover|wax|"
+            r"battery)\b)",
+        ),
+        (
+            "phone",
+            r"\bmy (?:new |current )?(?:phone|mobile|cell) is (?:a|an|the)\b|"
+            r"\bI (?:now |still |currently |just |finally )?(?:have|use|own|got|bought) "
+            r"(?:a|an|the) "
+            rf"(?:new |used |refurbished )?{_PHONE}(?![^.!?;]*\bfor (?!work\b)\w)|"
+            r"\bI(?:['’]ve| have)? (?:just |finally |recently |now )?(?:switched|moved|changed|"
+            r"upgraded|gone|went) (?:back )?(?:over )?(?:from (?:an? |my )?[\w -]{1,30}? )?to "
+            rf"(?:an? |the )?(?:new )?{_PHONE}|"
+            rf"\bI(?:['’]?m| am) (?:now |still )?on (?:an? )?(?:iphone|android)\b|"
+            r"(?:\bI |^\W*)(?:just |finally )?(?:got|bought) (?:a|an|myself a) new phone\b",
         ),
     )
 )
@@ -1185,14 +1212,16 @@ _TOPIC_RULES = PatternSet({n: rule for n, (_, rule) in enumerate(_TOPICS)})
 
 _ENDED = re.compile(
     r"\b(?:died|passed away|(?:was|were|had to be|has been|have been) put (?:down|to sleep)|"
-    r"(?:put|had(?= \w+ put\b)) (?:him|her|them|(?-i:[A-Z])\w+) (?:put )?(?:down|to sleep)|"
+    r"(?:put|ha(?:d|ve|ving)(?= \w+ put\b)) (?:him|her|them|(?-i:[A-Z])\w+) (?:put )?"
+    r"(?:down|to sleep)|"
     r"ran away|rehomed|had to rehome|"
     r"broke up|split up|divorced)\b|"
     r"\b(?:we|I)(?:['’](?:ve|re)| have| had| are| were)? (?:just |recently |finally |officially )?"
     r"(?:got |been )?separated\b(?! (?:(?-i:[A-Z])\w*|the|him|her|them|it|my|our|his|their)\b)|"
     r"\b(?:we|i) lost (?:(?:my|our) (?:\w+ )?)?(?-i:[A-Z])(?!\w*['’]s\b)|"
     r"\b(?:sold|got rid of|gave away|traded in|scrapped|wrote off) (?:the |my |our )?"
-    r"(?:old |little )?(?-i:[A-Z])(?!\w*['’]s\b)",
+    r"(?:old |little )?(?-i:[A-Z])(?!\w*['’]s\b)|"
+    r"\btraded (?:the |my |our )?(?:old )?(?-i:[A-Z])[\w-]*(?: [\w-]+)? in\b",
     re.IGNORECASE,
 )
 """A statement that ends what was true of the names it mentions (a pet that died or was put to
@@ -1206,6 +1235,7 @@ def tells_an_ending(sentence: str) -> bool:
     of theirs ("Harold's phone died", "Sam's mum passed away": Harold and Sam go on)."""
     return any(
         _OF_SOMEONE.search(sentence, 0, found.start()) is None
+        and SUPPOSED.search(sentence, 0, found.start()) is None
         for found in _ENDED.finditer(sentence)
     )
 
@@ -1665,6 +1695,11 @@ _VALUES = {
         re.IGNORECASE,
     ),
     "relationship": re.compile(r"\b(single|married|divorced|engaged|separated|widowed)\b", re.I),
+    "phone": re.compile(
+        rf"\b({_PHONE}(?: (?:galaxy |pixel )?[a-z]{{0,3}}\d+[a-z]*)?"
+        r"(?: (?:pro|max|plus|mini|ultra|a))*)",
+        re.IGNORECASE,
+    ),
     "diet": re.compile(r"\b(vegan|vegetarian|pescatarian|keto|paleo)\b", re.IGNORECASE),
     "age": re.compile(
         r"\b(?:I['’]?m|I am|turned)(?: now| a)? (\d{1,3})\b|"
@@ -1688,15 +1723,15 @@ def left_value(text: str) -> str | None:
         return None
     said = _as_named(text)  # "i quit wendys" names Wendys
     found = _LEFT.search(said)
-    if found is None and "last" in said:
-        found = _LAST_DAY.search(said)
+    if found is None and ("last" in lowered or "final" in lowered):
+        found = _LAST_DAY.search(said) or _FINAL_DAY.search(said)
     if found is None:
         found = _LEFT_WORKPLACE.search(said)
     return found[1].lower() if found else None
 
 
-_LEAVING_WORDS = ("left", "quit", "moved", "resigned", "last")
-"""A word each way of leaving holds (`_LEFT`, `_LAST_DAY`, `_LEFT_WORKPLACE`)."""
+_LEAVING_WORDS = ("left", "quit", "moved", "resigned", "last", "final")
+"""A word each way of leaving holds (`_LEFT`, `_LAST_DAY`, `_FINAL_DAY`, `_LEFT_WORKPLACE`)."""
 _LEFT_WORKPLACE = re.compile(
     r"(?:\bI(?:['’]ve| have)? (?:just |finally |recently |officially )?|"
     r"^\W*(?:just |finally |officially )?)(?:quit|left|resigned from) (?:the|my) "
@@ -1745,6 +1780,14 @@ _LAST_DAY = re.compile(
 )
 """A last day at a place by its name, past ("Today was my last day at Google"; one ahead, "My
 last day at Google is Friday", is a plan): read only where "last" is."""
+_FINAL_DAY = re.compile(
+    r"(?:^\W*|\bmy )(?:last|final) (?:day|shift|week) (?:at|with) (?:the )?"
+    + _ORGANISATION
+    + r"(?= (?:was|ended|today|yesterday)\b|[.!]*\s*$)",
+    re.IGNORECASE,
+)
+"""A last day told by its time ("Final day at Desert Smiles was Friday.", "Last shift at
+Boots today"; not "My last day at Google is Friday")."""
 
 
 def negated_value(topic: str, text: str) -> str | None:
