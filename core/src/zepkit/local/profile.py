@@ -1034,6 +1034,15 @@ _STARTED_DATING = (
     r"(?:\w+ )?(?:guy|girl|man|woman|lad|bloke|lass)\b)"
 )
 
+_JOINED_AS = (
+    r"(?:just |finally |officially |recently )?joined (?-i:[A-Z])[\w&.'’-]*"
+    r"(?: (?-i:[A-Z])[\w&.'’-]*)*(?: (?:today|yesterday|this week|last week|on \w+))? "
+    r"as (?!(?:a |an |the )?(?:member|guest|volunteer|customer|patient)s?\b)\w"
+)
+"""Joining an employer in a role ("Joined PayNest today as backend engineer"), said with "I" or
+without it (two branches: one opening with "I" shares the prefix tree of the others)."""
+_HIRED = r"(?:just |finally |officially )?(?:got|been|was) hired (?:at|by) \w"
+_NEW_PHONE = r"(?:just |finally )?(?:got|bought) (?:a|an|myself a) new phone\b"
 _PHONE = (
     r"(?:iphone|pixel|galaxy|samsung|oneplus|motorola|moto|nokia|xiaomi|huawei|oppo|fairphone|"
     r"xperia|blackberry)\b"
@@ -1092,11 +1101,8 @@ _TOPICS = _named_patterns(
             r"\bnot (?:at|with) (?-i:[A-Z])[\w&.-]*(?: (?-i:[A-Z])[\w&.-]*)* any ?more\b|"
             r"\bjoined (?:a |an )?(?:[\w-]+ )?(?:startup|company|firm|agency|practice|bank|"
             r"consultancy) (?:called|named) (?-i:[A-Z])|"
-            r"(?:\bI |^\W*)(?:just |finally |officially |recently )?joined (?-i:[A-Z])[\w&.'’-]*"
-            r"(?: (?-i:[A-Z])[\w&.'’-]*)*(?: (?:today|yesterday|this week|last week|on \w+))? "
-            r"as (?!(?:a |an |the )?(?:member|guest|volunteer|customer|patient)s?\b)\w|"
-            r"(?:\bI(?:['’]ve| have)? |^\W*)(?:just |finally |officially )?(?:got|been|was) hired "
-            r"(?:at|by) \w|"
+            rf"\bI {_JOINED_AS}|^\W*{_JOINED_AS}|"
+            rf"\bI(?:['’]ve| have)? {_HIRED}|^\W*{_HIRED}|"
             r"\bI (?:was|got|['’]ve been|have been) (?:just )?(?:laid off|fired|let go|"
             r"made redundant)\b|"
             r"\bI (?:just |finally |recently )?(?:quit|left|gave up|stopped) (?:nursing|teaching|"
@@ -1199,7 +1205,7 @@ _TOPICS = _named_patterns(
             r"upgraded|gone|went) (?:back )?(?:over )?(?:from (?:an? |my )?[\w -]{1,30}? )?to "
             rf"(?:an? |the )?(?:new )?{_PHONE}|"
             rf"\bI(?:['’]?m| am) (?:now |still )?on (?:an? )?(?:iphone|android)\b|"
-            r"(?:\bI |^\W*)(?:just |finally )?(?:got|bought) (?:a|an|myself a) new phone\b",
+            rf"\bI {_NEW_PHONE}|^\W*{_NEW_PHONE}",
         ),
     )
 )
