@@ -147,11 +147,15 @@ def test_the_outcomes_a_sentence_tells(news: str, kind: str | None) -> None:
         # supposed, not told
         ("if i dropped out of the masters would i have to pay back the fees", "studies"),
         # a relative's death: another's relative, something of theirs, or nearly
-        ("My friend's dad died.", "a relative's life"),
-        ("My dad's dog died.", "a relative's life"),
-        ("My mum nearly died last year.", "a relative's life"),
-        ("Dad passed his driving test.", "a relative's life"),
-        ("I lost my mum in the supermarket.", "a relative's life"),
+        ("My friend's dad died.", "someone close"),
+        ("My dad's dog died.", "someone close"),
+        ("My mum nearly died last year.", "someone close"),
+        ("Dad passed his driving test.", "someone close"),
+        ("I lost my mum in the supermarket.", "someone close"),
+        # a breakup: someone else's, or something else split
+        ("My sister and her boyfriend broke up.", "someone close"),
+        ("We split the bill.", "someone close"),
+        ("We are done with the kitchen.", "someone close"),
     ],
 )
 def test_news_that_is_not_the_outcome(news: str, kind: str) -> None:
@@ -532,11 +536,14 @@ async def test_news_that_closes_nothing_reads_no_statements(alice: LocalBackend)
         ("We lost Grandma in March.", {"grandma"}),
         ("my nan passed yesterday", {"grandma"}),
         ("My father-in-law passed away.", {"father-in-law"}),
+        ("cian and i broke up.", {"partner"}),
+        ("me and kayla are done.", {"partner"}),
+        ("My husband left me.", {"partner"}),
     ],
 )
-def test_news_of_a_relatives_death_names_them(news: str, relatives: set[str]) -> None:
-    assert outcomes_told(news) == ("a relative's life",)
-    assert shared_with("a relative's life", f"user: {news}") == relatives
+def test_news_that_someone_close_is_gone_names_them(news: str, relatives: set[str]) -> None:
+    assert outcomes_told(news) == ("someone close",)
+    assert shared_with("someone close", f"user: {news}") == relatives
 
 
 @pytest.mark.parametrize(
@@ -551,7 +558,7 @@ def test_news_of_a_relatives_death_names_them(news: str, relatives: set[str]) ->
     ],
 )
 def test_what_a_fathers_death_closes(statement: str, closed: bool) -> None:
-    state = "a relative's life"
+    state = "someone close"
     shared = shared_with(state, "user: My dad passed away on Sunday.")
     assert closes(state, f"user: {statement}", shared) is closed
 
@@ -564,6 +571,24 @@ async def test_a_relatives_death_ends_what_was_said_of_their_life(alice: LocalBa
         when = T0 + timedelta(days=30 * n)
         await alice.add_messages("a1", [Message("user", text, created_at=when)])
     found = await alice.search(SearchRequest("dad mum", user_id="alice", limit=10))
+    ended = {fact.fact.split(": ", 1)[1]: fact.invalid_at for fact in found.edges}
+    assert ended[said[0]] == T0 + timedelta(days=90)
+    assert ended[said[1]] is None
+    assert ended[said[2]] is None
+
+
+async def test_a_breakup_ends_what_was_said_of_the_partner_now(alice: LocalBackend) -> None:
+    """A partner named in lower case is no entity: the breakup ends what was said of "my
+    boyfriend" now, not the user's own job nor a friend's boyfriend."""
+    said = [
+        "my boyfriend cian is turning 25 next week",
+        "I work at a cafe in rathmines.",
+        "My friend's boyfriend is a chef.",
+    ]
+    for n, text in enumerate([*said, "cian and i broke up."]):
+        when = T0 + timedelta(days=30 * n)
+        await alice.add_messages("a1", [Message("user", text, created_at=when)])
+    found = await alice.search(SearchRequest("boyfriend cafe", user_id="alice", limit=10))
     ended = {fact.fact.split(": ", 1)[1]: fact.invalid_at for fact in found.edges}
     assert ended[said[0]] == T0 + timedelta(days=90)
     assert ended[said[1]] is None

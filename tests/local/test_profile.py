@@ -1174,6 +1174,7 @@ _ENDED = [
     ("My phone is an iPhone 12.", "I got a new phone, a Pixel 8."),
     ("Our car is a Seat Ibiza.", "We bought a new car, an electric Kia."),
     ("I drive a 2016 Toyota Camry.", "Traded the Camry in for a Subaru Outback."),
+    ("We live in a condo in Liberty Village.", "We've been in the new house in Hamilton a week."),
     ("I have a dog called Max.", "We had to have Max put down."),
     # a relative's life by their death, a habit by its things or a doctor's word
     ("My dad has dementia.", "My dad passed away last month."),
@@ -1362,6 +1363,9 @@ async def test_a_move_ahead_keeps_the_home_until_it_happens(ana: LocalBackend) -
         ("I live in Leeds, I love it here.", None),  # a remark on the subject's clause
         ("I'm a nurse, I love my job.", None),
         ("I moved to Leeds last year, I have two kids at school there.", None),
+        # "living in" a place after what the speaker is
+        ("I'm a nurse living in Leeds.", ("I'm a nurse.", "I'm living in Leeds.")),
+        ("I'm sick of living in London.", None),
     ],
 )
 def test_two_single_valued_subjects_joined_by_and_are_two_statements(

@@ -349,8 +349,8 @@ async def test_a_version_12_file_has_its_states_read_again_for_the_newer_kinds(
 async def test_a_version_13_file_has_its_states_read_again_for_a_relatives_life(
     db_path: Path,
 ) -> None:
-    """Step 14 reads the states again for a relative's life now: said before the upgrade, it
-    ends by news of their death after it."""
+    """Step 14 reads the states again for the life now of someone close: said before the
+    upgrade, it ends by news of their death after it."""
     said = "My dad has dementia and lives in a care home."
     await _file_saying(db_path, said)
     with sqlite3.connect(db_path) as conn:  # as a release without the kind stored it

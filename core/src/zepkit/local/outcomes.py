@@ -29,9 +29,10 @@ class Outcome(NamedTuple):
     stand by the outcome in the news (`near`: "We bought a house!", not "We bought a cake stand
     for the wedding" after "I'm saving for a wedding"), and whether the news closes one
     statement only (`one`: of two interviews ahead, "The interview at Google went well" closes
-    the one at Google, and "The interview went well" neither), and whether the state is a
-    relative's, closed by news of that relative only (`kin`: "My dad passed away" closes "My dad
-    has dementia", not "My mum lives in Leeds")."""
+    the one at Google, and "The interview went well" neither), and whether the state is the life
+    of someone close, closed only by news that that one is gone (`kin`: "My dad passed away"
+    closes "My dad has dementia", not "My mum lives in Leeds"; "We split up" closes "My boyfriend
+    Cian is turning 25")."""
 
     name: str
     outcome: re.Pattern[str]
@@ -579,9 +580,14 @@ _KIN_NAMES = {
     **dict.fromkeys(("nan", "nana", "nanna", "gran", "granny", "grandma"), "grandma"),
     "grandmother": "grandma",
     **dict.fromkeys(("grandad", "granddad", "grandpa", "grandfather", "gramps"), "grandpa"),
-    **dict.fromkeys(("father-in-law", "mother-in-law", "husband", "wife", "partner"), ""),
+    **dict.fromkeys(("father-in-law", "mother-in-law"), ""),
+    **dict.fromkeys(
+        ("husband", "wife", "partner", "boyfriend", "girlfriend", "fiance", "fiancé", "fiancee"),
+        "partner",
+    ),
+    **dict.fromkeys(("fiancée", "hubby", "bf", "gf"), "partner"),
 }
-"""The relatives a user has one of, by the words for them: news of one's death names which
+"""The people close to a user who have one of them, by the words for them: news names which
 (the rest are their own word). Brothers, children, friends are left out: a user may have two."""
 _KIN = "|".join(sorted(_KIN_NAMES, key=len, reverse=True))
 _KIN_DIED = re.compile(
@@ -605,9 +611,24 @@ _KIN_NOW_SAID = (
 _KIN_NOW = re.compile(
     rf"\b(?:my|our) (?:{_KIN}){_KIN_NOW_SAID}|^\W*(?:{_KIN}){_KIN_NOW_SAID}", re.IGNORECASE
 )
-"""A relative's life now, or the user as their carer ("My dad has dementia", "Mum's in a care
-home", "I'm my mum's carer"), opening with the relative (every statement is read for it): what
-their death ends."""
+"""The life now of someone close, or the user as their carer ("My dad has dementia", "Mum's in a
+care home", "I'm my mum's carer", "my boyfriend cian is turning 25"), opening with who it is
+(every statement is read for it): what their death, or a partner's breakup, ends."""
+_BROKE_UP = re.compile(
+    r"(?:\b(?:we|I)|\b\w+ and I|\bme and \w+)(?:['’]ve| have|['’]re| are| were)? "
+    r"(?:just |finally |officially |now )?(?:broke up|split up|split|separated|divorced|"
+    r"got divorced|called it (?:a day|quits)|ended things)\b"
+    r"(?! (?:the|a|an|it|them|this|that|our|my|his|her|from)\b)|"
+    r"\b(?:\w+ and I|me and \w+)(?:['’]re| are) (?:done|over|finished)(?=\s*(?:$|[.,!;:]))|"
+    r"\bI (?:just |finally )?(?:broke up with|dumped|divorced) (?:my |him\b|her\b|them\b|"
+    r"(?-i:[A-Z]))|"
+    rf"\b(?:he|she|they|my (?:{_KIN})) (?:just |finally )?(?:broke up with|dumped|left) me\b",
+    re.IGNORECASE,
+)
+"""The user's relationship ended ("We split up", "cian and i broke up", "me and kayla are done",
+"He dumped me"; not "We split the bill", nor "My sister and her boyfriend broke up")."""
+_CLOSE_ONE_GONE = re.compile(f"{_KIN_DIED.pattern}|{_BROKE_UP.pattern}", re.IGNORECASE)
+"""News that someone close is gone from the user's life: a death, or a relationship ended."""
 _MY_KIN = re.compile(rf"(?:\b(?:my|our) |^\W*)({_KIN})(?![\w-])", re.IGNORECASE)
 
 
@@ -731,7 +752,16 @@ _OUTCOMES: tuple[Outcome, ...] = (
         shared=True,
         near=True,
     ),
-    Outcome("a relative's life", _KIN_DIED, _KIN_NOW, _words("died passed lost"), kin=True),
+    Outcome(
+        "someone close",
+        _CLOSE_ONE_GONE,
+        _KIN_NOW,
+        _words(
+            "died passed lost broke split separated divorced called ended done over finished "
+            "dumped left"
+        ),
+        kin=True,
+    ),
     Outcome(
         "a breakdown",
         _FIXED,
@@ -839,9 +869,10 @@ def shared_with(state: str, news: str) -> frozenset[str] | None:
     words of the news (by its outcome, for a `near` kind); None when the kind needs none, and
     empty when the news closes nothing (it is someone else's, or names nothing)."""
     kind = _KIND[state]
-    if kind.kin:  # always someone else's: the relative it names is what it shares
+    if kind.kin:  # always someone else's: who it names is what it shares
         told = STORED_LABEL.sub("", news, count=1)
-        return frozenset(_kin(a or b) for a, b in kind.outcome.findall(told))
+        gone = {_kin(a or b) for a, b in _KIN_DIED.findall(told)}
+        return frozenset(gone | ({"partner"} if _BROKE_UP.search(told) else set()))
     if not kind.shared:
         return None
     told = STORED_LABEL.sub("", news, count=1)

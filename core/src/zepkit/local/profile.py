@@ -1058,6 +1058,9 @@ _TOPICS = _named_patterns(
             rf"(?:just |recently |now |finally |currently |still )?"
             rf"(?:live|living) (?!for\b)(?:[\w'’-]+ ){{0,8}}?(?:in|on) {_PLACE}|"
             r"\b(?:my|our) new (?:place|house|flat|apartment|home)\b|\band (?:just )?moved in\b|"
+            r"\b(?:been|settled|moved) in(?:to)? (?:the|our|my) new (?:place|house|flat|apartment|"
+            r"home|condo)\b|"
+            rf"\bI(?:['’]?m| am) (?:an? )?(?:[\w-]+ ){{1,5}}?living (?:in|on) {_PLACE}|"
             r"\bfirst (?:night|day|week) in (?:my|our) (?:own |new )+(?:place|house|flat|apartment|"
             r"home|studio)\b|"
             rf"\bI(?:['’]?ve| have)? (?:just |recently |finally |now )?"
@@ -1592,13 +1595,18 @@ def manner_subjects(sentence: str) -> tuple[str, ...]:
 
 
 def subjects_apart(sentence: str) -> tuple[str, str] | None:
-    """A self statement as two clauses joined by "and" (or a comma before "I"), one on a
-    single-valued subject and the other on another subject or on none ("I live in Austin and
-    work as a nurse": "I live in Austin.", "I work as a nurse."; "I'm divorced, I have a
-    daughter, Ellie"), else None. Apart, news on one subject ("I moved to Denver", "I started
-    seeing someone") ends its clause and keeps the other; the second clause's "I" is restored
-    when it was left out."""
-    if " and " not in sentence and ", I" not in sentence and ", i" not in sentence:
+    """A self statement as two clauses joined by "and" (or a comma before "I", or "living in"
+    a place), one on a single-valued subject and the other on another subject or on none ("I live
+    in Austin and work as a nurse": "I live in Austin.", "I work as a nurse."; "I'm divorced, I
+    have a daughter, Ellie"; "I'm a nurse living in Leeds"), else None. Apart, news on one
+    subject ("I moved to Denver", "I started seeing someone") ends its clause and keeps the
+    other; the second clause's "I" is restored when it was left out."""
+    if (
+        " and " not in sentence
+        and ", I" not in sentence
+        and ", i" not in sentence
+        and " living " not in sentence
+    ):
         return None
     lower = not any(ch.isupper() for ch in sentence)
     for joint in _JOINT.finditer(sentence):
@@ -1647,7 +1655,9 @@ _LEANS_BACK = re.compile(
     re.IGNORECASE,
 )
 """Words of a clause that lean on the clause before ("I love my job", "I love it here")."""
-_JOINT = re.compile(r",? and (?:then |also )?|, (?=I\b|I['’]|i\b|i['’])")
+_JOINT = re.compile(
+    r",? and (?:then |also )?|, (?=I\b|I['’]|i\b|i['’])|(?<=\w) (?=living (?:in|on) (?-i:[A-Z]))"
+)
 _SUBJECT_I = re.compile(r"I\b|I['’]", re.IGNORECASE)
 _CLAUSE_OPENERS = frozenset({"am", "was", "have", "had", "just", "recently", "now", "still"})
 """Stop words that may open a clause whose "I" was left out ("and am a nurse", "and just

@@ -414,7 +414,8 @@ _V13: tuple[Step, ...] = (
 
 
 _V14: tuple[Step, ...] = (
-    # The rules know a relative's life now (ended by news of their death): the states once more.
+    # The rules know the life now of someone close (ended by their death, a partner's also by a
+    # breakup): the states once more.
     _states_read_again,
 )
 
