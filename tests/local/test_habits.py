@@ -303,6 +303,11 @@ async def test_a_habit_watched_and_one_done_are_two(told_monthly: Told) -> None:
         ("Ana: I've cut out alcohol.", "drink"),
         ("Ana: My doctor took Tom off his statins.", None),  # someone else's
         ("Ana: He took me to the pub.", None),
+        ("Ana: Cancelled Cult, wasn't going anyway.", "cult"),  # a service by its name
+        ("Ana: I cancelled my Amazon Prime.", "amazon"),
+        ("Ana: I cancelled the meeting.", None),  # no service: "I meet friends" stays
+        ("Ana: Cancelled my Monday appointment.", None),
+        ("Ana: My wife cancelled Netflix.", None),
     ],
 )
 def test_a_habit_ended_by_someone_else_or_by_what_it_is_had_with(
@@ -318,6 +323,7 @@ def test_a_habit_ended_by_someone_else_or_by_what_it_is_had_with(
     ("text", "does"),
     [
         ("Ana: I have type 2 diabetes and take metformin twice a day.", True),
+        ("Ana: on metformin for my diabetes.", True),  # said without "I"
         ("Ana: I love Tom and he takes metformin.", False),
         ("Ana: I married Tom and we both take metformin.", False),
     ],

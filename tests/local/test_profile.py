@@ -1047,6 +1047,8 @@ _KEPT = [
     ("I work at Meta.", "I left Google in 2019 to join Meta."),
     ("I work at Google as a designer.", "My last day at Google is Friday."),  # ahead
     ("I work at Google as a designer.", "I joined Strava as a member."),
+    # notice handed in: the job goes on through the notice, and a job got since stays
+    ("got the job at Monzo, starting in March", "handed in my notice today"),
     # another's phone or pet, a relative of someone else, a supposition
     ("I have a Samsung Galaxy S21.", "My wife switched to a Pixel."),
     ("I have an iPhone 12.", "I got an iPhone for my son."),
@@ -1175,6 +1177,7 @@ _ENDED = [
     ("Our car is a Seat Ibiza.", "We bought a new car, an electric Kia."),
     ("I drive a 2016 Toyota Camry.", "Traded the Camry in for a Subaru Outback."),
     ("We live in a condo in Liberty Village.", "We've been in the new house in Hamilton a week."),
+    ("My laptop is an old Dell.", "Gave my old Dell to my cousin, I use a MacBook now."),
     ("I have a dog called Max.", "We had to have Max put down."),
     # a relative's life by their death, a habit by its things or a doctor's word
     ("My dad has dementia.", "My dad passed away last month."),

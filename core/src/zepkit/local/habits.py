@@ -43,6 +43,13 @@ _TAKEN_OFF = re.compile(
 )
 """Someone else ending the speaker's habit ("The GP took me off sertraline", "my doctor switched
 me from Ozempic to Mounjaro"): the "me" makes it theirs whoever says it."""
+_CANCELLED = re.compile(
+    r"\bcancell?(?:ed|ing) (?:my |our |the )?"
+    r"(?!(?:mon|tues|wednes|thurs|fri|satur|sun)day\b)(?P<habit>(?-i:[A-Z])[\w'’-]*)\b",
+    re.IGNORECASE,
+)
+"""A named service or membership cancelled ("Cancelled Cult", "I cancelled my Netflix"): by name
+only, as "I cancelled the meeting" gives up no meeting of the user's."""
 _GIVEN_UP_SINCE = re.compile(
     r"\b(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|a couple "
     r"of|several)\s+(?:weeks?|months?|years?)\s+(?:now\s+)?(?:without|free of|clean of|"
@@ -162,6 +169,7 @@ _OPENS_A_HABIT = frozenset(
         "learning",
         "studying",
         "took",
+        "on",
     }
 )
 """Words that may open a clause before its habit when the clause has no "I" ("Still smoking a
@@ -258,11 +266,13 @@ def changed_habit(text: str) -> Habit | None:
     since = any(word in lowered for word in _SINCE_WORDS)
     leaving = any(word in lowered for word in _LEAVING_WORDS)
     taken = " me " in lowered and _TAKEN_OFF.search(body) is not None
+    cancelled = "cancel" in lowered
     if (
         "-free" not in body
         and not since
         and not leaving
         and not taken
+        and not cancelled
         and _CHANGE_ANYWHERE.search(body) is None
     ):
         return None
@@ -280,6 +290,10 @@ def changed_habit(text: str) -> Habit | None:
             found = _FREE.search(clause)
         if found is None or _LEAD.fullmatch(clause[: found.start()]) is None:
             found = _TAKEN_OFF.search(clause) if taken else None
+            if found is None and cancelled:
+                found = _CANCELLED.search(clause)
+                if found is not None and _LEAD.fullmatch(clause[: found.start()]) is None:
+                    found = None
             if found is None:
                 continue
         named = found.groupdict()

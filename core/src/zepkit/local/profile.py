@@ -1230,7 +1230,8 @@ _ENDED = re.compile(
     r"\b(?:we|i) lost (?:(?:my|our) (?:\w+ )?)?(?-i:[A-Z])(?!\w*['’]s\b)|"
     r"\b(?:sold|got rid of|gave away|traded in|scrapped|wrote off) (?:the |my |our )?"
     r"(?:old |little )?(?-i:[A-Z])(?!\w*['’]s\b)|"
-    r"\btraded (?:the |my |our )?(?:old )?(?-i:[A-Z])[\w-]*(?: [\w-]+)? in\b",
+    r"\btraded (?:the |my |our )?(?:old )?(?-i:[A-Z])[\w-]*(?: [\w-]+)? in\b|"
+    r"\bgave (?:the |my |our )?(?:old )?(?-i:[A-Z])[\w-]*(?: [\w-]+)? (?:away|to)\b",
     re.IGNORECASE,
 )
 """A statement that ends what was true of the names it mentions (a pet that died or was put to
