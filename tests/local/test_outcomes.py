@@ -23,6 +23,7 @@ T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 @pytest.mark.parametrize(
     ("news", "kind"),
     [
+        ("college is over finally, convocation is in May", "studies"),
         ("I'm pregnant! Eight weeks today.", "trying for a baby"),
         ("Passed my driving test first time!", "exams"),
         ("We got the keys to our new house!", "home search"),
@@ -156,6 +157,7 @@ def test_the_outcomes_a_sentence_tells(news: str, kind: str | None) -> None:
         ("My sister and her boyfriend broke up.", "someone close"),
         ("We split the bill.", "someone close"),
         ("We are done with the kitchen.", "someone close"),
+        ("I'm not with the company any more.", "someone close"),
     ],
 )
 def test_news_that_is_not_the_outcome(news: str, kind: str) -> None:
@@ -538,6 +540,8 @@ async def test_news_that_closes_nothing_reads_no_statements(alice: LocalBackend)
         ("My father-in-law passed away.", {"father-in-law"}),
         ("cian and i broke up.", {"partner"}),
         ("me and kayla are done.", {"partner"}),
+        ("not with maya anymore. she ended it over text", {"partner"}),
+        ("I'm not with Tom anymore.", {"partner"}),
         ("My husband left me.", {"partner"}),
     ],
 )

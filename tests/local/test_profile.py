@@ -1047,6 +1047,9 @@ _KEPT = [
     ("I work at Meta.", "I left Google in 2019 to join Meta."),
     ("I work at Google as a designer.", "My last day at Google is Friday."),  # ahead
     ("I work at Google as a designer.", "I joined Strava as a member."),
+    ("My laptop is a ThinkPad.", "I got a MacBook for my daughter."),
+    ("My colleague Tom is retiring in May.", "Say goodbye to Tom for me."),
+    ("My colleague Tom is retiring in May.", "Tom went to my brother for advice."),
     # notice handed in: the job goes on through the notice, and a job got since stays
     ("got the job at Monzo, starting in March", "handed in my notice today"),
     # another's phone or pet, a relative of someone else, a supposition
@@ -1178,6 +1181,13 @@ _ENDED = [
     ("I drive a 2016 Toyota Camry.", "Traded the Camry in for a Subaru Outback."),
     ("We live in a condo in Liberty Village.", "We've been in the new house in Hamilton a week."),
     ("My laptop is an old Dell.", "Gave my old Dell to my cousin, I use a MacBook now."),
+    ("My laptop is an old Dell.", "I switched to a MacBook Air last month."),
+    ("Our car is a Seat Ibiza.", "We bought a Renault Zoe, goodbye Seat!"),
+    ("My dog Max is 14 and deaf.", "RIP Max, best dog ever."),
+    ("Our dog Bran is thirteen and still loves the beach.", "We had to let Bran go on Friday."),
+    ("My Ford Focus is on its last legs.", "The Focus went to my nephew in Tuam."),
+    ("My phone is a Samsung S21.", "My phone was snatched in traffic yesterday."),
+    ("I have an iPhone 11.", "I got a Pixel 8 for my birthday."),
     ("I have a dog called Max.", "We had to have Max put down."),
     # a relative's life by their death, a habit by its things or a doctor's word
     ("My dad has dementia.", "My dad passed away last month."),

@@ -20,7 +20,8 @@ from zepkit.local.text import STOP_WORDS, STORED_LABEL
 _CHANGE = re.compile(
     r"\b(?:quit|quitting|stopped|gave up|given up|giving up|kicked|ditched|no longer|"
     r"cut out(?!\s+(?:the|a|an|this|that|some|part)\b)|"
-    r"(?:come|came|coming|(?:weaned|tapered)(?: myself)?) off"
+    r"(?:come|came|coming|(?:weaned|tapered)(?: myself)?|"
+    r"switched(?= off \S+(?: \S+)? (?:on)?to\b)) off"
     r"(?!\s+(?:(?:my|the|a|his|her)\s+)?(?:bikes?|"
     r"bicycle|horse|ladder|motorbike|scooter|skateboard|board|wall|stage|pitch|field|road|"
     r"motorway|roof|slide|swing|lift|train|bus|plane|phone|call|shift|bench)\b)|"
@@ -65,12 +66,17 @@ _SINCE_WORDS = (
     *("without", "free of", "clean of", "sober from", "month no ", "months no ", "year no "),
     *("years no ", "my last", "my very last"),
 )
-_FREE = re.compile(r"\b(?P<habit>[a-z]+)-free\b", re.IGNORECASE)
+_FREE = re.compile(
+    r"\b(?:(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|several) "
+    r"(?:days?|weeks?|months?|years?) (?:now )?)?"
+    r"(?P<habit>[a-z]+)(?:-free\b| free(?=\s*(?:$|[.,!;:]|today|now|for|since)))",
+    re.IGNORECASE,
+)
 """Free of a habit ("I've been smoke-free for six weeks"), looked for only in a clause that says
 "-free"."""
 
 _LEAD = re.compile(
-    r"\W*(?:(?:I|i)(?:['’](?:ve|m)|\s+have|\s+am)?\s+|i(?:ve|m)\s+)?"
+    r"\W*(?:(?:so|and|then|but|now)\s+)?(?:(?:I|i)(?:['’](?:ve|m)|\s+have|\s+am)?\s+|i(?:ve|m)\s+)?"
     r"(?:(?:just|finally|recently|officially|completely|totally|also|now|have|had|been|"
     r"actually|already)\s+)*",
 )
@@ -268,7 +274,7 @@ def changed_habit(text: str) -> Habit | None:
     taken = " me " in lowered and _TAKEN_OFF.search(body) is not None
     cancelled = "cancel" in lowered
     if (
-        "-free" not in body
+        "free" not in body
         and not since
         and not leaving
         and not taken
@@ -286,7 +292,7 @@ def changed_habit(text: str) -> Habit | None:
         found = _CHANGE.search(clause)
         if found is None and since:
             found = _GIVEN_UP_SINCE.search(clause)
-        if found is None and "-free" in clause:
+        if found is None and "free" in clause:
             found = _FREE.search(clause)
         if found is None or _LEAD.fullmatch(clause[: found.start()]) is None:
             found = _TAKEN_OFF.search(clause) if taken else None

@@ -93,7 +93,9 @@ _GRADUATED = re.compile(
     r"(?:\bI |^\W*)(?:just |finally |recently |officially )?(?:graduated|dropped out|"
     r"finished (?:uni|university|college|my (?:[\w-]+ )?(?:degree|studies|course(?! of)|phd|"
     r"masters?|dissertation))|(?:got|completed) my (?:[\w-]+ )?(?:degree|studies|course(?! of)|"
-    r"phd|masters?)|passed my viva|defended my (?:thesis|dissertation|phd))\b",
+    r"phd|masters?)|passed my viva|defended my (?:thesis|dissertation|phd))\b|"
+    r"\b(?:college|uni|university|grad school|my degree|my studies|the degree|the mba|my mba|"
+    r"the masters|my masters) is (?:finally |officially )?(?:over|done|finished|behind me)\b",
     re.IGNORECASE,
 )
 _STUDYING = re.compile(
@@ -615,11 +617,13 @@ _KIN_NOW = re.compile(
 care home", "I'm my mum's carer", "my boyfriend cian is turning 25"), opening with who it is
 (every statement is read for it): what their death, or a partner's breakup, ends."""
 _BROKE_UP = re.compile(
-    r"(?:\b(?:we|I)|\b\w+ and I|\bme and \w+)(?:['’]ve| have|['’]re| are| were)? "
+    r"(?:\b(?:we|I)|\b\w+ and (?:I|me)|\bme and \w+)(?:['’]ve| have|['’]re| are| were)? "
     r"(?:just |finally |officially |now )?(?:broke up|split up|split|separated|divorced|"
     r"got divorced|called it (?:a day|quits)|ended things)\b"
     r"(?! (?:the|a|an|it|them|this|that|our|my|his|her|from)\b)|"
-    r"\b(?:\w+ and I|me and \w+)(?:['’]re| are) (?:done|over|finished)(?=\s*(?:$|[.,!;:]))|"
+    r"\b(?:\w+ and (?:I|me)|me and \w+)(?:['’]re| are) (?:done|over|finished)(?=\s*(?:$|[.,!;:]))|"
+    r"\b(?:I['’]m|I am|im) not with (?:him|her|them|(?-i:[A-Z])\w*) any ?more\b|"
+    r"^\W*not with (?:him|her|them|\w+) any ?more\b|"
     r"\bI (?:just |finally )?(?:broke up with|dumped|divorced) (?:my |him\b|her\b|them\b|"
     r"(?-i:[A-Z]))|"
     rf"\b(?:he|she|they|my (?:{_KIN})) (?:just |finally )?(?:broke up with|dumped|left) me\b",
@@ -652,7 +656,8 @@ _OUTCOMES: tuple[Outcome, ...] = (
         _GRADUATED,
         _STUDYING,
         _words(
-            "graduated graduate graduating dropped finished degree completed viva defended done"
+            "graduated graduate graduating dropped finished degree completed viva defended done "
+            "over behind"
         ),
     ),
     Outcome(
@@ -758,7 +763,7 @@ _OUTCOMES: tuple[Outcome, ...] = (
         _KIN_NOW,
         _words(
             "died passed lost broke split separated divorced called ended done over finished "
-            "dumped left"
+            "dumped left anymore more"
         ),
         kin=True,
     ),

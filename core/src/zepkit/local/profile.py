@@ -1042,12 +1042,41 @@ _JOINED_AS = (
 """Joining an employer in a role ("Joined PayNest today as backend engineer"), said with "I" or
 without it (two branches: one opening with "I" shares the prefix tree of the others)."""
 _HIRED = r"(?:just |finally |officially )?(?:got|been|was) hired (?:at|by) \w"
-_NEW_PHONE = r"(?:just |finally )?(?:got|bought) (?:a|an|myself a) new phone\b"
 _PHONE = (
     r"(?:iphone|pixel|galaxy|samsung|oneplus|motorola|moto|nokia|xiaomi|huawei|oppo|fairphone|"
     r"xperia|blackberry)\b"
 )
-"""A phone by its make: a phone statement names one, or a new phone."""
+"""A phone by its make."""
+_LAPTOP = (
+    r"(?:macbook|thinkpad|chromebook|dell|lenovo|asus|acer|razer|surface|hp|mac)\b"
+    r"(?! (?:printers?|monitors?|keyboards?|mouse|mice|tablets?|ink|screens?|chargers?)\b)"
+)
+"""A laptop by its make (not the make's printer or screen)."""
+
+
+_GOT_FOR = (
+    r"(?:my |our )?(?:son|daughter|kids?|child|children|wife|husband|partner|mum|mom|dad|mother|"
+    r"father|sister|brother|nan|gran|grandma|grandad|friend|boyfriend|girlfriend|him|her|them)\b"
+)
+"""Someone a thing may be got for ("an iPhone for my son": not the user's own)."""
+
+
+def _device(nouns: str, makes: str) -> str:
+    """The pattern of a device the user has (`nouns`: what it is called, `makes`: its makes):
+    "my phone is a ...", "I have a Pixel", "I switched to an iPhone", "Got a new phone"; not
+    one got for someone else ("I got an iPhone for my son")."""
+    new = rf"(?:just |finally )?(?:got|bought) (?:a|an|myself a) new (?:{nouns})\b"
+    return (
+        rf"\bmy (?:new |current |work )?(?:{nouns}) is (?:a|an|the)\b|"
+        r"\bI (?:now |still |currently |just |finally )?(?:have|use|own|got|bought) (?:a|an|the) "
+        rf"(?:new |used |refurbished )?{makes}(?![^.!?;]*\bfor {_GOT_FOR})|"
+        r"\bI(?:['’]ve| have)? (?:just |finally |recently |now )?(?:switched|moved|changed|"
+        r"upgraded|gone|went) (?:back )?(?:over )?(?:from (?:an? |my )?[\w -]{1,30}? )?to "
+        rf"(?:an? |the )?(?:new )?{makes}|"
+        rf"\bI {new}|^\W*{new}|"
+        rf"\bmy (?:{nouns}) (?:was|got|has been) (?:stolen|snatched|nicked|pinched)\b"
+    )
+
 
 _TOPICS = _named_patterns(
     (
@@ -1200,16 +1229,10 @@ _TOPICS = _named_patterns(
         ),
         (
             "phone",
-            r"\bmy (?:new |current )?(?:phone|mobile|cell) is (?:a|an|the)\b|"
-            r"\bI (?:now |still |currently |just |finally )?(?:have|use|own|got|bought) "
-            r"(?:a|an|the) "
-            rf"(?:new |used |refurbished )?{_PHONE}(?![^.!?;]*\bfor (?!work\b)\w)|"
-            r"\bI(?:['’]ve| have)? (?:just |finally |recently |now )?(?:switched|moved|changed|"
-            r"upgraded|gone|went) (?:back )?(?:over )?(?:from (?:an? |my )?[\w -]{1,30}? )?to "
-            rf"(?:an? |the )?(?:new )?{_PHONE}|"
-            rf"\bI(?:['’]?m| am) (?:now |still )?on (?:an? )?(?:iphone|android)\b|"
-            rf"\bI {_NEW_PHONE}|^\W*{_NEW_PHONE}",
+            _device("phone|mobile|cell", _PHONE)
+            + r"|\bI(?:['’]?m| am) (?:now |still )?on (?:an? )?(?:iphone|android)\b",
         ),
+        ("laptop", _device("laptop|computer", _LAPTOP)),
     )
 )
 """Subjects that hold one value at a time (a subject may have more than one pattern): a newer
@@ -1231,18 +1254,29 @@ _ENDED = re.compile(
     r"\b(?:sold|got rid of|gave away|traded in|scrapped|wrote off) (?:the |my |our )?"
     r"(?:old |little )?(?-i:[A-Z])(?!\w*['’]s\b)|"
     r"\btraded (?:the |my |our )?(?:old )?(?-i:[A-Z])[\w-]*(?: [\w-]+)? in\b|"
-    r"\bgave (?:the |my |our )?(?:old )?(?-i:[A-Z])[\w-]*(?: [\w-]+)? (?:away|to)\b",
+    r"\bgave (?:the |my |our )?(?:old )?(?-i:[A-Z])[\w-]*(?: [\w-]+)? (?:away|to)\b|"
+    r"\bhad to let (?:him|her|(?-i:[A-Z])\w*) go\b|"
+    r"\b(?:the|my|our) (?:old )?(?-i:[A-Z])[\w-]* (?:has |had )?(?:finally )?(?:gone|went) to "
+    r"(?:a |my |our |the |its )?"
+    r"(?:new )?(?:buyer|owner|home|nephew|niece|son|daughter|cousin|friend|brother|sister|"
+    r"scrapyard|scrappers?)\b|"
+    r"\b(?<![\w'’] )(?:goodbye|bye bye|farewell|rip|r\.i\.p\.?)[,!]? "
+    r"(?:my |our |the |old |sweet |dear |little )*(?-i:[A-Z])",
     re.IGNORECASE,
 )
 """A statement that ends what was true of the names it mentions (a pet that died or was put to
-sleep; "we lost Pepper", not "I lost Pepper's leash"; a car sold, "Sold the Fiesta", not "sold
-candles on Etsy")."""
+sleep; "we lost Pepper", not "I lost Pepper's leash"; a car sold, traded in or given away, "Sold
+the Fiesta", not "sold candles on Etsy"; a farewell opening a clause, "RIP Max", "goodbye Seat!",
+not "say goodbye to Tom for me")."""
 
 
 def tells_an_ending(sentence: str) -> bool:
     """Whether a sentence tells that what was true of the names it mentions has ended ("My dog
     Rex died.", "Mochi passed away this morning."; `_ENDED`); not when what died is something
     of theirs ("Harold's phone died", "Sam's mum passed away": Harold and Sam go on)."""
+    lowered = sentence.lower()
+    if not any(cue in lowered for cue in _ENDING_CUES):  # most sentences: no pattern run
+        return False
     return any(
         _OF_SOMEONE.search(sentence, 0, found.start()) is None
         and SUPPOSED.search(sentence, 0, found.start()) is None
@@ -1250,6 +1284,12 @@ def tells_an_ending(sentence: str) -> bool:
     )
 
 
+_ENDING_CUES = (
+    *("died", "passed", "put", "ran away", "rehome", "broke up", "split up", "divorced"),
+    *("separated", "lost", "sold", "got rid", "gave", "traded", "scrapped", "wrote off"),
+    *("let", "gone", "went", "bye", "farewell", "rip", "r.i.p"),
+)
+"""A piece of each way `_ENDED` has of telling an ending, in lower case."""
 _OF_SOMEONE = re.compile(r"\b(?-i:[A-Z])\w*['’]s (?:[\w-]+ ){1,3}$")
 """Something of someone named just before an ending ("Harold's phone " died; not "my
 neighbour's cat Luna ")."""
@@ -1715,6 +1755,10 @@ _VALUES = {
     "phone": re.compile(
         rf"\b({_PHONE}(?: (?:galaxy |pixel )?[a-z]{{0,3}}\d+[a-z]*)?"
         r"(?: (?:pro|max|plus|mini|ultra|a))*)",
+        re.IGNORECASE,
+    ),
+    "laptop": re.compile(
+        rf"\b({_LAPTOP}(?: (?:air|pro|inspiron|xps|latitude|yoga|ideapad|zenbook|\d+\w*))*)",
         re.IGNORECASE,
     ),
     "diet": re.compile(r"\b(vegan|vegetarian|pescatarian|keto|paleo)\b", re.IGNORECASE),

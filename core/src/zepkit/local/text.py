@@ -35,7 +35,7 @@ STOP_WORDS: frozenset[str] = _wordset(
 _COMMON_STARTERS: frozenset[str] = _wordset(
     """
     absolutely actually add admittedly afterwards agreed anyway apparently ask awesome basically
-    book bought bring buy call came can certainly check cheers clearly congrats cool could
+    book bought bring buy bye call came can certainly check cheers clearly congrats cool could
     currently definitely describe did do does earlier email eventually exactly explain feel
     feeling finally find fine finished first following fortunately found frankly generally give
     glad go going good goodbye grab great guess happily happy has have hello help hey hi hmm
@@ -43,7 +43,7 @@ _COMMON_STARTERS: frozenset[str] = _wordset(
     know last lately later let lets like likewise listen literally look looking love luckily made
     make maybe meanwhile meet met most moved my naturally need never next nice note nothing
     obviously of often okay oops order originally perfect perhaps personally pick please plus
-    probably recently remember remind right sadly saw schedule see send seriously should show
+    probably recently remember remind right rip sadly saw schedule see send seriously should show
     sometimes soon sorry sounds start started still suddenly sure surprisingly take tell text
     thank thankfully thanks that think thinking today tomorrow tonight took tragically true try
     trying ultimately unfortunately usually visit visited want was welcome well went were what
