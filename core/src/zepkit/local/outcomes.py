@@ -843,8 +843,6 @@ def outcomes_told(sentence: str) -> tuple[str, ...]:
 def _told(outcome: re.Pattern[str], sentence: str) -> bool:
     """Whether `sentence` tells `outcome` as news, not after an "if" ("if i dropped out of the
     masters would i have to pay back the fees": no outcome)."""
-    if SUPPOSED.search(sentence) is None:  # most sentences: the first match says it
-        return outcome.search(sentence) is not None
     return any(
         SUPPOSED.search(sentence, 0, found.start()) is None for found in outcome.finditer(sentence)
     )
