@@ -361,7 +361,27 @@ async def test_a_version_13_file_has_its_states_read_again_for_a_relatives_life(
     ended = await _ended_after(db_path, ("My dad passed away last week.",), "dad", limit=10)
     assert ended[f"user: {said}"] is not None
     with sqlite3.connect(db_path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 14
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    conn.close()
+
+
+async def test_a_version_14_file_gains_the_phone_and_laptop_subjects(db_path: Path) -> None:
+    """Step 15 adds the phone and laptop subjects to the statements stored before it: each then
+    ends by a newer phone or laptop after the upgrade; a statement naming neither is left."""
+    said = ("I have a Samsung Galaxy S21.", "My laptop is an old Dell.", "I have a dog.")
+    await _file_saying(db_path, *said)
+    with sqlite3.connect(db_path) as conn:  # as a release without the subjects stored them
+        conn.execute("UPDATE statements SET topics = NULL")
+        conn.execute("PRAGMA user_version = 14")
+    conn.close()
+
+    news = ("I switched to a Pixel last week.", "I got a new laptop, a ThinkPad.")
+    ended = await _ended_after(db_path, news, "Samsung Dell dog Pixel ThinkPad", limit=10)
+    assert ended[f"user: {said[0]}"] is not None
+    assert ended[f"user: {said[1]}"] is not None
+    assert ended[f"user: {said[2]}"] is None
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 15
     conn.close()
 
 

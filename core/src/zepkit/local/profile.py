@@ -1541,6 +1541,28 @@ def _first_lowered(text: str) -> str:
     return text if first.isupper() and len(first) > 1 else text[:1].lower() + text[1:]
 
 
+DEVICE_WORDS = (
+    *("phone", "mobile", "cell", "laptop", "computer", "iphone", "pixel", "galaxy", "samsung"),
+    *("oneplus", "motorola", "moto", "nokia", "xiaomi", "huawei", "oppo", "fairphone", "xperia"),
+    *("blackberry", "macbook", "thinkpad", "chromebook", "dell", "lenovo", "asus", "acer"),
+    *("razer", "surface", "hp", "mac"),
+)
+"""A word each phone or laptop statement holds (its noun or a make)."""
+
+
+def device_topics(sentence: str) -> tuple[str, ...]:
+    """The phone and laptop subjects of a stored profile statement (rules newer than its file
+    may read them)."""
+    typed_lower = not any(ch.isupper() for ch in sentence)
+    return tuple(
+        topic
+        for topic in _topics_of(
+            f"I {sentence}" if _IMPLIED_I.match(sentence) else sentence, typed_lower=typed_lower
+        )
+        if topic in ("phone", "laptop")
+    )
+
+
 def added_topics(sentence: str) -> tuple[str, ...]:
     """The topics of a stored profile statement that rules newer than its file may add: the
     subjects of a standing instruction, and favourites (`self_statement` gives them with the

@@ -420,6 +420,34 @@ _V14: tuple[Step, ...] = (
 )
 
 
+def _device_topics(conn: sqlite3.Connection) -> None:
+    """Each profile statement's phone or laptop subject, added to its topics: a phone told
+    before the upgrade ends by a newer one after it. Only statements holding a device's word are
+    read, and only those whose topics grow are written."""
+    from zepkit.local.profile import DEVICE_WORDS, device_topics
+    from zepkit.local.retrieval import unprefixed
+
+    holds_one = " OR ".join(["r.text LIKE ?"] * len(DEVICE_WORDS))
+    rows = conn.execute(
+        "SELECT r.id, r.text, r.speaker, s.topics FROM statement_rows AS r JOIN statements AS s "
+        f"ON s.id = r.id WHERE r.profile IS NOT NULL AND ({holds_one})",
+        [f"%{word}%" for word in DEVICE_WORDS],
+    )
+    changed = []
+    for key, text, speaker, was in rows:
+        held = was.split() if was else []
+        more = [t for t in device_topics(unprefixed(text, speaker)) if t not in held]
+        if more:
+            changed.append((f" {' '.join([*held, *more])} ", key))
+    conn.executemany("UPDATE statements SET topics = ? WHERE id = ?", changed)
+
+
+_V15: tuple[Step, ...] = (
+    # The rules know a phone and a laptop as single-valued subjects: the topics they add.
+    _device_topics,
+)
+
+
 MIGRATIONS: Sequence[Sequence[Step]] = (
     _V1,
     _V2,
@@ -435,6 +463,7 @@ MIGRATIONS: Sequence[Sequence[Step]] = (
     _V12,
     _V13,
     _V14,
+    _V15,
 )
 """Step i takes the schema from version i to i + 1; append steps, never edit a shipped one."""
 
@@ -442,7 +471,12 @@ SCHEMA_VERSION = len(MIGRATIONS)
 READABLE_FROM = 7
 """The oldest version a read-only open serves as it is: the steps after it only add or remake
 indexes, which make some writes faster and which reads do without, or are `WRITE_ONLY_STEPS`."""
-WRITE_ONLY_STEPS: tuple[Step, ...] = (_statement_states, _states_read_again, _instruction_topics)
+WRITE_ONLY_STEPS: tuple[Step, ...] = (
+    _statement_states,
+    _states_read_again,
+    _instruction_topics,
+    _device_topics,
+)
 """Steps after `READABLE_FROM` that add what only writes read (a read-only open never does)."""
 
 
