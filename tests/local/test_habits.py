@@ -235,6 +235,14 @@ async def test_giving_it_up_keeps_saying_it_is_not_done(told_monthly: Told) -> N
     assert ended[told[1]] is None
 
 
+async def test_a_habit_of_the_past_is_left_by_giving_it_up(told_monthly: Told) -> None:
+    """ "I used to smoke forty a day" is true after the news: only doing it now ends."""
+    told = ["I smoke about ten a day.", "I used to smoke forty a day in my twenties."]
+    ended = await told_monthly("smoke", *told, "Three weeks without a single cigarette today!")
+    assert ended[told[0]] == T0 + timedelta(days=60)
+    assert ended[told[1]] is None
+
+
 async def test_someone_elses_habit_ends_nothing(backend: LocalBackend) -> None:
     ended = await _said(backend, "I smoke a pack a day.", "My dad quit smoking last year.")
     assert ended["I smoke a pack a day."] is None

@@ -1050,6 +1050,9 @@ _KEPT = [
     ("My laptop is a ThinkPad.", "I got a MacBook for my daughter."),
     ("My colleague Tom is retiring in May.", "Say goodbye to Tom for me."),
     ("My colleague Tom is retiring in May.", "Tom went to my brother for advice."),
+    # a name that ends: what a home or job statement says of it is not the home or the job
+    ("I'm an accountant at Deloitte, married to Tom.", "Tom and I have separated."),
+    ("I live in Leeds with my dog Rex.", "Rex died last night."),
     # notice handed in: the job goes on through the notice, and a job got since stays
     ("got the job at Monzo, starting in March", "handed in my notice today"),
     # another's phone or pet, a relative of someone else, a supposition
@@ -1378,6 +1381,13 @@ async def test_a_move_ahead_keeps_the_home_until_it_happens(ana: LocalBackend) -
         ("I moved to Leeds last year, I have two kids at school there.", None),
         # "living in" a place after what the speaker is
         ("I'm a nurse living in Leeds.", ("I'm a nurse.", "I'm living in Leeds.")),
+        # "and I" with an "I" before it: two clauses; without one, one subject
+        (
+            "I'm an accountant at Deloitte and I'm off to Rome with my husband Tom.",
+            ("I'm an accountant at Deloitte.", "I'm off to Rome with my husband Tom."),
+        ),
+        ("I live in Leeds and I have two cats.", ("I live in Leeds.", "I have two cats.")),
+        ("My husband Tom and I live in Leeds.", None),
         ("I'm sick of living in London.", None),
     ],
 )

@@ -381,14 +381,21 @@ def _and_then_doing(said: list[str]) -> bool:
 
 
 def says_not(text: str, habit: str) -> bool:
-    """Whether a statement says its speaker does not do the habit `habit` (or gave it up): a
-    word of not doing between their "I" and it ("I don't smoke", "I quit smoking"). News that
-    gives the habit up leaves such a statement as it is: the two agree."""
+    """Whether a statement says its speaker does not do the habit `habit` (or gave it up, or did
+    it once): a word of not doing between their "I" and it ("I don't smoke", "I quit smoking",
+    "I used to smoke"). News that gives the habit up leaves such a statement as it is: the two
+    agree."""
     for before in _before_habit(text, habit):
         speaker = max((n for n, word in enumerate(before) if word in _FIRST_PERSON), default=-1)
-        if _NOT_DOING.intersection(before[speaker + 1 :]):
+        said = before[speaker + 1 :]
+        if _NOT_DOING.intersection(said) or _USED_TO.search(" ".join(said)):
             return True
     return False
+
+
+_USED_TO = re.compile(r"\bused to\b")
+"""A habit of the past ("I used to smoke forty a day"): news giving it up leaves it, as it says
+nothing of now."""
 
 
 _NOT_DOING = frozenset(

@@ -1676,7 +1676,8 @@ def subjects_apart(sentence: str) -> tuple[str, str] | None:
         left, right = sentence[: joint.start()].rstrip(" ,;"), sentence[joint.end() :]
         if not left:
             continue
-        if not _SUBJECT_I.match(right):
+        own_i = _SUBJECT_I.match(right) is not None
+        if not own_i:
             first = right.split(" ", 1)[0].lower()
             if not first.isalpha() or (first in STOP_WORDS and first not in _CLAUSE_OPENERS):
                 continue  # "and my wife...", "and the kids...": another subject
@@ -1690,7 +1691,10 @@ def subjects_apart(sentence: str) -> tuple[str, str] | None:
         if mine & other or not (mine or other):
             continue
         alone = (right, readings[1]) if mine else (left, readings[0])
-        if (mine and other) or (joint[0] == ", " and _stands_alone(*alone)):
+        # "and I" joins two clauses when the first has its own "I": "My husband Tom and I
+        # live in Leeds" is one subject
+        own_i = own_i and _SPEAKER.search(left) is not None
+        if (mine and other) or ((joint[0] == ", " or own_i) and _stands_alone(*alone)):
             return left, right
     return None
 
@@ -1722,6 +1726,7 @@ _JOINT = re.compile(
     r",? and (?:then |also )?|, (?=I\b|I['’]|i\b|i['’])|(?<=\w) (?=living (?:in|on) (?-i:[A-Z]))"
 )
 _SUBJECT_I = re.compile(r"I\b|I['’]", re.IGNORECASE)
+_SPEAKER = re.compile(r"\b[Ii](?:['’]|\b)")
 _CLAUSE_OPENERS = frozenset({"am", "was", "have", "had", "just", "recently", "now", "still"})
 """Stop words that may open a clause whose "I" was left out ("and am a nurse", "and just
 moved to Oslo")."""

@@ -167,7 +167,8 @@ def _mentioning_same_entities(
     those naming that owner too (`owner_named`)."""
     own = sorted({key for key in map(normalise_name, change.speakers) if key})
     rows = conn.execute(
-        "SELECT DISTINCT s.id, s.text, s.valid_at, s.invalid_at FROM mentions AS m "
+        "SELECT DISTINCT s.id, s.text, s.valid_at, s.invalid_at, s.topics, n.norm "
+        "FROM mentions AS m "
         "JOIN entities AS n ON n.id = m.entity "
         "JOIN entities AS named ON named.graph = n.graph AND (named.id = n.id "
         "OR substr(named.norm, -length(n.norm) - 1) = ' ' || n.norm "
@@ -188,15 +189,25 @@ def _mentioning_same_entities(
     ).fetchall()
     owner = owner_named(change.text)
     found = {
-        row[0]: row[1:]
-        for row in rows
-        if (change.in_profile or about_someone(row[1]))
-        and (owner is None or owner in row[1].lower())
+        key: (text, valid_at, invalid_at)
+        for key, text, valid_at, invalid_at, topics, name in rows
+        if (change.in_profile or about_someone(text))
+        and (owner is None or owner in text.lower())
+        and _ends_with_the_name(text, topics, name)
     }
     several = {key: text for key, (text, _, _) in found.items() if _AND.search(text)}
     for key in _naming_others(conn, change.statement, several, own):
         del found[key]
     return found
+
+
+def _ends_with_the_name(text: str, topics: str | None, name: str) -> bool:
+    """Whether a statement ends with what it says of a name: one on the user's home or job
+    ends so only when the name is that home or employer ("Tom and I have separated" keeps "I'm
+    an accountant at Deloitte, off for March Break with my husband Tom"; "Acme went bust" ends
+    "I work at Acme"). Other statements end whole ("Rex died" ends "My dog Rex and I run")."""
+    subjects = [topic for topic in ("home", "work") if topics and f" {topic} " in topics]
+    return not subjects or any(names_left(topic, text, name) for topic in subjects)
 
 
 _AND = re.compile(r"\band\b|&", re.IGNORECASE)
