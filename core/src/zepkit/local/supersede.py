@@ -204,8 +204,9 @@ def _mentioning_same_entities(
 def _ends_with_the_name(text: str, topics: str | None, name: str) -> bool:
     """Whether a statement ends with what it says of a name: one on the user's home or job
     ends so only when the name is that home or employer ("Tom and I have separated" keeps "I'm
-    an accountant at Deloitte, off for March Break with my husband Tom"; "Acme went bust" ends
-    "I work at Acme"). Other statements end whole ("Rex died" ends "My dog Rex and I run")."""
+    an accountant at Deloitte, off for March Break with my husband Tom"; "Rex died" keeps "I live
+    in Leeds with my dog Rex"). Other statements end whole ("Rex died" ends "My dog Rex and I
+    run")."""
     subjects = [topic for topic in ("home", "work") if topics and f" {topic} " in topics]
     return not subjects or any(names_left(topic, text, name) for topic in subjects)
 
