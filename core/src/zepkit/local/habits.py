@@ -72,8 +72,8 @@ _FREE = re.compile(
     r"(?P<habit>[a-z]+)(?:-free\b| free(?=\s*(?:$|[.,!;:]|today|now|for|since)))",
     re.IGNORECASE,
 )
-"""Free of a habit ("I've been smoke-free for six weeks"), looked for only in a clause that says
-"-free"."""
+"""Free of a habit ("I've been smoke-free for six weeks", "one month smoke free today"; not
+"alcohol free beers"), looked for only in a clause that says "free"."""
 
 _LEAD = re.compile(
     r"\W*(?:(?:so|and|then|but|now)\s+)?(?:(?:I|i)(?:['’](?:ve|m)|\s+have|\s+am)?\s+|i(?:ve|m)\s+)?"

@@ -601,7 +601,7 @@ _KIN_DIED = re.compile(
     rf"(?:(?:dear|beloved|lovely) )?({_KIN})(?![\w'’-])(?! (?:in|at) (?:the|a)\b)",
     re.IGNORECASE,
 )
-"""News of the death of a relative the user has one of ("My dad passed away last month", "Mum
+"""News of the death of someone close the user has one of ("My dad passed away last month", "Mum
 died on Tuesday", "We lost Grandma in March"; not "My dad's dog died", "my mum nearly died")."""
 _KIN_NOW_SAID = (
     r"(?:(?![\w'’-])(?: [\w'’-]+){0,3}? (?:is|has|lives|works|needs|takes|gets|goes|keeps|can|"
@@ -637,7 +637,7 @@ _MY_KIN = re.compile(rf"(?:\b(?:my|our) |^\W*)({_KIN})(?![\w-])", re.IGNORECASE)
 
 
 def _kin(named: str) -> str:
-    """Which relative a word for one names ("Mum", "mother": "mother")."""
+    """Who a word for someone close names ("Mum", "mother": "mother"; "hubby": "partner")."""
     word = named.lower()
     return _KIN_NAMES.get(word) or word
 
