@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -18,6 +19,7 @@ from zepkit.local.outcomes import (
 )
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
+Told = Callable[..., Awaitable[dict[str, datetime | None]]]
 
 
 @pytest.mark.parametrize(
@@ -567,21 +569,17 @@ def test_what_a_fathers_death_closes(statement: str, closed: bool) -> None:
     assert closes(state, f"user: {statement}", shared) is closed
 
 
-async def test_a_relatives_death_ends_what_was_said_of_their_life(alice: LocalBackend) -> None:
+async def test_a_relatives_death_ends_what_was_said_of_their_life(told_monthly: Told) -> None:
     """ "My dad passed away" ends his dementia and the care home, not the mother's home nor
     what he did in the past."""
     said = ["My dad has dementia.", "My mum lives in Leeds.", "My dad taught me to fish."]
-    for n, text in enumerate([*said, "My dad passed away last week."]):
-        when = T0 + timedelta(days=30 * n)
-        await alice.add_messages("a1", [Message("user", text, created_at=when)])
-    found = await alice.search(SearchRequest("dad mum", user_id="alice", limit=10))
-    ended = {fact.fact.split(": ", 1)[1]: fact.invalid_at for fact in found.edges}
+    ended = await told_monthly("dad mum", *said, "My dad passed away last week.")
     assert ended[said[0]] == T0 + timedelta(days=90)
     assert ended[said[1]] is None
     assert ended[said[2]] is None
 
 
-async def test_a_breakup_ends_what_was_said_of_the_partner_now(alice: LocalBackend) -> None:
+async def test_a_breakup_ends_what_was_said_of_the_partner_now(told_monthly: Told) -> None:
     """A partner named in lower case is no entity: the breakup ends what was said of "my
     boyfriend" now, not the user's own job nor a friend's boyfriend."""
     said = [
@@ -589,11 +587,7 @@ async def test_a_breakup_ends_what_was_said_of_the_partner_now(alice: LocalBacke
         "I work at a cafe in rathmines.",
         "My friend's boyfriend is a chef.",
     ]
-    for n, text in enumerate([*said, "cian and i broke up."]):
-        when = T0 + timedelta(days=30 * n)
-        await alice.add_messages("a1", [Message("user", text, created_at=when)])
-    found = await alice.search(SearchRequest("boyfriend cafe", user_id="alice", limit=10))
-    ended = {fact.fact.split(": ", 1)[1]: fact.invalid_at for fact in found.edges}
+    ended = await told_monthly("boyfriend cafe", *said, "cian and i broke up.")
     assert ended[said[0]] == T0 + timedelta(days=90)
     assert ended[said[1]] is None
     assert ended[said[2]] is None

@@ -278,10 +278,7 @@ async def test_a_version_11_file_has_its_states_read_again_for_the_newer_kinds(
     university: each said before the upgrade ends by its outcome after it."""
     said = ("We rent a flat in Hackney.", "I work from home.", "I'm at uni studying law.")
     await _file_saying(db_path, *said)
-    with sqlite3.connect(db_path) as conn:  # as a release without the kinds stored it
-        conn.execute("UPDATE statements SET states = NULL")
-        conn.execute("PRAGMA user_version = 11")
-    conn.close()
+    _stored_without(db_path, "states", version=11)
 
     ended = await _ended_after(
         db_path,
@@ -301,10 +298,7 @@ async def test_a_version_11_file_gains_the_subjects_of_its_instructions(db_path:
     one on another subject stays."""
     spanish, short = "Always reply in Spanish.", "Please keep your answers short."
     await _file_saying(db_path, spanish, short)
-    with sqlite3.connect(db_path) as conn:  # as a release without instruction subjects stored it
-        conn.execute("UPDATE statements SET topics = NULL")
-        conn.execute("PRAGMA user_version = 11")
-    conn.close()
+    _stored_without(db_path, "topics", version=11)
 
     assert await _facts_read_only(db_path, "Spanish") == [f"user: {spanish}"]
     with sqlite3.connect(db_path) as conn:  # served as it is: a read-only open writes nothing
@@ -329,10 +323,7 @@ async def test_a_version_12_file_has_its_states_read_again_for_the_newer_kinds(
     the upgrade ends by its outcome after it."""
     said = ("We're getting married in June.", "I don't drive.")
     await _file_saying(db_path, *said)
-    with sqlite3.connect(db_path) as conn:  # as a release without the kinds stored it
-        conn.execute("UPDATE statements SET states = NULL")
-        conn.execute("PRAGMA user_version = 12")
-    conn.close()
+    _stored_without(db_path, "states", version=12)
 
     ended = await _ended_after(
         db_path,
@@ -353,10 +344,7 @@ async def test_a_version_13_file_has_its_states_read_again_for_a_relatives_life(
     upgrade, it ends by news of their death after it."""
     said = "My dad has dementia and lives in a care home."
     await _file_saying(db_path, said)
-    with sqlite3.connect(db_path) as conn:  # as a release without the kind stored it
-        conn.execute("UPDATE statements SET states = NULL")
-        conn.execute("PRAGMA user_version = 13")
-    conn.close()
+    _stored_without(db_path, "states", version=13)
 
     ended = await _ended_after(db_path, ("My dad passed away last week.",), "dad", limit=10)
     assert ended[f"user: {said}"] is not None
@@ -370,10 +358,7 @@ async def test_a_version_14_file_gains_the_phone_and_laptop_subjects(db_path: Pa
     ends by a newer phone or laptop after the upgrade; a statement naming neither is left."""
     said = ("I have a Samsung Galaxy S21.", "My laptop is an old Dell.", "I have a dog.")
     await _file_saying(db_path, *said)
-    with sqlite3.connect(db_path) as conn:  # as a release without the subjects stored them
-        conn.execute("UPDATE statements SET topics = NULL")
-        conn.execute("PRAGMA user_version = 14")
-    conn.close()
+    _stored_without(db_path, "topics", version=14)
 
     news = ("I switched to a Pixel last week.", "I got a new laptop, a ThinkPad.")
     ended = await _ended_after(db_path, news, "Samsung Dell dog Pixel ThinkPad", limit=10)
@@ -402,6 +387,15 @@ async def _ended_after(
             await writer.add_messages("t", [Message("user", text)])
         found = await writer.search(SearchRequest(query, user_id="u", limit=limit))
     return {edge.fact: edge.invalid_at for edge in found.edges}
+
+
+def _stored_without(db_path: Path, column: str, *, version: int) -> None:
+    """The file as a release at `version` left it, without the statements' `column` ("states"
+    or "topics") that the rules after it read."""
+    with sqlite3.connect(db_path) as conn:
+        conn.execute(f"UPDATE statements SET {column} = NULL")
+        conn.execute(f"PRAGMA user_version = {version}")
+    conn.close()
 
 
 async def _file_saying(db_path: Path, *said: str) -> None:

@@ -380,16 +380,31 @@ def _instruction_topics(conn: sqlite3.Connection) -> None:
     added to its topics: an instruction given before the upgrade ends by a newer one after it.
     Only the statements whose topics grow are written."""
     from zepkit.local.profile import added_topics
+
+    _topics_added(conn, added_topics)
+
+
+def _topics_added(
+    conn: sqlite3.Connection,
+    added: Callable[[str], tuple[str, ...]],
+    holding: Sequence[str] = (),
+) -> None:
+    """Add to each profile statement's topics those `added` reads in its sentence that it does
+    not hold (topics are only added: an answer's subject came from its question, which the
+    sentence does not hold); only statements holding one of the words `holding` (any, if none)
+    are read, and only those whose topics grow are written."""
     from zepkit.local.retrieval import unprefixed
 
+    holds_one = " OR ".join(["r.text LIKE ?"] * len(holding))
     rows = conn.execute(
         "SELECT r.id, r.text, r.speaker, s.topics FROM statement_rows AS r JOIN statements AS s "
-        "ON s.id = r.id WHERE r.profile IS NOT NULL"
+        "ON s.id = r.id WHERE r.profile IS NOT NULL" + (f" AND ({holds_one})" if holding else ""),
+        [f"%{word}%" for word in holding],
     )
     changed = []
     for key, text, speaker, was in rows:
         held = was.split() if was else []
-        more = [t for t in added_topics(unprefixed(text, speaker)) if t not in held]
+        more = [t for t in added(unprefixed(text, speaker)) if t not in held]
         if more:
             changed.append((f" {' '.join([*held, *more])} ", key))
     conn.executemany("UPDATE statements SET topics = ? WHERE id = ?", changed)
@@ -423,23 +438,10 @@ _V14: tuple[Step, ...] = (
 def _device_topics(conn: sqlite3.Connection) -> None:
     """Each profile statement's phone or laptop subject, added to its topics: a phone told
     before the upgrade ends by a newer one after it. Only statements holding a device's word are
-    read, and only those whose topics grow are written."""
+    read."""
     from zepkit.local.profile import DEVICE_WORDS, device_topics
-    from zepkit.local.retrieval import unprefixed
 
-    holds_one = " OR ".join(["r.text LIKE ?"] * len(DEVICE_WORDS))
-    rows = conn.execute(
-        "SELECT r.id, r.text, r.speaker, s.topics FROM statement_rows AS r JOIN statements AS s "
-        f"ON s.id = r.id WHERE r.profile IS NOT NULL AND ({holds_one})",
-        [f"%{word}%" for word in DEVICE_WORDS],
-    )
-    changed = []
-    for key, text, speaker, was in rows:
-        held = was.split() if was else []
-        more = [t for t in device_topics(unprefixed(text, speaker)) if t not in held]
-        if more:
-            changed.append((f" {' '.join([*held, *more])} ", key))
-    conn.executemany("UPDATE statements SET topics = ? WHERE id = ?", changed)
+    _topics_added(conn, device_topics, DEVICE_WORDS)
 
 
 _V15: tuple[Step, ...] = (
