@@ -311,7 +311,7 @@ async def test_a_habit_watched_and_one_done_are_two(told_monthly: Told) -> None:
         ("Ana: I've cut out alcohol.", "drink"),
         ("Ana: My doctor took Tom off his statins.", None),  # someone else's
         ("Ana: He took me to the pub.", None),
-        ("Ana: 2 weeks no cigs, patches are doing their job.", None),  # as "2 weeks no sleep"
+        ("Ana: 2 weeks no cigs, patches are doing their job.", "smok"),  # a smoker's things
         ("Ana: one month smoke free today", "smok"),
         ("Ana: Any decent alcohol free beers?", None),  # a thing, not a habit given up
         ("Ana: Switched off the warfarin onto Eliquis.", "warfarin"),

@@ -62,9 +62,17 @@ _GIVEN_UP_SINCE = re.compile(
 """A habit given up for so long ("two weeks without cigarettes", "6 months no smokes"), or its
 last one had ("smoked my last one"): `without` or `last` is the habit's word. Looked for only
 where one of `_SINCE_WORDS` is."""
+_DAYS_WITHOUT = re.compile(
+    r"\b(?:\d+|a|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of)\s+"
+    r"(?:days?|weeks?)\s+(?:now\s+)?no\s+(?P<without>cigs?|cigarettes?|ciggies|smokes?|fags?|"
+    r"vapes?|vaping|booze|alcohol|drinks?|drinking)\b",
+    re.IGNORECASE,
+)
+"""Days or weeks without what a habit is had with ("2 weeks no cigs"): only those things, as
+"Two weeks no sleep lol" gives nothing up."""
 _SINCE_WORDS = (
     *("without", "free of", "clean of", "sober from", "month no ", "months no ", "year no "),
-    *("years no ", "my last", "my very last"),
+    *("years no ", "weeks no ", "week no ", "days no ", "day no ", "my last", "my very last"),
 )
 _FREE = re.compile(
     r"\b(?:(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|several) "
@@ -291,7 +299,7 @@ def changed_habit(text: str) -> Habit | None:
             return Habit(root(left["group"]), root(kind) if kind and which else None)
         found = _CHANGE.search(clause)
         if found is None and since:
-            found = _GIVEN_UP_SINCE.search(clause)
+            found = _GIVEN_UP_SINCE.search(clause) or _DAYS_WITHOUT.search(clause)
         if found is None and "free" in clause:
             found = _FREE.search(clause)
         if found is None or _LEAD.fullmatch(clause[: found.start()]) is None:
