@@ -582,7 +582,8 @@ _KIN_NAMES = {
     **dict.fromkeys(("nan", "nana", "nanna", "gran", "granny", "grandma"), "grandma"),
     "grandmother": "grandma",
     **dict.fromkeys(("grandad", "granddad", "grandpa", "grandfather", "gramps"), "grandpa"),
-    **dict.fromkeys(("father-in-law", "mother-in-law"), ""),
+    "father-in-law": "father-in-law",
+    "mother-in-law": "mother-in-law",
     **dict.fromkeys(
         ("husband", "wife", "partner", "boyfriend", "girlfriend", "fiance", "fiancé", "fiancee"),
         "partner",
@@ -590,7 +591,7 @@ _KIN_NAMES = {
     **dict.fromkeys(("fiancée", "hubby", "bf", "gf"), "partner"),
 }
 """The people close to a user who have one of them, by the words for them: news names which
-(the rest are their own word). Brothers, children, friends are left out: a user may have two."""
+(a partner by any word is one). Brothers, children, friends are left out: a user may have two."""
 _KIN = "|".join(sorted(_KIN_NAMES, key=len, reverse=True))
 _KIN_DIED = re.compile(
     rf"(?:\b(?:my|our) |^\W*)(?:(?:dear|beloved|lovely|late|old|darling) )?({_KIN})(?![\w'’-])"
@@ -638,8 +639,7 @@ _MY_KIN = re.compile(rf"(?:\b(?:my|our) |^\W*)({_KIN})(?![\w-])", re.IGNORECASE)
 
 def _kin(named: str) -> str:
     """Who a word for someone close names ("Mum", "mother": "mother"; "hubby": "partner")."""
-    word = named.lower()
-    return _KIN_NAMES.get(word) or word
+    return _KIN_NAMES[named.lower()]
 
 
 _OUTCOMES: tuple[Outcome, ...] = (

@@ -131,7 +131,7 @@ def match_episodes(
         (match_expression(terms), *ids, pool),
     ).fetchall()
     rows: dict[int, tuple[int, int | None, str, str]] = {
-        row[0]: row for row in _rows_for(conn, _TURNS, [key for key, _ in best])
+        row[0]: row for row in rows_for(conn, _TURNS, [key for key, _ in best])
     }
     return [Turn(*rows[key], score) for key, score in best if key in rows]
 
@@ -141,13 +141,13 @@ _TURNS = "SELECT id, thread, created_at, content FROM episodes WHERE id IN ({mar
 
 def load_turns(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, Turn]:
     """Episode rows by id, as turns with score 0 (neighbours, other retrievers' candidates)."""
-    return {row[0]: Turn(*row) for row in _rows_for(conn, _TURNS, ids)}
+    return {row[0]: Turn(*row) for row in rows_for(conn, _TURNS, ids)}
 
 
 def threads_of_turns(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, int | None]:
     """Episode id -> its thread's row id (None for data), for the existing ids in `ids`: their
     threads alone, without building a turn of each row's text and date."""
-    return dict(_rows_for(conn, _TURN_THREADS, ids))
+    return dict(rows_for(conn, _TURN_THREADS, ids))
 
 
 _TURN_THREADS = "SELECT id, thread FROM episodes WHERE id IN ({marks})"
@@ -170,13 +170,13 @@ def mentioned_entities(
 ) -> list[tuple[int, int]]:
     """(statement, entity) pairs for the given statements."""
     sql = "SELECT statement, entity FROM mentions WHERE statement IN ({marks})"
-    return [(statement, entity) for statement, entity in _rows_for(conn, sql, statements)]
+    return [(statement, entity) for statement, entity in rows_for(conn, sql, statements)]
 
 
 def load_entities(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, EntityRow]:
     """Entity rows by id."""
     sql = "SELECT id, uuid, name, created_at, 0.0, summary FROM entities WHERE id IN ({marks})"
-    return {row[0]: EntityRow(*row) for row in _rows_for(conn, sql, ids)}
+    return {row[0]: EntityRow(*row) for row in rows_for(conn, sql, ids)}
 
 
 class ProfileRow(NamedTuple):
@@ -270,7 +270,7 @@ def _clip(text: str, limit: int) -> str:
     return (cut[:space] if space > limit // 2 else cut).rstrip() + "…"
 
 
-def _rows_for(conn: sqlite3.Connection, sql: str, ids: Sequence[int]) -> list[Any]:
+def rows_for(conn: sqlite3.Connection, sql: str, ids: Sequence[int]) -> list[Any]:
     """The rows of `sql`, whose `IN ({marks})` takes `ids`, a chunk of ids per statement (SQLite
     caps the parameters of one)."""
     rows: list[Any] = []
@@ -287,7 +287,7 @@ def load_episodes(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, Epi
         "e.metadata FROM episodes AS e LEFT JOIN threads AS t ON t.id = e.thread "
         "WHERE e.id IN ({marks})"
     )
-    return {row[0]: EpisodeRow(*row) for row in _rows_for(conn, sql, ids)}
+    return {row[0]: EpisodeRow(*row) for row in rows_for(conn, sql, ids)}
 
 
 def statements_of_episodes(
@@ -299,7 +299,7 @@ def statements_of_episodes(
         "FROM statement_rows WHERE episode IN ({marks}) ORDER BY id"
     )
     found: dict[int, list[StatementHit]] = {}
-    for row in _rows_for(conn, sql, episodes):
+    for row in rows_for(conn, sql, episodes):
         hit = StatementHit(*row)
         found.setdefault(hit.episode, []).append(hit)
     return found

@@ -39,7 +39,7 @@ from zepkit.local.profile import (
     owner_named,
     topic_value,
 )
-from zepkit.local.retrieval import match_expression
+from zepkit.local.retrieval import match_expression, rows_for
 from zepkit.local.text import fact_key, normalise_name
 
 RECENT_PROFILE = 2000
@@ -212,7 +212,6 @@ def _ends_with_the_name(text: str, topics: str | None, name: str) -> bool:
 
 
 _AND = re.compile(r"\band\b|&", re.IGNORECASE)
-_CHUNK = 500
 
 
 def _naming_others(
@@ -227,13 +226,8 @@ def _naming_others(
         return []
     told = {norm for _, norm in conn.execute(_NORMS_OF.format(marks="?"), (news,))}
     named: dict[int, set[str]] = {}
-    keys = list(statements)
-    for start in range(0, len(keys), _CHUNK):  # a bounded IN list (SQLite caps parameters)
-        chunk = keys[start : start + _CHUNK]
-        for statement, norm in conn.execute(
-            _NORMS_OF.format(marks=", ".join("?" * len(chunk))), chunk
-        ):
-            named.setdefault(statement, set()).add(norm)
+    for statement, norm in rows_for(conn, _NORMS_OF, list(statements)):
+        named.setdefault(statement, set()).add(norm)
     return [
         statement
         for statement, norms in named.items()
