@@ -39,7 +39,11 @@ def _well_formed(value: str | None) -> str | None:
 
 
 class Message(BaseModel):
-    """One chat message: who said it (role, optional display name), what, and when."""
+    """One chat message: who said it (role, optional display name), what, and when.
+
+    `uuid` is the store's id of a message read back from it (`get_messages`, `list_messages`),
+    the same in every read; None on a message not read from a store. `add_messages` ignores it:
+    the store gives each message it keeps an id of its own."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -48,6 +52,7 @@ class Message(BaseModel):
     name: str | None = None
     created_at: datetime | None = None
     metadata: dict[str, Any] | None = None
+    uuid: str | None = None
 
     def __init__(
         self,
@@ -56,9 +61,15 @@ class Message(BaseModel):
         name: str | None = None,
         created_at: datetime | None = None,
         metadata: dict[str, Any] | None = None,
+        uuid: str | None = None,
     ) -> None:
         super().__init__(
-            role=role, content=content, name=name, created_at=created_at, metadata=metadata
+            role=role,
+            content=content,
+            name=name,
+            created_at=created_at,
+            metadata=metadata,
+            uuid=uuid,
         )
 
     _metadata_keys = field_validator("metadata")(_check_metadata)

@@ -233,7 +233,7 @@ async def export_memory(
             counts.threads += 1
             seq = 0
             async for message in _messages(memory, thread.thread_id):
-                fields = message.model_dump(mode="json")
+                fields = message.model_dump(mode="json", exclude={"uuid"})
                 out.write(
                     _line({"type": "message", "thread_id": thread.thread_id, "seq": seq, **fields})
                 )

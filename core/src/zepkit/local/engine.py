@@ -28,7 +28,7 @@ from zepkit.core._models import (
 from zepkit.core._unicode import well_formed
 from zepkit.local import backfill, deletion, jobs, listing, provision, writekeys
 from zepkit.local.answers import Lead, lead_of
-from zepkit.local.codec import decode_metadata, decode_time, encode_time, now
+from zepkit.local.codec import encode_time, now
 from zepkit.local.connection import read_transaction, try_write_lock, write_transaction
 from zepkit.local.dense import BlockVector, Dense
 from zepkit.local.drafts import Draft, draft_data, draft_message
@@ -399,14 +399,11 @@ class Engine:
         with read_transaction(self._conn) as conn:
             thread = provision.find_thread(conn, thread_id)
             rows = conn.execute(
-                "SELECT role, content, name, created_at, metadata FROM message_rows "
-                "WHERE thread = ? ORDER BY id DESC LIMIT ?",
+                listing.MESSAGE_ROWS + "ORDER BY r.id DESC LIMIT ?",
                 (thread.id, -1 if limit is None else max(limit, 0)),
             ).fetchall()
-        return [
-            Message(role, content, name, decode_time(created_at), decode_metadata(metadata))
-            for role, content, name, created_at, metadata in reversed(rows)
-        ]
+            message = listing.message_maker(conn)
+        return [message(row) for row in reversed(rows)]
 
     def search(self, request: SearchRequest) -> SearchResults:
         """See `Backend.search`: an unknown user raises, an unknown shared graph finds nothing."""

@@ -81,21 +81,42 @@ def list_threads(
     )
 
 
+MESSAGE_ROWS = (
+    "SELECT r.id, r.role, r.content, r.name, r.created_at, r.metadata, e.id, e.uuid "
+    "FROM message_rows AS r LEFT JOIN episodes AS e ON e.message = r.id WHERE r.thread = ? "
+)
+"""A thread's messages with their episodes' ids and stored uuids (`message_maker` reads them)."""
+
+
+def message_maker(conn: sqlite3.Connection) -> Callable[[Any], Message]:
+    """Makes a `Message` of a `MESSAGE_ROWS` row, its uuid its episode's: the one a search shows
+    for it, never given to another row of the file (None for a message kept without one)."""
+    uuid_of = row_uuids(conn, "episodes")
+
+    def message(row: Any) -> Message:
+        _, role, content, name, created_at, metadata, episode, stored = row
+        return Message(
+            role,
+            content,
+            name,
+            decode_time(created_at),
+            decode_metadata(metadata),
+            uuid=None if episode is None else uuid_of(stored, episode),
+        )
+
+    return message
+
+
 def list_messages(
     conn: sqlite3.Connection, thread_id: str, cursor: str | None, limit: int
 ) -> Page[Message]:
     """The thread's messages oldest first; `NotFoundError` for an unknown thread."""
     thread = provision.find_thread(conn, thread_id)
     rows = conn.execute(
-        "SELECT id, role, content, name, created_at, metadata FROM message_rows "
-        "WHERE thread = ? AND id > ? ORDER BY id LIMIT ?",
+        MESSAGE_ROWS + "AND r.id > ? ORDER BY r.id LIMIT ?",
         (thread.id, _after(cursor), limit + 1),
     ).fetchall()
-    return _page(
-        rows,
-        limit,
-        lambda row: Message(row[1], row[2], row[3], decode_time(row[4]), decode_metadata(row[5])),
-    )
+    return _page(rows, limit, message_maker(conn))
 
 
 def list_data(

@@ -150,6 +150,18 @@ class BackendContract:
             "42",
         ]
 
+    async def test_a_messages_uuid_is_the_same_in_every_read(self, backend: Backend) -> None:
+        """A backend may keep no ids for messages (`uuid` None); one that does shows each
+        message's own in every read, never one given with the write."""
+        await _user_thread(backend, "alice", "t1")
+        await backend.add_messages("t1", [Message("user", "one"), Message("assistant", "two")])
+        await backend.add_messages("t1", [Message("user", "one", uuid="given-not-kept")])
+        whole = [m.uuid for m in await backend.get_messages("t1")]
+        latest = [m.uuid for m in await backend.get_messages("t1", limit=2)]
+        listed = [m.uuid for m in await self._all(functools.partial(backend.list_messages, "t1"))]
+        assert whole == listed and latest == whole[1:] and "given-not-kept" not in whole
+        assert not any(whole) or len({uuid for uuid in whole if uuid}) == 3
+
     async def test_messages_for_unknown_thread_are_not_found(self, backend: Backend) -> None:
         with pytest.raises(NotFoundError):
             await backend.add_messages("missing", [Message("user", "hello")])

@@ -61,6 +61,7 @@ def from_zep_message(message: ZepMessage) -> Message | None:
         name=message.name,
         created_at=from_iso(message.reference_time) or from_iso(message.created_at),
         metadata=message.metadata,
+        uuid=message.uuid_,
     )
 
 
