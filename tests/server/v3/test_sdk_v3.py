@@ -54,6 +54,29 @@ async def test_messages_context_and_history(zep: AsyncZep) -> None:
     assert [m.content for m in last.messages or []] == [asked.content]
 
 
+async def test_an_adds_message_uuids_are_the_listed_ones(zep: AsyncZep, server: Any) -> None:
+    await _alice(zep)
+    first = await zep.thread.add_messages(
+        "chat one",
+        messages=[
+            Message(role="user", content="I adopted a greyhound named Comet."),
+            Message(role="assistant", content="Lovely!"),
+        ],
+    )
+    second = await zep.thread.add_messages(
+        "chat one", messages=[Message(role="user", content="ok")], return_context=True
+    )
+    answered = [*(first.message_uuids or []), *(second.message_uuids or [])]
+    listed = [m.uuid_ for m in (await zep.thread.get("chat one")).messages or []]
+    assert answered == listed and len(set(listed)) == 3
+    # the v4 dialect shows the same uuids for the same messages
+    [thread] = await zep.user.get_threads("alice")
+    headers = {"Authorization": f"Api-Key {server.alpha_key}"}
+    async with httpx.AsyncClient(base_url=server.v4 + "/", headers=headers) as v4:
+        page = (await v4.get(f"threads/{thread.uuid_}/messages")).json()
+    assert [m["uuid"] for m in page["items"]] == listed
+
+
 async def test_a_message_is_stored_at_its_created_at_when_that_is_a_time(zep: AsyncZep) -> None:
     await _alice(zep)
     late = Message(

@@ -20,6 +20,7 @@ from zepkit.core import (
     SearchResults,
 )
 from zepkit.core.spi import SearchRequest, UserProfile
+from zepkit.server import messages
 from zepkit.server.endpoints import Answer, Endpoint
 from zepkit.server.errors import ApiError, bad_request, not_found
 from zepkit.server.projects import Project
@@ -248,14 +249,15 @@ async def add_messages(project: Project, request: Request) -> Answer:
         raise bad_request("ignore_roles is not supported by this server", param="ignore_roles")
     owner = project.registry.user(thread.user_uuid)
     assert owner is not None
-    context = await project.backend.add_messages(
+    context, uuids = await messages.add_messages(
+        project.backend,
         thread.uuid,
         [m.to_message() for m in body.messages],
         return_context=bool(body.return_context),
         user_id=owner.user_id,
         idempotency_key=request.headers.get("idempotency-key") or None,
     )
-    answer: dict[str, Any] = {"message_uuids": [str(uuid.uuid4()) for _ in body.messages]}
+    answer: dict[str, Any] = {"message_uuids": uuids}
     if body.return_context:
         answer["context"] = context or ""
     return 200, answer
@@ -263,7 +265,7 @@ async def add_messages(project: Project, request: Request) -> Answer:
 
 def _message_json(message: Message, thread: ThreadRow, index: int) -> dict[str, Any]:
     return {
-        "uuid": str(uuid.uuid5(uuid.NAMESPACE_URL, f"{thread.uuid}:message:{index}")),
+        "uuid": messages.message_uuid(thread.uuid, index, message),
         "content": message.content,
         "role": message.role,
         "name": message.name,
@@ -276,8 +278,8 @@ def _message_json(message: Message, thread: ThreadRow, index: int) -> dict[str, 
 async def list_messages(project: Project, request: Request) -> Answer:
     thread = _thread(project, request.path_params["id"])
     limit, cursor, lastn = (_int_param(request, n) for n in ("limit", "cursor", "lastn"))
-    messages = await project.backend.get_messages(thread.uuid)
-    indexed = list(enumerate(messages))
+    stored = await project.backend.get_messages(thread.uuid)
+    indexed = list(enumerate(stored))
     if lastn is not None:
         page = indexed[-lastn:] if lastn else []
     else:
@@ -287,7 +289,7 @@ async def list_messages(project: Project, request: Request) -> Answer:
     return 200, {
         "messages": [_message_json(m, thread, i) for i, m in page],
         "row_count": len(page),
-        "total_count": len(messages),
+        "total_count": len(stored),
         "thread_created_at": thread.created_at,
         "user_id": owner.user_id if owner else None,
         "user_uuid": thread.user_uuid,

@@ -10,7 +10,9 @@ from typing import Any
 from starlette.requests import Request
 
 from zepkit.core import MAX_PAGE_SIZE as MAX_PAGE_SIZE_OF_BACKENDS
+from zepkit.core import Message
 from zepkit.core.spi import SearchRequest, UserProfile
+from zepkit.server import messages
 from zepkit.server.endpoints import Answer, Endpoint
 from zepkit.server.errors import ApiError, bad_request, not_found
 from zepkit.server.projects import Project
@@ -270,19 +272,18 @@ async def add_messages(project: Project, request: Request) -> Answer:
     if body.ignore_roles:
         raise bad_request("ignore_roles is not supported by this server", param="ignore_roles")
     owner = _user(project, thread.user_uuid)
-    key = _idempotency_key(request)
-    context = await project.backend.add_messages(
+    context, uuids = await messages.add_messages(
+        project.backend,
         thread.uuid,
         [m.to_message() for m in body.messages],
         return_context=bool(body.return_context),
         user_id=owner.user_id,
-        idempotency_key=key,
+        idempotency_key=_idempotency_key(request),
     )
-    base = key or str(uuid.uuid4())
     stamp = now()
     stored = [
         {
-            "uuid": str(uuid.uuid5(uuid.NAMESPACE_URL, f"{thread.uuid}:{base}:{index}")),
+            "uuid": message_uuid,
             "content": m.content,
             "role": m.role,
             "name": m.name,
@@ -292,7 +293,7 @@ async def add_messages(project: Project, request: Request) -> Answer:
             "processed": True,
             "thread_uuid": thread.uuid,
         }
-        for index, m in enumerate(body.messages)
+        for message_uuid, m in zip(uuids, body.messages, strict=True)
     ]
     result: dict[str, Any] = {"messages": stored, "task": _task("thread.add_messages")}
     if body.return_context:
@@ -306,21 +307,8 @@ async def list_messages(project: Project, request: Request) -> Answer:
     order = request.query_params.get("order") or "asc"
     if order not in ("asc", "desc"):
         raise bad_request("order must be asc or desc", param="order")
-    messages = await project.backend.get_messages(thread.uuid)
-    items = [
-        {
-            "uuid": str(uuid.uuid5(uuid.NAMESPACE_URL, f"{thread.uuid}:message:{index}")),
-            "content": m.content,
-            "role": m.role,
-            "name": m.name,
-            "metadata": m.metadata,
-            "created_at": iso(m.created_at),
-            "reference_time": iso(m.created_at),
-            "processed": True,
-            "thread_uuid": thread.uuid,
-        }
-        for index, m in enumerate(messages)
-    ]
+    stored = await project.backend.get_messages(thread.uuid)
+    items = [_message_json(thread, index, m) for index, m in enumerate(stored)]
     if order == "desc":
         items.reverse()
     page = items[start : start + size]
@@ -329,6 +317,30 @@ async def list_messages(project: Project, request: Request) -> Answer:
         "items": page,
         "next_cursor": str(start + size) if more else None,
         "total_size": len(items),
+    }
+
+
+async def get_message(project: Project, request: Request) -> Answer:
+    thread = _thread(project, request.path_params["uuid"])
+    wanted = request.path_params["message_uuid"]
+    stored = await project.backend.get_messages(thread.uuid)
+    for index, m in enumerate(stored):
+        if messages.message_uuid(thread.uuid, index, m) == wanted:
+            return 200, _message_json(thread, index, m)
+    raise not_found("message")
+
+
+def _message_json(thread: ThreadRow, index: int, m: Message) -> dict[str, Any]:
+    return {
+        "uuid": messages.message_uuid(thread.uuid, index, m),
+        "content": m.content,
+        "role": m.role,
+        "name": m.name,
+        "metadata": m.metadata,
+        "created_at": iso(m.created_at),
+        "reference_time": iso(m.created_at),
+        "processed": True,
+        "thread_uuid": thread.uuid,
     }
 
 
@@ -502,6 +514,9 @@ ROUTES: list[Endpoint] = [
         list_messages,
         "List messages",
         query=(*PAGE, "order_by", "order"),
+    ),
+    Endpoint(
+        "/threads/{uuid}/messages/{message_uuid}", "GET", get_message, "Get a thread's message"
     ),
     Endpoint("/threads/{uuid}/context", "GET", thread_context, "A thread's context block"),
     Endpoint("/graphs", "POST", create_graph, "Create a shared graph", CreateGraph, status=201),
