@@ -48,6 +48,7 @@ from zepkit.local.chatter import is_chatter
         ("Summarise this article, they say it is good.", "user"),
         ("As a beginner, what should I learn first?", "user"),  # nothing of the user's kinds
         ("As a parent, what would you do?", "user"),  # then asks about the listener
+        ("As a kid, what games were popular?", "user"),  # what the user was once
         ("As a nurse on night shifts, how do I sleep?", "assistant"),  # echoed, not said
         ("how do i clean a cast iron pan", "user"),  # a question without its mark
         ("whats the capital of peru", "user"),

@@ -1688,6 +1688,28 @@ async def test_a_move_told_without_i_ends_the_older_home(ana: LocalBackend) -> N
             ["kitchen is 15k", "Gran is 95"],
             "marketing",
         ),
+        (  # asked as what the user is; circumstances given for context; a text to shorten
+            (
+                "As a left-hander, what's the trick to writing with a fountain pen?",
+                "As a type 1 diabetic, what's a good snack for hiking?",
+                "For context it's 38 square meters, one main room plus a tiny kitchen.",
+                "Can you shorten this? 'I wanted to follow up on the invoice I sent.'",
+            ),
+            "Any tips for this weekend?",
+            ["As a left-hander", "type 1 diabetic", "38 square meters"],
+            "invoice",
+        ),
+        (  # a horse of hers, a course begun; not what a listener would do, nor childhood
+            (
+                "My mare Juniper threw a shoe again, how long can she go without the farrier?",
+                "Started a UX design bootcamp on Monday.",
+                "As a parent, what would you do about screen time?",
+                "As a kid, what games did people play?",
+            ),
+            "Any tips for this weekend?",
+            ["Juniper", "UX design bootcamp"],
+            "As a",
+        ),
     ],
 )
 async def test_what_is_told_in_passing_reaches_a_new_conversation(

@@ -14,12 +14,14 @@ from zepkit.local.outcomes import outcomes_told
 from zepkit.local.profile import (
     OCCUPATIONS,
     SPAN,
+    TOLD_KINDS,
     about_someone,
     goes_on,
     headline,
     is_standing,
     kinds_in,
     shorthand_of_self,
+    speaking_as,
 )
 from zepkit.local.text import (
     SPEAKER_I,
@@ -215,21 +217,15 @@ def _says_before_asking(text: str) -> bool:
     return has_content and _FIRST_PERSON.search(clause) is not None
 
 
-_SPEAKING_AS = re.compile(
-    r"^\W*(?:as|being) (?:an?|someone|somebody|one)\b[^,;:—–?]*(?:[,;:—–]|\s-\s)", re.IGNORECASE
-)
-"""A question's opening clause naming what the speaker is ("As a nurse on night shifts, ...")."""
-
-
 def _speaks_as(text: str) -> bool:
-    """A question asked as what the speaker is ("As a nurse on night shifts, how do I sleep in
-    the day?", "Being a single dad, how can I..."): its opening clause tells of their work,
-    health, people..., and the rest is about themselves."""
-    lead = _SPEAKING_AS.match(text)
-    return (
-        lead is not None
-        and bool(kinds_in(lead[0]) & _TOLD_KINDS)
-        and _FIRST_PERSON.search(text, lead.end()) is not None
+    """A question asked as what the speaker is (`speaking_as`: "As a nurse on night shifts, how
+    do I sleep in the day?", "As a left-hander, what's the trick to writing with a fountain
+    pen?"), asking for themselves, not what the listener would do in their place ("As a parent,
+    what would you do?")."""
+    lead = speaking_as(text)
+    return lead is not None and (
+        _FIRST_PERSON.search(text, lead.end()) is not None
+        or _SECOND_PERSON.search(text, lead.end()) is None
     )
 
 
@@ -242,13 +238,6 @@ _REMEMBER = re.compile(
 
 _CLAUSE = re.compile(r"\s*(?:[,;:—–]|\s-\s|\b(?:because|since|as|now that)\b)\s*")
 
-_TOLD_KINDS = frozenset(
-    {"health", "diet", "people", "pets", "work", "home", "identity", "constraints", "manner"}
-)
-"""What a clause of a request may tell about the user and be kept for ("Find me a hotel, my
-budget is 100 a night", "Please help me, I'm diabetic"): not tastes or plans, which a request
-speaks of in passing ("Write it again, I didn't like it")."""
-
 
 def _tells_while_asking(text: str) -> bool:
     """A request or question that tells something of the user: a request to remember it, a
@@ -258,7 +247,7 @@ def _tells_while_asking(text: str) -> bool:
     if remember is not None:
         return _FIRST_PERSON.search(text, remember.end()) is not None
     return any(
-        (_FIRST_PERSON.search(clause) is not None and bool(kinds_in(clause) & _TOLD_KINDS))
+        (_FIRST_PERSON.search(clause) is not None and bool(kinds_in(clause) & TOLD_KINDS))
         or (goes_on(clause) and _FIRST_PERSON.search(before) is not None and about_someone(before))
         for before, clause in itertools.pairwise(_CLAUSE.split(text))
     )

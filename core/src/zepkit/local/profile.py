@@ -77,6 +77,32 @@ def _says_so(sentence: str, kinds: Iterable[str]) -> bool:
     )
 
 
+TOLD_KINDS = frozenset(
+    {"health", "diet", "people", "pets", "work", "home", "identity", "constraints", "manner"}
+)
+"""What a clause of a request may tell about the user and be kept for ("Find me a hotel, my
+budget is 100 a night", "Please help me, I'm diabetic"): not tastes or plans, which a request
+speaks of in passing ("Write it again, I didn't like it")."""
+
+_SPEAKING_AS = re.compile(
+    r"^\W*(?:as|being) (?:an?|someone|somebody|one)\b[^,;:—–?]*(?:[,;:—–]|\s-\s)", re.IGNORECASE
+)
+_ONCE = re.compile(
+    r"^\W*as an? (?:kid|child|teen|teenager|youngster|boy|girl|baby|toddler|student)\b",
+    re.IGNORECASE,
+)
+
+
+def speaking_as(sentence: str) -> re.Match[str] | None:
+    """The opening clause of a sentence naming what its speaker is ("As a nurse on night shifts,
+    ...", "Being a single dad, ...", "As a left-hander, ..."), when it tells of their work,
+    health, people... (`TOLD_KINDS`); not what they were once ("As a kid, ...")."""
+    lead = _SPEAKING_AS.match(sentence)
+    if lead is None or _ONCE.match(sentence) is not None:
+        return None
+    return lead if kinds_in(lead[0]) & TOLD_KINDS else None
+
+
 _LEARNING = r"learning(?: (?:how )?to)?|taking up|took up"
 """Openers of a pastime being taken up ("Learning to play the piano."): a taste, named bare."""
 
@@ -797,7 +823,8 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"bulldog|rottweiler|labradoodle|goldendoodle|cockapoo|schnauzer|shih tzu|pomeranian|"
             r"doberman|dalmatian|whippet|ragdoll|tabby|budgie|cockatiel|parakeet|gecko|"
             r"chinchilla|goldfish|axolotl|hedgehog|gerbil|pony|ponie|bearded dragon|iguana|"
-            r"tarantula|cockatoo|macaw|canary|canarie|hen(?! (?:do|party|night|weekend)\b))s?\b",
+            r"tarantula|cockatoo|macaw|canary|canarie|mare|stallion|gelding|foal|donkey|alpaca|"
+            r"hen(?! (?:do|party|night|weekend)\b))s?\b",
         ),
         (
             "belongings",
@@ -813,6 +840,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"compan(?:y|ies)|office|"
             r"retir\w*|business|employer|intern\w*|shift\w*|hired|promot\w*|salary|for a living|"
             r"startup|firm|freelanc\w*|self-employed|unemployed|colleagues?|coworkers?|"
+            r"bootcamp|apprenticeship|traineeship|"
             r"furlough\w*|signed off|sick leave|(?:new|first|current) role|role (?:as|at)|"
             r"on call|"
             r"earn(?:s|ing)? (?:about |around |roughly |over |under )?[£$€]?\d[\d,.]*k?|"
@@ -845,7 +873,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"speak\w*|language|native|nationality|fluent|bilingual|trilingual|multilingual|"
             r"mother tongue|"
             r"citizen|religio\w*|pronouns?|he/him|she/her|they/them|trans (?:man|woman)|"
-            r"transgender|non-?binary|left-handed|right-handed|ambidextrous|"
+            r"transgender|non-?binary|(?:left|right)[- ]?hand(?:ed|ers?)|ambidextrous|"
             rf"(?:i['’]?m|i am|we['’]?re|we are|as|raised|born) (?:an? )?(?:{_FAITHS})|"
             r"(?:go|goes|going|went) to (?:the )?(?:mosque|church|synagogue|temple|gurdwara|mass)|"
             r"turn(?:ed|ing|s)? \d+(?= (?:today|tomorrow|yesterday|next|last|this|on|in|soon)\b|"
@@ -1465,13 +1493,29 @@ def _said_after_lead_in(sentence: str) -> str | None:
     return None
 
 
+_WHOLLY_QUOTED = re.compile(r"^\s*[\"“'‘].*[\"”'’][.!?…]*\s*$", re.DOTALL)
+"""A sentence wholly in quotes: words the speaker quotes (a text to edit, someone's saying)."""
+
+_CONTEXT_GIVEN = re.compile(
+    r"^\W*(?:for (?:some |more )?(?:context|background|reference)|(?:some |quick )?"
+    r"(?:context|background)\s*[:—–-])",
+    re.IGNORECASE,
+)
+"""An opening that gives the listener the speaker's circumstances ("For context it's 38 square
+meters, one main room.")."""
+
+
 def self_statement(sentence: str) -> SelfStatement | None:
     """The profile reading of a sentence its speaker says about themselves, else None.
 
     The caller has already ruled out chatter (questions, requests, politeness)."""
-    if _HYPOTHETICAL.search(sentence):
+    if _HYPOTHETICAL.search(sentence) or _WHOLLY_QUOTED.match(sentence):
         return None
-    own = _SELF.search(sentence) is not None
+    own = (
+        _SELF.search(sentence) is not None
+        or speaking_as(sentence) is not None
+        or _CONTEXT_GIVEN.match(sentence) is not None
+    )
     whole = sentence  # the news of an ending may be the lead-in: "Rex died, the kids are gutted."
     after_lead_in = None
     if not (
