@@ -49,6 +49,12 @@ from zepkit.local.chatter import is_chatter
         ("As a beginner, what should I learn first?", "user"),  # nothing of the user's kinds
         ("As a parent, what would you do?", "user"),  # then asks about the listener
         ("As a kid, what games were popular?", "user"),  # what the user was once
+        ("Sounds fiddly", "user"),  # a reaction
+        ("sounds like a plan", "user"),
+        ("Ha, classic", "user"),
+        ("Nice trick", "user"),
+        ("gotta run, thanks", "user"),  # a farewell
+        ("brb", "user"),
         ("As a nurse on night shifts, how do I sleep?", "assistant"),  # echoed, not said
         ("how do i clean a cast iron pan", "user"),  # a question without its mark
         ("whats the capital of peru", "user"),
@@ -107,6 +113,11 @@ def test_chatter(sentence: str, role: str) -> None:
     [
         ("I'm Maya.", "user"),
         # the same words beside news are kept
+        ("Sounds like my dad.", "user"),
+        ("Looks like I need 3 more shifts.", "user"),
+        ("Gotta run, my son is home.", "user"),
+        ("Wild camping is my thing.", "user"),
+        ("I love classic cars.", "user"),
         ("I travel a lot for work.", "user"),
         ("I go to the gym before work.", "user"),
         ("My best friend is Tom.", "user"),

@@ -41,6 +41,7 @@ PHATIC_WORDS: frozenset[str] = _wordset(
     handy happy hear heard hello help helped helpful helps hey hi hmm hope huh idea ideas
     impressive incredible indeed interesting keep kind kk know later legend lol lot love lovely
     luck makes maybe mention mentioned mind neat nice noted nope np perfect please pleasure
+    ahh aha classic ha hah ooh trick whoa wild yikes
     point problem problems recommendation recommendations right rush see sense shot sorry sound
     sounds super sure sweet tell thank thanks thx think tip tips totally true try ty tysm
     understand understood useful welcome well wonderful worked works worries worry wow yay yep
@@ -107,7 +108,8 @@ _SELF_CLAUSE = re.compile(
 _GREETING = re.compile(
     r"\b(?:long time no (?:see|talk|chat|speak)|good (?:morning|afternoon|evening|night)|"
     r"nice to (?:meet|see|hear from) you|how are you|how'?s it going|talk (?:to you )?soon|"
-    r"see you|take care|have a (?:good|great|nice) \w+)\b"
+    r"see you|take care|have a (?:good|great|nice) \w+|(?:gotta|got to|have to|must) (?:run|go|"
+    r"dash|fly|bounce)|brb|gtg|g2g|ttyl|bbl|catch you later|talk later)\b"
 )
 """Greetings and farewells, matched in lower-cased text (faster than IGNORECASE)."""
 
@@ -133,7 +135,7 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
                 or (_ASKED_OF_YOU.match(text) is not None and is_standing(text))
             )
         )
-    if _FOR_A_FRIEND.match(text):
+    if _FOR_A_FRIEND.match(text) or (role == "user" and _reacts(text)):
         return True
     content = _content_words(text)
     rest = [w for w in content if w not in PHATIC_WORDS]
@@ -155,6 +157,21 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
         opener = _ACK_OPENERS.match(said) or _ACK_OPENERS.match(text)
         return opener is not None and not _SELF_CLAUSE.search(opener.string, opener.end())
     return False
+
+
+_REACTION = re.compile(r"^\W*(?:sounds|looks|seems)\b", re.IGNORECASE)
+MAX_REACTION_WORDS = 5
+
+
+def _reacts(text: str) -> bool:
+    """A short reaction to what was just said ("Sounds fiddly", "Looks tricky.", "Sounds like a
+    plan"): nothing of the speaker's own ("Sounds like my dad" is) and no count."""
+    return (
+        _REACTION.match(text) is not None
+        and len(text.split()) <= MAX_REACTION_WORDS
+        and _FIRST_PERSON.search(text) is None
+        and _DIGIT.search(text) is None
+    )
 
 
 _FOR_A_FRIEND = re.compile(
