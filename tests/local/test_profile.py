@@ -1191,6 +1191,7 @@ _ENDED = [
     ("My Ford Focus is on its last legs.", "The Focus went to my nephew in Tuam."),
     ("My phone is a Samsung S21.", "My phone was snatched in traffic yesterday."),
     ("I have an iPhone 11.", "I got a Pixel 8 for my birthday."),
+    ("I have an iPhone 11.", "switched to a Samsung Galaxy S23 last month, loving Android"),
     ("I have a dog called Max.", "We had to have Max put down."),
     # a relative's life by their death, a habit by its things or a doctor's word
     ("My dad has dementia.", "My dad passed away last month."),
@@ -1698,6 +1699,19 @@ async def test_a_move_told_without_i_ends_the_older_home(ana: LocalBackend) -> N
             "Any tips for this weekend?",
             ["As a left-hander", "type 1 diabetic", "38 square meters"],
             "invoice",
+        ),
+        (  # a child by name alone, twins named between commas, a hob put in; not a how-to
+            (
+                "quick one — anika is allergic to sesame. is tahini made from that?",
+                "the twins, Matteo and Giulia, turn five on March 14th — how did that happen",
+                "just had an induction hob put in with the new kitchen!",
+                "How do I make iced coffee at home?",
+                "How do I write a toast for a friend's birthday?",
+                "Everyone is allergic to something.",
+            ),
+            "Any tips for this weekend?",
+            ["anika is allergic to sesame", "Matteo and Giulia", "induction hob"],
+            "?",
         ),
         (  # a horse of hers, a course begun; not what a listener would do, nor childhood
             (

@@ -298,12 +298,37 @@ def _reveals(question: str) -> bool:
     mine = {found[0] for found in _FIRST_PERSON.finditer(question)}
     if not mine or (mine == {"me"} and _YOURS.search(question)) or _RECALL.match(question):
         return False
-    if kinds_in(question) & _REVEALING_KINDS:
+    revealed = kinds_in(question) & _REVEALING_KINDS
+    if revealed and mine <= _ASKER:
+        # "How do I make iced coffee at home?", "How do I write a toast for a friend's
+        # birthday?": a food or an acquaintance is what the asker's task is about, not theirs
+        revealed = frozenset(
+            kind
+            for kind in revealed
+            if (kind != "diet" or _DIET_STATE.search(question))
+            and (kind != "people" or not _ANYONES.search(question))
+        )
+    if revealed:
         return True
     # Typed all in lower case, a place has no capital to tell it by: any word will do there.
     named = _MINE_NAMED if any(ch.isupper() for ch in question) else _MINE_NAMED_LOWER
     return named.search(question) is not None
 
+
+_ASKER = frozenset({"I", "i"})
+"""The speaker only as the one asking ("How do I ...", "Can I ..."), not "my", "me", "I'm"."""
+_DIET_STATE = re.compile(
+    r"\b(?:vegan|vegetarian|pescatarian|gluten|coeliac|celiac|lactose|dairy-free|halal|kosher|"
+    r"keto|paleo|fodmap|plant-based|low[- ]carb|teetotal|sober|fasting|allerg\w*|intoleran\w*)\b",
+    re.IGNORECASE,
+)
+"""What a diet is, not what is eaten ("Can I have cake on keto?"; not "How do I make coffee?")."""
+_ANYONES = re.compile(
+    r"\b(?:an?|some|any|other) (?:\w+ )?(?:friend|colleague|coworker|co-worker|neighbou?r|"
+    r"stranger|couple|family|relative|person|guest|boss)s?\b|\bsomeone\b|\bpeople\b",
+    re.IGNORECASE,
+)
+"""An acquaintance named only by what they are ("a friend's birthday"): no one of the user's."""
 
 _MINE_NAMED_FORM = (
     r"\b(?:my|our) (?:new |own |little |first |upcoming |next |big )?(?:(?:flat|house|apartment|"

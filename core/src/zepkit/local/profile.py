@@ -138,6 +138,8 @@ _IMPLIED_I = re.compile(
     r"been|(?:got|gotten|getting)(?! (?:home|back|there|here|it|that|this|to)\b)|"
     r"(?:landed|bagged|secured)(?= (?:a|an|my|the)\b)|met (?:someone|somebody)\b|"
     r"starting|started|diagnosed|expecting|engaged|married|pregnant|relocat(?:ed|ing)|"
+    r"(?:switched|upgraded|swapped|changed)(?: over)? to(?= (?:a|an|the|my|our)\b)|"
+    r"had(?= (?:a|an|the|our|my|some|new)\b[^.!?]{0,40}\b(?:put in|installed|fitted|built)\b)|"
     r"(?:went|gone|going)(?= (?:vegan|vegetarian|pescatarian|keto|paleo|plant-based|"
     r"gluten-free|dairy-free|sober|teetotal)\b)|"
     r"graduat(?:ed|ing)(?= (?:in|from|last|this|with|today|yesterday|soon|next)\b|\W*$)|"
@@ -194,7 +196,7 @@ _IMPLIED_I = re.compile(
     r"grown|teens|at|in|away|home|back|off|visiting|coming|staying|going|starting|leaving|"
     r"moving|driving|growing)|turn|turned|start|started|live|just)\b)|"
     r"the (?:kids|twins|wife|hubby|husband|missus|missis|mrs|other half|better half)"
-    r"(?= (?:is|are|was|were|has|have|just|both|turns?|"
+    r"(?:, [^,.;!?]{0,40}\w(?=,))?(?=,? (?:is|are|was|were|has|have|just|both|turns?|"
     r"turned|starts?|started|lives?)\b)|baby (?:number|no\.?|#) ?(?:\d|two|three|four)|"
     r"the new (?:job|role|house|flat|apartment|puppy|kitten|baby)"
     r"(?! (?:of|for|posting|postings|ads?|advert|listings?|board|description|market|"
@@ -426,7 +428,10 @@ _OWNED = (
     r"cars?|vans?|trucks?|pickups?|suvs?|minivans?|motorbikes?|motorcycles?|scooters?|mopeds?|"
     r"bikes?|bicycles?|e-?bikes?|boats?|sailboats?|yachts?|canoes?|kayaks?|rvs?|campers?|"
     r"campervans?|caravans?|motorhomes?|cabins?|cottages?|gardens?|backyards?|garages?|"
-    r"allotments?|balcon(?:y|ies)|terraces?|patios?|driveways?|toyota|honda|volvo|tesla|bmw|audi|subaru|mazda|nissan|hyundai|kia|"
+    r"allotments?|balcon(?:y|ies)|terraces?|patios?|driveways?|hobs?|ovens?|cookers?|aga|"
+    r"boilers?|dishwashers?|washing machines?|tumble dryers?|fridges?|freezers?|heat pumps?|"
+    r"solar panels?|air fryers?|slow cookers?|pressure cookers?|espresso machines?|"
+    r"toyota|honda|volvo|tesla|bmw|audi|subaru|mazda|nissan|hyundai|kia|"
     r"volkswagen|vw|mercedes|chevy|chevrolet|jeep|fiat|peugeot|renault|skoda|prius|lexus|"
     r"porsche|corolla|camry|harley|ford|land rover|range rover|vauxhall|citroen|dacia|"
     r"polestar|mitsubishi|suzuki|jaguar|ducati|yamaha|kawasaki"
@@ -1505,6 +1510,24 @@ _CONTEXT_GIVEN = re.compile(
 meters, one main room.")."""
 
 
+_SOMEONE_NAMED = re.compile(
+    r"(?:^|[—–:;,]\s*|\b(?:and|but|so|btw|also)\s+)(?!(?:it|he|she|they|that|this|there|who|"
+    r"which|what|everyone|everybody|someone|somebody|nobody|one|i|you|we|mine|yours|each|"
+    r"neither|either|none|all|both)\b)[A-Za-z][a-z]+(?:['’]s| is| was| has been| (?:just )?"
+    r"(?:turned|turns|started|starts|starting|goes|going))\s+(?:(?:now|also|still|quite|very|"
+    r"severely|mildly|really|super|so)\s+)?(?:allergic to|intolerant to|lactose intolerant|"
+    r"diabetic|asthmatic|coeliac|celiac|autistic|epileptic|dyslexic|"
+    r"(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve) and in "
+    r"(?:year|grade|class) \w+|in (?:year|grade|class) (?:\d{1,2}|one|two|three|four|five|six|"
+    r"seven|eight|nine|ten|eleven|twelve)\b|in reception\b|in kindergarten\b|(?:to )?(?:school|"
+    r"nursery|preschool|daycare|kindergarten|reception)\b)",
+    re.IGNORECASE,
+)
+"""Someone named alone whose health or school year is told ("anika is allergic to sesame",
+"Anika's 8 and in year 3", "Theo starts nursery in May"): a child or partner of the user's,
+as no one else's would be told this way."""
+
+
 def self_statement(sentence: str) -> SelfStatement | None:
     """The profile reading of a sentence its speaker says about themselves, else None.
 
@@ -1515,6 +1538,7 @@ def self_statement(sentence: str) -> SelfStatement | None:
         _SELF.search(sentence) is not None
         or speaking_as(sentence) is not None
         or _CONTEXT_GIVEN.match(sentence) is not None
+        or _SOMEONE_NAMED.search(sentence) is not None
     )
     whole = sentence  # the news of an ending may be the lead-in: "Rex died, the kids are gutted."
     after_lead_in = None
@@ -1549,6 +1573,7 @@ def self_statement(sentence: str) -> SelfStatement | None:
             says_of_self_without_i(sentence, kinds)
             or telegraphic(sentence, kinds)
             or of_self_any_kind(sentence)
+            or _changes_a_subject_without_i(sentence)
         ):
             if after_lead_in is None:
                 after_lead_in = _said_after_lead_in(sentence)
@@ -1565,6 +1590,19 @@ def self_statement(sentence: str) -> SelfStatement | None:
     salience = BASE_SALIENCE + sum(kinds.values()) + (TOPIC_SALIENCE if topics else 0.0)
     named = favourites_named(read) + (manner_subjects(read) if "manner" in kinds else ())
     return SelfStatement(salience, topics + named, tells_an_ending(whole))
+
+
+def _changes_a_subject_without_i(sentence: str) -> bool:
+    """Whether a sentence with chat's dropped "I" gives a single-valued subject of the speaker's
+    its value ("switched to a Samsung Galaxy S23 last month", "Started at Lidl on Monday"),
+    though no kind's word is in it."""
+    return (
+        _IMPLIED_I.match(sentence) is not None
+        and len(sentence.split()) <= MAX_IMPLIED_WORDS
+        and bool(
+            _topics_of(f"I {sentence.lstrip()}", typed_lower=not any(c.isupper() for c in sentence))
+        )
+    )
 
 
 def _dropped_topics(sentence: str, typed_lower: bool) -> tuple[str, ...]:
