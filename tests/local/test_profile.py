@@ -1192,6 +1192,7 @@ _ENDED = [
     ("My phone is a Samsung S21.", "My phone was snatched in traffic yesterday."),
     ("I have an iPhone 11.", "I got a Pixel 8 for my birthday."),
     ("I have an iPhone 11.", "switched to a Samsung Galaxy S23 last month, loving Android"),
+    ("I live in Leeds and my flat is freezing.", "finally settled into the new flat in Bristol!"),
     ("I have a dog called Max.", "We had to have Max put down."),
     # a relative's life by their death, a habit by its things or a doctor's word
     ("My dad has dementia.", "My dad passed away last month."),
@@ -1712,6 +1713,19 @@ async def test_a_move_told_without_i_ends_the_older_home(ana: LocalBackend) -> N
             "Any tips for this weekend?",
             ["anika is allergic to sesame", "Matteo and Giulia", "induction hob"],
             "?",
+        ),
+        (  # the health, diet, age of someone named alone or "he", "she"; not a thing's
+            (
+                "sounds nice but Dev can't do parmesan, he's lactose intolerant.",
+                "yeah she's used a wheelchair since her stroke so somewhere flat would be good",
+                "he was diagnosed with ADHD last year, Lego is one of the few things he loves",
+                "sofia turns five in three weeks and all she talks about is dinosaurs",
+                "The meeting turns 5 minutes late.",
+                "It's 8 and in year 3 terms.",
+            ),
+            "Any tips for this weekend?",
+            ["lactose intolerant", "wheelchair", "ADHD", "sofia turns five"],
+            "meeting",
         ),
         (  # a horse of hers, a course begun; not what a listener would do, nor childhood
             (

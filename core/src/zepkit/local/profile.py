@@ -139,6 +139,7 @@ _IMPLIED_I = re.compile(
     r"(?:landed|bagged|secured)(?= (?:a|an|my|the)\b)|met (?:someone|somebody)\b|"
     r"starting|started|diagnosed|expecting|engaged|married|pregnant|relocat(?:ed|ing)|"
     r"(?:switched|upgraded|swapped|changed)(?: over)? to(?= (?:a|an|the|my|our)\b)|"
+    r"settl(?:ed|ing) (?:in|into)(?= (?:a|an|the|my|our|new)\b)|"
     r"had(?= (?:a|an|the|our|my|some|new)\b[^.!?]{0,40}\b(?:put in|installed|fitted|built)\b)|"
     r"(?:went|gone|going)(?= (?:vegan|vegetarian|pescatarian|keto|paleo|plant-based|"
     r"gluten-free|dairy-free|sober|teetotal)\b)|"
@@ -1510,22 +1511,40 @@ _CONTEXT_GIVEN = re.compile(
 meters, one main room.")."""
 
 
+_NUMBER_WORD = r"(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 _SOMEONE_NAMED = re.compile(
-    r"(?:^|[—–:;,]\s*|\b(?:and|but|so|btw|also)\s+)(?!(?:it|he|she|they|that|this|there|who|"
-    r"which|what|everyone|everybody|someone|somebody|nobody|one|i|you|we|mine|yours|each|"
-    r"neither|either|none|all|both)\b)[A-Za-z][a-z]+(?:['’]s| is| was| has been| (?:just )?"
-    r"(?:turned|turns|started|starts|starting|goes|going))\s+(?:(?:now|also|still|quite|very|"
-    r"severely|mildly|really|super|so)\s+)?(?:allergic to|intolerant to|lactose intolerant|"
-    r"diabetic|asthmatic|coeliac|celiac|autistic|epileptic|dyslexic|"
-    r"(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve) and in "
-    r"(?:year|grade|class) \w+|in (?:year|grade|class) (?:\d{1,2}|one|two|three|four|five|six|"
-    r"seven|eight|nine|ten|eleven|twelve)\b|in reception\b|in kindergarten\b|(?:to )?(?:school|"
-    r"nursery|preschool|daycare|kindergarten|reception)\b)",
+    r"(?:^|[—–:;,]\s*|\b(?:and|but|so|yeah|yes|well|btw|also|because|since|though|oh)\s+)"
+    r"(?:he|she|(?!(?:it|he|she|they|that|this|there|who|which|what|everyone|everybody|someone|"
+    r"somebody|nobody|one|i|you|we|mine|yours|each|neither|either|none|all|both)\b)"
+    r"[A-Za-z][a-z]+)"
+    r"(?:(?:['’]s| is| was| has been|['’]s been)\s+(?:(?:now|also|still|quite|very|severely|"
+    r"mildly|really|super|so|just|recently|newly)\s+)?(?:allergic to|intolerant|lactose "
+    r"intolerant|(?:pre-?)?diabetic|asthmatic|coeliac|celiac|autistic|epileptic|dyslexic|"
+    r"in a wheelchair|on (?:insulin|warfarin|chemo)\b|diagnosed with|"
+    rf"{_NUMBER_WORD} and in (?:year|grade|class) \w+|in (?:year|grade|class) {_NUMBER_WORD}\b|"
+    r"in reception\b|in kindergarten\b)|"
+    r"(?:['’]s| has)? (?:used|uses|been using|needs) a wheelchair|"
+    r" (?:got|was) diagnosed with|"
+    r" (?:has|had|['’]s got|has got) (?:adhd|autism|asthma|diabetes|epilepsy|dementia|"
+    r"cancer|coeliac|celiac|crohn['’]?s|a (?:stroke|heart attack|(?:\w+ )?allergy)|"
+    r"(?:a )?(?:bad|dodgy) (?:back|knee|hip|heart))\b|"
+    r" can['’]?t (?:do|have|eat|drink|tolerate) (?:\w+ ){0,2}?(?:dairy|gluten|nuts?|eggs?|"
+    r"wheat|lactose|cheese|milk|cream|butter|parmesan|soy|shellfish|seafood|fish|meat|pork|"
+    r"beef|sugar|caffeine|alcohol|spicy food)\b|"
+    rf" (?:just )?(?:turned|turns|is turning) {_NUMBER_WORD}\b(?! ?(?:am|pm|o['’]?clock|%|"
+    r"percent|degrees|minutes|hours|times|dollars|pounds|euros|quid|bucks))|"
+    r" (?:just )?(?:started|starts|starting|goes|going|is going) (?:to )?(?:school|nursery|"
+    r"preschool|daycare|kindergarten|reception|secondary|primary|high school|middle school)\b)",
     re.IGNORECASE,
 )
-"""Someone named alone whose health or school year is told ("anika is allergic to sesame",
-"Anika's 8 and in year 3", "Theo starts nursery in May"): a child or partner of the user's,
-as no one else's would be told this way."""
+"""Someone named alone, or "he" or "she", whose health, diet, age or school is told ("anika is
+allergic to sesame", "Dev can't do parmesan, he's lactose intolerant", "he was diagnosed with
+ADHD last year", "sofia turns five in three weeks", "Anika's 8 and in year 3"): a child,
+partner or parent of the user's, as no one else's would be told to their assistant this
+way."""
+
+
+_PEOPLE_WEIGHT = next(kind.weight for kind in _KINDS if kind.name == "people")
 
 
 def self_statement(sentence: str) -> SelfStatement | None:
@@ -1538,8 +1557,9 @@ def self_statement(sentence: str) -> SelfStatement | None:
         _SELF.search(sentence) is not None
         or speaking_as(sentence) is not None
         or _CONTEXT_GIVEN.match(sentence) is not None
-        or _SOMEONE_NAMED.search(sentence) is not None
     )
+    someone = not own and _SOMEONE_NAMED.search(sentence) is not None
+    own = own or someone
     whole = sentence  # the news of an ending may be the lead-in: "Rex died, the kids are gutted."
     after_lead_in = None
     if not (
@@ -1558,6 +1578,8 @@ def self_statement(sentence: str) -> SelfStatement | None:
         if after_lead_in is None:
             return None  # no way to be about the speaker: the kinds need not be read
     kinds = kind_weights(sentence)
+    if someone and "people" not in kinds:
+        kinds["people"] = _PEOPLE_WEIGHT  # "sofia turns five in three weeks": one of theirs
     read = sentence
     if not (
         own
