@@ -1722,10 +1722,11 @@ async def test_a_move_told_without_i_ends_the_older_home(ana: LocalBackend) -> N
                 "sofia turns five in three weeks and all she talks about is dinosaurs",
                 "The meeting turns 5 minutes late.",
                 "It's 8 and in year 3 terms.",
+                "He was diagnosed with cancer in the movie.",
             ),
             "Any tips for this weekend?",
             ["lactose intolerant", "wheelchair", "ADHD", "sofia turns five"],
-            "meeting",
+            "movie",
         ),
         (  # a horse of hers, a course begun; not what a listener would do, nor childhood
             (

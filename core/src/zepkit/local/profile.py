@@ -1544,6 +1544,15 @@ partner or parent of the user's, as no one else's would be told to their assista
 way."""
 
 
+_TOLD_OF_ELSEWHERE = re.compile(
+    r"\b(?:movies?|films?|shows?|series|books?|novels?|episodes?|characters?|story|stories|"
+    r"documentar(?:y|ies)|podcasts?|articles?|news|videos?|celebrit(?:y|ies)|actors?|actress|"
+    r"singers?|players?|president|prime minister)\b",
+    re.IGNORECASE,
+)
+"""Where someone told of by name or pronoun is no one of the user's ("He was diagnosed with
+cancer in the movie.")."""
+
 _PEOPLE_WEIGHT = next(kind.weight for kind in _KINDS if kind.name == "people")
 
 
@@ -1558,7 +1567,11 @@ def self_statement(sentence: str) -> SelfStatement | None:
         or speaking_as(sentence) is not None
         or _CONTEXT_GIVEN.match(sentence) is not None
     )
-    someone = not own and _SOMEONE_NAMED.search(sentence) is not None
+    someone = (
+        not own
+        and _SOMEONE_NAMED.search(sentence) is not None
+        and _TOLD_OF_ELSEWHERE.search(sentence) is None
+    )
     own = own or someone
     whole = sentence  # the news of an ending may be the lead-in: "Rex died, the kids are gutted."
     after_lead_in = None
