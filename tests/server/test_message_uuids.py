@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from zep_cloud.client import AsyncZep
 from zep_cloud.errors import NotFoundError
-from zep_cloud.types import AddMessage
+from zep_cloud.types import AddMessage, AddMessagesResult
 
 from zepkit.zep.testing import FakeZep
 
@@ -26,6 +26,16 @@ async def _thread(client: AsyncZep, user_id: str = "alice") -> str:
     return thread.uuid_
 
 
+async def _add_two(client: AsyncZep, thread: str) -> AddMessagesResult:
+    return await client.thread.add_messages(
+        thread,
+        messages=[
+            AddMessage(role="user", content="My sister Ines lives in Porto."),
+            AddMessage(role="assistant", content="Porto is lovely."),
+        ],
+    )
+
+
 async def _listed(client: AsyncZep, thread: str) -> list[tuple[str, str]]:
     pager = await client.thread.list_messages(thread, page_size=50)
     return [(m.uuid_ or "", m.content or "") async for m in pager]
@@ -34,13 +44,7 @@ async def _listed(client: AsyncZep, thread: str) -> list[tuple[str, str]]:
 async def test_an_adds_uuids_are_the_listed_ones_and_get_finds_them(server: Any) -> None:
     client = _client(server)
     thread = await _thread(client)
-    first = await client.thread.add_messages(
-        thread,
-        messages=[
-            AddMessage(role="user", content="My sister Ines lives in Porto."),
-            AddMessage(role="assistant", content="Porto is lovely."),
-        ],
-    )
+    first = await _add_two(client, thread)
     second = await client.thread.add_messages(
         thread, messages=[AddMessage(role="user", content="ok")], return_context=True
     )
@@ -113,13 +117,7 @@ async def test_adds_at_once_to_one_thread_each_answer_their_own_uuids(server: An
 async def test_on_zep_the_uuids_are_zeps_own(zep_server: Any, fake_zep: FakeZep) -> None:
     client = _client(zep_server)
     thread = await _thread(client)
-    added = await client.thread.add_messages(
-        thread,
-        messages=[
-            AddMessage(role="user", content="My sister Ines lives in Porto."),
-            AddMessage(role="assistant", content="Porto is lovely."),
-        ],
-    )
+    added = await _add_two(client, thread)
     answered = [m.uuid_ for m in added.messages or []]
     kept = [m["uuid"] for messages in fake_zep.messages.values() for m in messages]
     assert answered == kept and [uuid for uuid, _ in await _listed(client, thread)] == kept
