@@ -131,6 +131,15 @@ def test_a_sentence_about_the_speaker_reads_as_usual_and_bare_yes_or_no_counts()
         ("Any allergies?", "Peanuts, I think."),
         ("What kind of food do you like?", "Mostly Ethiopian and Korean."),  # only names
         ("Where do you work?", "At Google."),
+        # "the" something of theirs, after a yes or a hedge
+        (
+            "A 2-bed in Heaton might be good value. Are you renting at the moment?",
+            "yeah, and the tenancy says no pets without written permission",
+        ),
+        (
+            "Sure! What kit do you have to cook with?",
+            "honestly not much, the studio just has a two-ring hob and a microwave",
+        ),
         ("Is the party for your son?", "Yes, he's turning 8, loves dinosaurs."),  # after a yes
         ("What are your kids' names?", "Mia is 6 and Theo is 3."),  # the names asked for
         ("what are your kids names", "mia is 6 and theo is 3"),  # typed without capitals
@@ -176,6 +185,8 @@ def test_a_yes_before_more_is_read_with_the_question() -> None:
         ("What is the capital called?", "Paris is the capital."),  # nothing of the user's
         ("Are you vegetarian?", "I am going to the shop."),  # "I am" with more of its own
         ("Is that all?", "I do, thanks."),  # a question about the answer, not the user
+        ("How was your weekend?", "the weather was awful so we stayed in"),  # no kind of theirs
+        ("Do you want the recipe?", "the one with chicken, please"),
     ],
 )
 def test_a_reply_that_refers_back_to_nothing_of_the_user_is_not_framed(

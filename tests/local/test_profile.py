@@ -1193,6 +1193,7 @@ _ENDED = [
     ("I have an iPhone 11.", "I got a Pixel 8 for my birthday."),
     ("I have an iPhone 11.", "switched to a Samsung Galaxy S23 last month, loving Android"),
     ("I live in Leeds and my flat is freezing.", "finally settled into the new flat in Bristol!"),
+    ("I live in Leeds.", "moved up to aberdeen for the job in january, don't know anyone"),
     ("I have a dog called Max.", "We had to have Max put down."),
     # a relative's life by their death, a habit by its things or a doctor's word
     ("My dad has dementia.", "My dad passed away last month."),

@@ -28,6 +28,7 @@ from zepkit.local.answers import (
 from zepkit.local.chatter import is_chatter, names_only
 from zepkit.local.profile import (
     MAX_JOINED_CHARS,
+    TOLD_KINDS,
     answer_salience,
     answer_topics,
     continues,
@@ -301,11 +302,26 @@ def _answers(sentence: str, question: str) -> bool:
         and len(sentence.split()) <= MAX_FRAGMENT_WORDS
     ):
         return True
+    if not names_the_user(question):
+        return False
+    if refers_back(sentence):
+        return bool(kinds_in(f"{question} {sentence}") | kinds_asked(question))
+    # "Are you renting?" "yeah, and the tenancy says no pets": "the" is theirs
     return (
-        refers_back(sentence)
-        and names_the_user(question)
-        and bool(kinds_in(f"{question} {sentence}") | kinds_asked(question))
+        _THE_USERS.match(sentence) is not None
+        and len(sentence.split()) <= MAX_DEFINITE_REPLY_WORDS
+        and bool(kinds_in(sentence) & _OWN_KINDS)
     )
+
+
+_THE_USERS = re.compile(
+    r"^\W*(?:(?:yes|yeah|yep|yup|no|nope|nah|honestly|well|um+|hmm+|not (?:much|really|yet)|"
+    r"sadly|unfortunately|actually)\W+)*(?:(?:and|but|so|though)\s+)?the\s+\w",
+    re.IGNORECASE,
+)
+"""A reply that opens, after a yes, no or hedge, with "the" something: what was asked of."""
+MAX_DEFINITE_REPLY_WORDS = 20
+_OWN_KINDS = TOLD_KINDS | {"belongings"}
 
 
 _LISTED = re.compile(

@@ -147,7 +147,7 @@ _IMPLIED_I = re.compile(
     r"fluent in|bilingual|"
     r"turn(?:ed|ing) \d+|as (?:someone|somebody) (?:with|who)|not being able to|"
     r"being (?:a|an)|"
-    r"mov(?:ing|ed) (?:to|in|into|out|house|abroad|away|back|here|over|from)|"
+    r"mov(?:ing|ed) (?:to|in|into|out|house|abroad|away|back|here|over|from|up to|down to)|"
     r"work(?:ing)? (?:as|at|for|in|from|nights|days|weekends|shifts|two|three|multiple|several|"
     r"full|part|remotely|long|overtime)|"
     r"(?:bought|sold|traded(?= (?:in )?(?:the|my|our)\b))"
