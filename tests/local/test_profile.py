@@ -1823,3 +1823,12 @@ async def test_what_the_user_asks_to_be_remembered_is_remembered(ana: LocalBacke
     )
     [line] = profile_of(block)
     assert f"Ana: {said}" in line
+
+
+async def test_a_statement_read_on_into_the_next_message_shows_once(ana: LocalBackend) -> None:
+    first = (
+        "my boyfriend andrés is a motorcycle mechanic and wants his own workshop, how do we start"
+    )
+    lines = await profile_after(ana, (first, "he's very good but bad with papers"), "Any ideas?")
+    told = [line for line in lines if "motorcycle mechanic" in line]
+    assert len(told) == 1 and "bad with papers" in told[0], lines

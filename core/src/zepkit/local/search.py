@@ -461,15 +461,32 @@ def pick_profile(
 _SENTENCE_END = re.compile(r"[.!?…] ")
 
 
+JOINED_CHECKED = 24
+"""How many of the best statements are compared two by two for one that goes on from another."""
+
+
 def _untold_again(ranked: list[tuple[float, StatementHit]]) -> list[tuple[float, StatementHit]]:
-    """`ranked` (best first) without a statement that opens one ranked above it ("I have a dog."
-    below "I have a dog. His name is Rex."): the longer one says it all."""
+    """`ranked` (best first) without a statement that opens another ("I have a dog." beside "I
+    have a dog. His name is Rex.", "... how do we start" beside "... how do we start he's very
+    good but bad with papers", the next message read on from it): the longer one says it all,
+    in the place of the better ranked of the two."""
     opening: set[str] = set()
-    kept = []
+    kept: list[tuple[float, StatementHit]] = []
     for score, hit in ranked:
         text = hit.text
         if text in opening:
             continue
+        if len(kept) < JOINED_CHECKED:
+            goes_on = f"{text} "
+            if any(other.text.startswith(goes_on) for _, other in kept):
+                continue
+            opened = next(
+                (at for at, (_, other) in enumerate(kept) if text.startswith(f"{other.text} ")),
+                None,
+            )
+            if opened is not None:
+                kept[opened] = (kept[opened][0], hit)
+                continue
         kept.append((score, hit))
         if ". " in text or "! " in text or "? " in text or "… " in text:  # most: one sentence
             opening.update(text[: end.start() + 1] for end in _SENTENCE_END.finditer(text))
