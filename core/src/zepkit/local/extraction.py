@@ -18,6 +18,7 @@ from zepkit.core._models import DataType
 from zepkit.local.answers import (
     MAX_FRAGMENT_WORDS,
     MAX_REPLY_CHARS,
+    after_yes_or_no,
     is_bare_reply,
     is_elliptic,
     is_fragment,
@@ -308,18 +309,19 @@ def _answers(sentence: str, question: str) -> bool:
         return bool(kinds_in(f"{question} {sentence}") | kinds_asked(question))
     # "Are you renting?" "yeah, and the tenancy says no pets": "the" is theirs
     return (
-        _THE_USERS.match(sentence) is not None
+        _THE_USERS.match(after_yes_or_no(sentence)) is not None
         and len(sentence.split()) <= MAX_DEFINITE_REPLY_WORDS
         and bool(kinds_in(sentence) & _OWN_KINDS)
     )
 
 
 _THE_USERS = re.compile(
-    r"^\W*(?:(?:yes|yeah|yep|yup|no|nope|nah|honestly|well|um+|hmm+|not (?:much|really|yet)|"
-    r"sadly|unfortunately|actually)\W+)*(?:(?:and|but|so|though)\s+)?the\s+\w",
+    r"^\W*(?:(?:honestly|well|um+|hmm+|not (?:much|really|yet)|sadly|unfortunately|actually)"
+    r"\W+)*(?:(?:and|but|so|though)\s+)?the\s+\w",
     re.IGNORECASE,
 )
-"""A reply that opens, after a yes, no or hedge, with "the" something: what was asked of."""
+"""A reply that opens (after any yes or no, and a hedge) with "the" something: what was asked
+of."""
 MAX_DEFINITE_REPLY_WORDS = 20
 _OWN_KINDS = TOLD_KINDS | {"belongings"}
 

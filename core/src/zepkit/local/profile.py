@@ -1591,6 +1591,7 @@ def self_statement(sentence: str) -> SelfStatement | None:
         if after_lead_in is None:
             return None  # no way to be about the speaker: the kinds need not be read
     kinds = kind_weights(sentence)
+    dropped: tuple[str, ...] = ()  # the subjects read with a dropped "I", when that made it so
     if someone and "people" not in kinds:
         kinds["people"] = _PEOPLE_WEIGHT  # "sofia turns five in three weeks": one of theirs
     read = sentence
@@ -1608,7 +1609,7 @@ def self_statement(sentence: str) -> SelfStatement | None:
             says_of_self_without_i(sentence, kinds)
             or telegraphic(sentence, kinds)
             or of_self_any_kind(sentence)
-            or _changes_a_subject_without_i(sentence)
+            or (dropped := _subjects_changed_without_i(sentence))
         ):
             if after_lead_in is None:
                 after_lead_in = _said_after_lead_in(sentence)
@@ -1619,7 +1620,7 @@ def self_statement(sentence: str) -> SelfStatement | None:
             sentence = after_lead_in
         read = f"I {sentence.lstrip()}"  # "Just moved to Leeds!" moves the user's home
     typed_lower = not any(ch.isupper() for ch in sentence)
-    topics = _topics_of(read, typed_lower=typed_lower)
+    topics = dropped or _topics_of(read, typed_lower=typed_lower)
     if read is not sentence:
         topics = tuple(dict.fromkeys(topics + _dropped_topics(sentence.lstrip(), typed_lower)))
     salience = BASE_SALIENCE + sum(kinds.values()) + (TOPIC_SALIENCE if topics else 0.0)
@@ -1627,17 +1628,14 @@ def self_statement(sentence: str) -> SelfStatement | None:
     return SelfStatement(salience, topics + named, tells_an_ending(whole))
 
 
-def _changes_a_subject_without_i(sentence: str) -> bool:
-    """Whether a sentence with chat's dropped "I" gives a single-valued subject of the speaker's
-    its value ("switched to a Samsung Galaxy S23 last month", "Started at Lidl on Monday"),
-    though no kind's word is in it."""
-    return (
-        _IMPLIED_I.match(sentence) is not None
-        and len(sentence.split()) <= MAX_IMPLIED_WORDS
-        and bool(
-            _topics_of(f"I {sentence.lstrip()}", typed_lower=not any(c.isupper() for c in sentence))
-        )
-    )
+def _subjects_changed_without_i(sentence: str) -> tuple[str, ...]:
+    """The single-valued subjects of the speaker's that a sentence with chat's dropped "I"
+    gives a value ("switched to a Samsung Galaxy S23 last month", "Started at Lidl on
+    Monday"), though no kind's word is in it; () when it gives none."""
+    if _IMPLIED_I.match(sentence) is None or len(sentence.split()) > MAX_IMPLIED_WORDS:
+        return ()
+    typed_lower = not any(ch.isupper() for ch in sentence)
+    return _topics_of(f"I {sentence.lstrip()}", typed_lower=typed_lower)
 
 
 def _dropped_topics(sentence: str, typed_lower: bool) -> tuple[str, ...]:
