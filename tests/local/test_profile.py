@@ -141,6 +141,9 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("The role of vitamin D is debated.", "work", False),
         ("The meeting took up my whole day.", "tastes", False),  # time taken
         ("The boxes are taking up too much space.", "tastes", False),
+        ("I smoke about ten a day.", "health", True),
+        ("How do I tell if my smoke alarm battery is low?", "health", False),
+        ("Our smoke detectors keep beeping.", "health", False),
     ],
 )
 def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read: bool) -> None:
@@ -300,6 +303,9 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Flat hunting in Berlin.",
         "New house has no heating yet.",
         "Honeymoon in Bali next month!",
+        "Two weeks in Vietnam in October, starting in Hanoi.",  # a stay told bare: a trip
+        "A long weekend in Lisbon.",
+        "ten days in japan in april",
         "Earn about 30k a year.",
         "Only free on weekends.",
         "On call this week.",
@@ -547,6 +553,8 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Turning the oven off now.",  # no age after "turning"
         "Lived and learned.",
         "Two weeks to go!",  # a span, but nothing of the speaker's kinds
+        "Two weeks in, still no reply.",  # a span gone by, no place
+        "A week in bed with flu would be awful.",  # no place by its name
         "Ended up going home early.",
         "We're going to buy tickets.",
         "We're going to the park.",  # no place by its name
@@ -763,6 +771,14 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("Married with two kids.", ("relationship",)),
         ("NHS nurse, mostly nights.", ()),
         ("The new job at the hospital pharmacy is intense.", ("work",)),  # "the new" is "my new"
+        # a second clause whose "I" or "we" is the first one's
+        ("I quit Aldi and started at Lidl on Monday.", ("work",)),
+        ("We sold the flat and moved to Bristol.", ("home",)),
+        ("finally caved and went vegan", ("diet",)),
+        ("I gave up on apple and got a pixel 8", ("phone",)),
+        ("My brother quit Aldi and started at Lidl.", ()),
+        ("I told Sam and he moved to Leeds.", ()),
+        ("I went to the shop and got a new phone for my son.", ()),
     ],
 )
 def test_single_valued_subjects(sentence: str, topics: tuple[str, ...]) -> None:
@@ -1058,6 +1074,7 @@ _KEPT = [
     # another's phone or pet, a relative of someone else, a supposition
     ("I have a Samsung Galaxy S21.", "My wife switched to a Pixel."),
     ("I have an iPhone 12.", "I got an iPhone for my son."),
+    ("I have an iPhone 12.", "I got a new phone for my son."),
     ("I have a dog called Max.", "My neighbour had to have her cat put down."),
     ("My dad has dementia.", "My friend's dad passed away."),
     ("My husband Tom and I live in Leeds.", "Hypothetically, if Tom and I separated, who moves?"),
@@ -1192,6 +1209,9 @@ _ENDED = [
     ("My phone is a Samsung S21.", "My phone was snatched in traffic yesterday."),
     ("I have an iPhone 11.", "I got a Pixel 8 for my birthday."),
     ("I have an iPhone 11.", "switched to a Samsung Galaxy S23 last month, loving Android"),
+    ("I have an iPhone 11.", "I gave up on apple and got a pixel 8"),
+    ("I live in a flat in Croydon.", "We sold the flat and moved to Bristol in May."),
+    ("I'm vegetarian.", "I finally caved and went vegan."),
     ("I live in Leeds and my flat is freezing.", "finally settled into the new flat in Bristol!"),
     ("I live in Leeds.", "moved up to aberdeen for the job in january, don't know anyone"),
     ("I have a dog called Max.", "We had to have Max put down."),

@@ -752,7 +752,8 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"terrified of|frightened of|can'?t swim|cannot swim|"
             r"dyslex\w*|adhd|autis\w*|therapy|diagnos\w*|recover\w*|colou?rblind|"
             r"(?:short|near|far|long)[- ]?sighted|glasses|contact lenses|hearing aids?|chemo\w*|"
-            r"cancer|trimester|post-?partum|post-?natal|ocd|ptsd|arthritis|insomnia|ibs|smok\w*|"
+            r"cancer|trimester|post-?partum|post-?natal|ocd|ptsd|arthritis|insomnia|ibs|"
+            r"smok\w*(?! (?:alarms?|detectors?|signals?|machines?|bombs?|screens?))|"
             r"vap(?:e|es|ing)|"
             r"epilep\w*|seizures?|(?:a|the|my|mini)[- ]?stroke(?! of)|heart (?:attack|condition|"
             r"failure)|cholesterol|thyroid|crohn'?s|colitis|lupus|endometriosis|pcos|"
@@ -1099,7 +1100,10 @@ def _device(nouns: str, makes: str) -> str:
     """The pattern of a device the user has (`nouns`: what it is called, `makes`: its makes):
     "my phone is a ...", "I have a Pixel", "I switched to an iPhone", "Got a new phone"; not
     one got for someone else ("I got an iPhone for my son")."""
-    new = rf"(?:just |finally )?(?:got|bought) (?:a|an|myself a) new (?:{nouns})\b"
+    new = (
+        rf"(?:just |finally )?(?:got|bought) (?:a|an|myself a) new (?:{nouns})\b"
+        rf"(?![^.!?;]*\bfor {_GOT_FOR})"
+    )
     return (
         rf"\bmy (?:new |current |work )?(?:{nouns}) is (?:a|an|the)\b|"
         r"\bI (?:now |still |currently |just |finally )?(?:have|use|own|got|bought) (?:a|an|the) "
@@ -1554,6 +1558,17 @@ _TOLD_OF_ELSEWHERE = re.compile(
 cancer in the movie.")."""
 
 _PEOPLE_WEIGHT = next(kind.weight for kind in _KINDS if kind.name == "people")
+_PLANS_WEIGHT = next(kind.weight for kind in _KINDS if kind.name == "plans")
+
+_TRIP_TOLD = re.compile(
+    rf"^\W*(?:(?:{_NUMBER_WORD}|a|a couple of|a few|fourteen|ten) (?:days?|nights?|weeks?|months?)|"
+    r"a (?:long )?weekend|(?:a |our |my )?(?:honeymoon|holiday|vacation|road ?trip|getaway|"
+    r"city break)) (?:in|on|to|around|across|through|touring|exploring|backpacking "
+    r"(?:in|around|across|through)) (?:the )?(?-i:[A-Z])",
+    re.IGNORECASE,
+)
+"""A stay somewhere told without a subject ("Two weeks in Vietnam in October!", "A long weekend
+in Lisbon."): said by the user, it is their trip."""
 
 
 def self_statement(sentence: str) -> SelfStatement | None:
@@ -1562,10 +1577,14 @@ def self_statement(sentence: str) -> SelfStatement | None:
     The caller has already ruled out chatter (questions, requests, politeness)."""
     if _HYPOTHETICAL.search(sentence) or _WHOLLY_QUOTED.match(sentence):
         return None
+    trip = _TRIP_TOLD.match(
+        sentence if any(ch.isupper() for ch in sentence) else _capitals_restored(sentence)
+    )
     own = (
         _SELF.search(sentence) is not None
         or speaking_as(sentence) is not None
         or _CONTEXT_GIVEN.match(sentence) is not None
+        or trip is not None
     )
     someone = (
         not own
@@ -1594,6 +1613,8 @@ def self_statement(sentence: str) -> SelfStatement | None:
     dropped: tuple[str, ...] = ()  # the subjects read with a dropped "I", when that made it so
     if someone and "people" not in kinds:
         kinds["people"] = _PEOPLE_WEIGHT  # "sofia turns five in three weeks": one of theirs
+    if trip and "plans" not in kinds:
+        kinds["plans"] = _PLANS_WEIGHT
     read = sentence
     if not (
         own
@@ -1620,12 +1641,50 @@ def self_statement(sentence: str) -> SelfStatement | None:
             sentence = after_lead_in
         read = f"I {sentence.lstrip()}"  # "Just moved to Leeds!" moves the user's home
     typed_lower = not any(ch.isupper() for ch in sentence)
-    topics = dropped or _topics_of(read, typed_lower=typed_lower)
+    topics = (
+        dropped
+        or _topics_of(read, typed_lower=typed_lower)
+        or _coordinated_topics(read, typed_lower=typed_lower)
+    )
     if read is not sentence:
         topics = tuple(dict.fromkeys(topics + _dropped_topics(sentence.lstrip(), typed_lower)))
     salience = BASE_SALIENCE + sum(kinds.values()) + (TOPIC_SALIENCE if topics else 0.0)
     named = favourites_named(read) + (manner_subjects(read) if "manner" in kinds else ())
     return SelfStatement(salience, topics + named, tells_an_ending(whole))
+
+
+def _coordinated_topics(sentence: str, *, typed_lower: bool) -> tuple[str, ...]:
+    """The single-valued subjects a clause after "and" states with the speaker left out ("I quit
+    Aldi and started at Lidl", "We sold the flat and moved to Bristol", "finally caved and went
+    vegan"): read with the sentence's own "I" or "we" put back; () when it opens with someone
+    else or the clause opens with another subject ("and my wife moved")."""
+    if " and " not in sentence:
+        return ()
+    lead = _LED_BY_SPEAKER.match(sentence)
+    if lead is None:
+        return ()
+    subject = "We" if lead[1].lower() == "we" else "I"
+    found: tuple[str, ...] = ()
+    for joint in _AND_CLAUSE.finditer(sentence, lead.end()):
+        right = sentence[joint.end() :]
+        first = right.split(" ", 1)[0]
+        if (
+            not first.isalpha()
+            or (first[0].isupper() and not typed_lower)  # "and Sam moved to Leeds"
+            or (first.lower() in STOP_WORDS and first.lower() not in _AND_OPENERS)
+        ):
+            continue
+        found += _topics_of(f"{subject} {right}", typed_lower=typed_lower)
+    return tuple(dict.fromkeys(found))
+
+
+_LED_BY_SPEAKER = re.compile(
+    r"^\W*(?:(?:so|and|but|well|ok|okay|also|then|anyway|finally|yesterday|today|recently|"
+    r"last (?:week|month|year|night))\W+)*(I|we)\b(?!['’]d\b)",
+    re.IGNORECASE,
+)
+"""A sentence whose first clause the speaker (or their household) is the subject of."""
+_AND_CLAUSE = re.compile(r",? and (?:then |so |finally |just |now |also )?", re.IGNORECASE)
 
 
 def _subjects_changed_without_i(sentence: str) -> tuple[str, ...]:
@@ -1845,6 +1904,8 @@ _SPEAKER = re.compile(r"\b[Ii](?:['’]|\b)")
 _CLAUSE_OPENERS = frozenset({"am", "was", "have", "had", "just", "recently", "now", "still"})
 """Stop words that may open a clause whose "I" was left out ("and am a nurse", "and just
 moved to Oslo")."""
+_AND_OPENERS = _CLAUSE_OPENERS | {"got", "get"}
+"""Stop words that may open a clause after "and" whose subject was left out ("and got a Pixel")."""
 
 
 def _topics_of(sentence: str, *, typed_lower: bool) -> tuple[str, ...]:
@@ -2002,8 +2063,7 @@ def negated_value(topic: str, text: str) -> str | None:
         return None
     negated = None
     for found in rule.finditer(text):
-        clause = max(text.rfind(mark, 0, found.start()) for mark in (",", ";", " but "))
-        if not _NEGATED.search(text, clause + 1, found.start()):
+        if not _NEGATED.search(text, _clause_start(text, found.start()), found.start()):
             return None  # a value said plainly: "I don't live in London, I live in Kent"
         negated = negated or next(group for group in found.groups() if group).lower()
     return negated
@@ -2016,6 +2076,12 @@ def topic_value(topic: str, text: str) -> str | None:
     value do not end each other: "We got married in Goa" keeps "I'm married to Tom"."""
     rule = _VALUES.get(topic)
     found = rule.search(text) if rule else None
-    if found is None or _NEGATED.search(text, 0, found.start()):
-        return None
+    if found is None or _NEGATED.search(text, _clause_start(text, found.start()), found.start()):
+        return None  # "I gave up on Apple and got a Pixel 8" gives the Pixel
     return next(group for group in found.groups() if group).lower()
+
+
+def _clause_start(text: str, at: int) -> int:
+    """Where the clause holding `text[at]` starts: after the last comma, semicolon, "but" or
+    "and" before it (a "not" there negates another clause's value)."""
+    return 1 + max(text.rfind(mark, 0, at) for mark in (",", ";", " but ", " and "))
