@@ -102,6 +102,15 @@ from zepkit.local.chatter import is_chatter
         ("how to remove a red wine stain", "user"),
         ("how many tbsp in a cup", "user"),
         ("kk", "user"),
+        # stepping away, signing off, picking one of the answer's options
+        ("brb, coffee", "user"),
+        ("gtg, dinner's ready", "user"),
+        ("ok I'm done for today lol", "user"),
+        ("signing off now", "user"),
+        ("first one works, ty", "user"),
+        # a request after a word of transition
+        ("anyway can you help me rewrite this bio for the company website", "user"),
+        ("ok so can you list three ideas", "user"),
     ],
 )
 def test_chatter(sentence: str, role: str) -> None:
@@ -200,6 +209,15 @@ def test_chatter(sentence: str, role: str) -> None:
         # a standing instruction put as a question
         ("Can you make your answers bullet points from now on?", "user"),
         ("Could you always answer in bullet points?", "user"),
+        # away or asking, with something of the user's
+        ("brb my dog is barking", "user"),
+        ("gotta run, my son's school called", "user"),
+        (
+            "anyway can you help me write to my landlord about the damp in my flat in Glasgow",
+            "user",
+        ),
+        ("so plan b failed", "user"),  # no request after the transition
+        ("First day at Infineon.", "user"),
     ],
 )
 def test_facts(sentence: str, role: str | None) -> None:

@@ -141,6 +141,9 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("The role of vitamin D is debated.", "work", False),
         ("The meeting took up my whole day.", "tastes", False),  # time taken
         ("The boxes are taking up too much space.", "tastes", False),
+        ("I'm hosting Thanksgiving this year.", "plans", True),
+        ("Our hosting costs went up again.", "plans", False),
+        ("14 of us, including the in-laws.", "people", True),
         ("I smoke about ten a day.", "health", True),
         ("How do I tell if my smoke alarm battery is low?", "health", False),
         ("Our smoke detectors keep beeping.", "health", False),
@@ -1529,6 +1532,8 @@ def test_a_sentence_going_on_about_someone_joins_their_profile_statement() -> No
         "I have a dog. His name is Rex and he hates baths.",
         # a note without a subject keeps its reading when the sentence after it is joined
         "new puppy!!! her name's biscuit and she's chewing everything",
+        # the name said first, then the pronoun
+        "We brought home a rescue cat! Dumpling, she's 2 and very shy.",
     ):
         [joined] = extractor.extract(said, speaker="Kim", source="message", role="user")
         assert joined.text == f"Kim: {said}" and joined.profile is not None

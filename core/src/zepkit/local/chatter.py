@@ -42,6 +42,7 @@ PHATIC_WORDS: frozenset[str] = _wordset(
     impressive incredible indeed interesting keep kind kk know later legend lol lot love lovely
     luck makes maybe mention mentioned mind neat nice noted nope np perfect please pleasure
     ahh aha classic ha hah ooh trick whoa wild yikes
+    first second third fourth
     point problem problems recommendation recommendations right rush see sense shot sorry sound
     sounds super sure sweet tell thank thanks thx think tip tips totally true try ty tysm
     understand understood useful welcome well wonderful worked works worries worry wow yay yep
@@ -62,7 +63,9 @@ _ACK_OPENERS = re.compile(
 """How an assistant's acknowledgement opens: what follows restates the user or makes small talk."""
 
 _REQUEST_OPENERS = re.compile(
-    r"^\W*(?:(?:can|could|would|will) you|please|tell me|give me|show me|help me|let'?s|"
+    r"^\W*(?:(?:anyway|anyways|ok|okay|so|also|and|right|alright|oh|hey|hi|btw|next|now)\W+)*"
+    r"(?:(?:can|could|would|will) you|please|tell me|give me|show me|help me)\b|"
+    r"^\W*(?:let'?s|"
     r"explain|suggest|recommend|write|draft|list|summari[sz]e|translate|rephrase|describe|"
     r"remind me|find me|make me|plan|create|compare|"
     r"(?:surprise|send|get|walk|talk|quiz|bring|fetch) me)\b",
@@ -109,7 +112,10 @@ _GREETING = re.compile(
     r"\b(?:long time no (?:see|talk|chat|speak)|good (?:morning|afternoon|evening|night)|"
     r"nice to (?:meet|see|hear from) you|how are you|how'?s it going|talk (?:to you )?soon|"
     r"see you|take care|have a (?:good|great|nice) \w+|(?:gotta|got to|have to|must) (?:run|go|"
-    r"dash|fly|bounce)|brb|gtg|g2g|ttyl|bbl|catch you later|talk later)\b"
+    r"dash|fly|bounce)|brb|gtg|g2g|ttyl|bbl|afk|catch you later|talk later|"
+    r"(?:i['’]?m |im )?(?:done|off) for (?:today|the day|tonight|the night|now)|"
+    r"that['’]?s (?:it|all) for (?:today|now|tonight)|(?:signing|logging) off|"
+    r"calling it a (?:day|night))\b"
 )
 """Greetings and farewells, matched in lower-cased text (faster than IGNORECASE)."""
 
@@ -141,6 +147,8 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
     rest = [w for w in content if w not in PHATIC_WORDS]
     if not rest:  # politeness, unless it is a number ("4 and 7.": the children's ages asked)
         return _DIGIT.search(text) is None
+    if len(rest) <= MAX_AWAY_WORDS and _AWAY.match(text) and _FIRST_PERSON.search(text) is None:
+        return True  # "brb, coffee", "gtg, dinner's ready"
     if _FIRST_PERSON.search(text) is None and _only_names(text, rest):
         # names said in passing ("Thanks, Melanie!"), not a heritage or a breed ("Half Italian.")
         return not _NAMES_TELL & kinds_in(text)
@@ -158,6 +166,15 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
         return opener is not None and not _SELF_CLAUSE.search(opener.string, opener.end())
     return False
 
+
+_AWAY = re.compile(
+    r"^\W*(?:(?:ok|okay|sorry|right|hang on|oops)\W+)*(?:brb|gtg|g2g|afk|bbl|be right back|"
+    r"back in (?:a (?:sec|min|bit|moment)|\d+)|one sec|1 sec|(?:gotta|got to|have to|need to|must) "
+    r"(?:run|go|dash|bounce))\b",
+    re.IGNORECASE,
+)
+"""The speaker stepping away for a moment, with at most a word or two of why: chatter."""
+MAX_AWAY_WORDS = 3
 
 _REACTION = re.compile(r"^\W*(?:sounds|looks|seems)\b", re.IGNORECASE)
 MAX_REACTION_WORDS = 5

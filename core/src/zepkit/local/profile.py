@@ -799,6 +799,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"seven|eight|nine|ten)[- ](?:year|month)[- ]olds?|"
             r"step(?:son|daughter|kid|child|children|mom|mum|dad|mother|father)s?|"
             r"brothers?|sisters?|sibling\w*|mother|mom|mum|father|dad|parents?|grand\w+|cousins?|"
+            r"in-laws|inlaws|"
             r"gran|granny|grannie|nana|nanna|(?:my|our) nan|nan(?=['’]s |\s(?:is|was|lives|has|"
             r"had)\b)|"
             r"aunts?|uncles?|nieces?|nephews?|fianc[ée]e?|girlfriend|boyfriend|married|family|"
@@ -901,6 +902,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"marathon|race|"
             r"festival|holiday|vacation|deadline|due|next (?:week|month|year)|tomorrow|"
             r"preparing|training|appointment|interview|concert|birthday|conference|"
+            r"hosting(?! (?:costs?|providers?|company|companies|plans?|services?|fees?)\b)|"
             r"head(?:ing|ed) (?:back )?to|off to|(?:on|this|next) (?:monday|tuesday|wednesday|"
             r"thursday|friday|saturday|sunday|weekend))\b",
         ),
@@ -1432,14 +1434,17 @@ def answer_topics(question: str) -> tuple[str, ...]:
     return tuple(topic for topic in _ASKED_TOPICS if topic in asked)
 
 
-_GOES_ON = re.compile(r"^\W*(?:he|she|they|his|her|their)\b", re.IGNORECASE)
+_GOES_ON = re.compile(r"^\W*(?:[\w'’-]+,\s+)?(?:he|she|they|his|her|their)\b", re.IGNORECASE)
+"""He, she, they... opening a sentence, after a word and a comma at most ("Dumpling, she's 2",
+"Yeah, he's four")."""
 
 MAX_JOINED_CHARS = 400
 """A profile statement grows by the sentences that go on about its subject up to this length."""
 
 
 def goes_on(sentence: str) -> bool:
-    """Whether a sentence opens with he, she, they, his, her or their (see `continues`)."""
+    """Whether a sentence opens with he, she, they, his, her or their (`_GOES_ON`; see
+    `continues`)."""
     return _GOES_ON.match(sentence) is not None
 
 
