@@ -5,6 +5,7 @@ from __future__ import annotations
 from zepkit.core._backend import UserProfile
 from zepkit.core._models import Message
 from zepkit.local import LocalBackend
+from zepkit.local.search import PROFILE_FACTS
 
 
 async def test_a_new_user_gets_no_context(backend: LocalBackend) -> None:
@@ -90,3 +91,32 @@ async def test_a_long_document_shows_its_best_statements_only(alice: LocalBacken
     assert context is not None
     [entry] = [line for line in context.splitlines() if "Refunds for damaged" in line]
     assert len(entry) < 600
+
+
+async def test_stray_words_do_not_push_the_most_salient_facts_out_of_the_profile(
+    alice: LocalBackend,
+) -> None:
+    """Many weak statements share a word with the query; the user's health still leads the
+    block, after them (`SALIENT_FACTS`), and the profile grows by it rather than losing one."""
+    await alice.add_messages("a1", [Message("user", "I use an insulin pump, type 1 diabetic.")])
+    weak = [
+        "my phone storage is full again",
+        "i need a new theme for my slides",
+        "my car got parked in again",
+        "my desk is a mess most days",
+        "i pack my lunch on workdays",
+        "my inbox is full of junk",
+        "i want a darker theme in my editor",
+        "my bag strap broke",
+    ]
+    for text in weak:
+        await alice.add_messages("a1", [Message("user", text)])
+    context = await alice.add_messages(
+        "a2",
+        [Message("user", "What should I pack in my bag for a full day at the theme park?")],
+        return_context=True,
+    )
+    assert context is not None
+    profile = context.split("<USER_PROFILE>")[1].split("</USER_PROFILE>")[0]
+    assert "insulin" in profile
+    assert len(profile.strip().splitlines()) == PROFILE_FACTS + 1

@@ -51,7 +51,11 @@ ENTRY_CHARS = 480
 """A long turn (or document) shows its best statements up to about this many characters."""
 CONTEXT_ENTITIES = 5
 PROFILE_FACTS = 6
-"""At most this many profile statements lead a block (the budget may keep fewer)."""
+"""This many profile statements lead a block, and up to `SALIENT_FACTS` more (the budget may
+keep fewer)."""
+SALIENT_FACTS = 2
+"""The most salient current profile statements always lead a block, after the first
+`PROFILE_FACTS` when they are not among them."""
 MORE_PROFILE_FACTS = 24
 """At most this many more current profile statements close a block, after everything else, so
 a short history carries all the user said about themselves and a full block drops them first."""
@@ -342,10 +346,10 @@ def context_block(
     hits = {key: row for key, row in rows.items() if fact_key(row.text) not in said}
     relevance = {key: score for key, score in relevance.items() if key in hits}
     candidates = search.ahead.profile if search.ahead is not None else None
-    ranked_profile = pick_profile(
+    ranked_profile, lead = pick_profile(
         conn, graph, relevance, exclude=exclude, said=said, candidates=candidates
     )
-    profile = ranked_profile[:PROFILE_FACTS]
+    profile = ranked_profile[:lead]
     shown = {fact_key(hit.text) for hit, _ in profile}
     turns: dict[int, list[StatementHit]] = {}  # a turn's statements make one entry
     scores: dict[int, float] = {}
@@ -375,7 +379,7 @@ def context_block(
         summary = row.summary or entity_summary(conn, key, exclude=exclude, shown=in_block)
         if summary:  # an entity whose statements the block already shows adds nothing
             named.append(_entity(row, summary, None, _as_stored))
-    more = more_profile(ranked_profile[PROFILE_FACTS:], in_block, [e.summary or "" for e in named])
+    more = more_profile(ranked_profile[lead:], in_block, [e.summary or "" for e in named])
     return compose_context(
         [_turn_fact(said, scores[turn], _as_stored) for turn, said in turns.items()],
         named,
@@ -422,10 +426,11 @@ def pick_profile(
     exclude: Collection[int],
     said: Collection[str],
     candidates: list[ProfileRow] | None = None,
-) -> list[tuple[StatementHit, float]]:
+) -> tuple[list[tuple[StatementHit, float]], int]:
     """The user's profile statements worth a block: current ones first, each ranked by how
-    salient, recent and relevant to the query it is, best first (each fact once). `candidates`:
-    the graph's `profile_statements` when they were read already."""
+    salient, recent and relevant to the query it is, best first (each fact once), and how many
+    of them lead the block (`_most_salient_led`). `candidates`: the graph's `profile_statements`
+    when they were read already."""
     if candidates is None:
         candidates = profile_statements(conn, graph)
     # A turn a model has read speaks through its facts: the rules' reading of it steps aside.
@@ -438,7 +443,7 @@ def pick_profile(
         and (row.hit.origin is not None or row.hit.episode not in read)
     ]
     if not rows:
-        return []
+        return [], 0
     top = max(relevance.values(), default=0.0) or 1.0
     most = max(row.salience for row in rows)
     scored: dict[str, tuple[float, StatementHit]] = {}
@@ -455,7 +460,23 @@ def pick_profile(
         if key not in scored:  # the latest telling of a fact stands for it
             scored[key] = (score, hit)
     best = sorted(scored.values(), key=lambda item: (-item[0], -item[1].id))
-    return [(hit, score) for score, hit in _untold_again(best)]
+    led, lead = _most_salient_led(_untold_again(best), {row.hit.id: row.salience for row in rows})
+    return [(hit, score) for score, hit in led], lead
+
+
+def _most_salient_led(
+    ranked: list[tuple[float, StatementHit]], salience: Mapping[int, float]
+) -> tuple[list[tuple[float, StatementHit]], int]:
+    """`ranked` with its `SALIENT_FACTS` most salient current statements moved up to follow the
+    first `PROFILE_FACTS` when they are not among them, and how many statements now lead: in a
+    long history, stray words of the query match many weak statements ("my phone storage is
+    full"), and what matters most about the user ("I use an insulin pump") still leads."""
+    head = ranked[:PROFILE_FACTS]
+    current = [item for item in ranked if item[1].invalid_at is None]
+    most = sorted(current, key=lambda item: (-salience.get(item[1].id, 0.0), -item[1].id))
+    added = [item for item in most[:SALIENT_FACTS] if item not in head]
+    rest = [item for item in ranked[PROFILE_FACTS:] if item not in added]
+    return [*head, *added, *rest], len(head) + len(added)
 
 
 _SENTENCE_END = re.compile(r"[.!?…] ")
