@@ -1561,6 +1561,9 @@ def test_a_question_the_user_says_is_about_them_is_kept_with_that() -> None:
     assert kept.text == f"Kim: {asked}" and kept.profile is not None
     alone = "What's a good hobby for someone who works from home?"
     assert extractor.extract(alone, speaker="Kim", source="message", role="user") == []
+    said = "who takes up the cello at 52, right? me apparently, first lesson was Tuesday"
+    [kept] = extractor.extract(said, speaker="Kim", source="message", role="user")
+    assert "cello" in kept.text and kept.profile is not None
     said = extractor.extract(asked, speaker="bot", source="message", role="assistant")
     assert not any("hobby" in s.text for s in said)  # only the user's questions
     thanks = extractor.extract("Thanks! That's me.", speaker="Kim", source="message", role="user")

@@ -262,10 +262,13 @@ class RuleExtractor:
 
 _FOR_ME = re.compile(
     r"^\W*(?:(?:i['’]?m |just )?asking for (?:me|myself)|(?:that|this|it)(?:['’]s| is) (?:me|my "
-    r"situation|my life)|(?:that|this) describes me)\b",
+    r"situation|my life)|(?:that|this) describes me|"
+    r"(?:yep,? |yes,? |well,? )?me,? (?:apparently|obviously|lol|haha|lmao|that['’]?s who)|"
+    r"(?:yep,? |yes,? )?guilty(?: as charged)?)\b",
     re.IGNORECASE,
 )
-"""A sentence saying the question before it is about the speaker."""
+"""A sentence saying the question before it is about the speaker ("Asking for me", "who takes
+up the cello at 52, right? me apparently")."""
 
 _NAME_ASKED = re.compile(
     r"\b(?:call you|your (?:first |full |real )?name|name do you|go by)\b", re.IGNORECASE
