@@ -84,6 +84,11 @@ def test_the_sync_twins_list_and_delete(tmp_path: Path) -> None:
     assert rest.next_cursor is None
     page = sync.list_messages("ana-0", limit=4)
     assert [m.content for m in page.items] == [f"line {n}" for n in range(4)]
+    uuid = page.items[1].uuid
+    assert uuid is not None
+    updated = sync.update_message_metadata("ana-0", uuid, {"flag": "reviewed"})
+    assert (updated.content, updated.metadata) == ("line 1", {"flag": "reviewed"})
+    assert sync.list_messages("ana-0", limit=4).items[1].metadata == {"flag": "reviewed"}
     sync.add_data("Ana likes tea.", type="text", user_id="ana")
     assert [e.content for e in sync.list_data("ana").items] == ["Ana likes tea."]
     assert any("tea" in fact.fact for fact in sync.list_facts("ana").items)
@@ -105,6 +110,10 @@ def test_the_sync_twins_list_and_delete(tmp_path: Path) -> None:
         (lambda m: m.list_threads("", limit=5), ValueError),
         (lambda m: m.list_messages("t", cursor=5), ValueError),
         (lambda m: m.get_user(None), TypeError),
+        (lambda m: m.update_message_metadata("", "m", {}), ValueError),
+        (lambda m: m.update_message_metadata("t", " ", {}), ValueError),
+        (lambda m: m.update_message_metadata("t", "m", [("a", 1)]), TypeError),
+        (lambda m: m.update_message_metadata("t", "m", {1: "a"}), TypeError),
     ],
 )
 async def test_bad_input_is_refused(memory: MemoryLoop, call: object, error: type) -> None:
@@ -123,5 +132,7 @@ async def test_listings_are_strict(memory: MemoryLoop) -> None:
         await memory.list_threads("nobody")
     with pytest.raises(NotFoundError):
         await memory.list_messages("nothing")
+    with pytest.raises(NotFoundError):
+        await memory.update_message_metadata("nothing", "no-message", {"a": 1})
     with pytest.raises(NotFoundError):
         await asyncio.wait_for(memory.get_user("nobody"), 10)

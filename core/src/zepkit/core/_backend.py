@@ -134,6 +134,15 @@ class Backend(Protocol):
         """The thread's messages, oldest first; with `limit`, only the most recent `limit`."""
         ...
 
+    async def update_message_metadata(
+        self, thread_id: str, message_uuid: str, metadata: Mapping[str, Any]
+    ) -> Message:
+        """Merge `metadata` onto one of the thread's messages (a key given None is removed; the
+        content, role and time never change) and return the message as now stored.
+        `NotFoundError` for an unknown thread or a uuid that is none of its messages';
+        `ValueError` when more than `MAX_METADATA_KEYS` keys would remain."""
+        ...
+
     async def search(self, request: SearchRequest) -> SearchResults: ...
 
     async def add_data(

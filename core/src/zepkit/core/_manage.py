@@ -6,8 +6,8 @@ thread or a user with everything of theirs. All strict: failures raise typed err
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable
-from typing import TYPE_CHECKING
+from collections.abc import AsyncIterator, Awaitable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from zepkit.core._backend import Backend
 from zepkit.core._errors import NotFoundError
@@ -110,6 +110,20 @@ class Management:
         check_page(limit, cursor)
         work = self.backend.list_messages(thread_id, cursor=cursor, limit=limit)
         return await within(self.deadline, work, "list_messages")
+
+    async def update_message_metadata(
+        self, thread_id: str, message_uuid: str, metadata: Mapping[str, Any]
+    ) -> Message:
+        """Merge `metadata` onto a stored message of the thread, found by the `uuid` a read
+        gave it (`list_messages`, `get_messages`), and return it as now stored: a key given None
+        is removed, content and time never change (strict: an unknown thread or message raises
+        `NotFoundError`, more than `MAX_METADATA_KEYS` keys in the end `ValueError`)."""
+        check_id(thread_id, "thread_id")
+        check_id(message_uuid, "message_uuid")
+        if not isinstance(metadata, Mapping) or not all(isinstance(k, str) for k in metadata):
+            raise TypeError("metadata must be a mapping with string keys")
+        work = self.backend.update_message_metadata(thread_id, message_uuid, dict(metadata))
+        return await within(self.deadline, work, "update_message_metadata")
 
     async def list_data(
         self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE

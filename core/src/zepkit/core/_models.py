@@ -6,6 +6,7 @@ they need internally.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, Literal, TypeVar, get_args
@@ -32,6 +33,21 @@ def _check_metadata(value: dict[str, Any] | None) -> dict[str, Any] | None:
     if value is not None and len(value) > MAX_METADATA_KEYS:
         raise ValueError(f"metadata has {len(value)} keys; at most {MAX_METADATA_KEYS} are allowed")
     return value
+
+
+def merged_metadata(
+    current: Mapping[str, Any] | None, update: Mapping[str, Any]
+) -> dict[str, Any] | None:
+    """`current` with `update` merged onto it, as Zep merges a message's metadata: a key given
+    None is removed; None when no key remains. `ValueError` beyond `MAX_METADATA_KEYS` keys."""
+    merged = dict(current or {})
+    for key, value in update.items():
+        if value is None:
+            merged.pop(key, None)
+        else:
+            merged[key] = value
+    _check_metadata(merged)
+    return merged or None
 
 
 def _well_formed(value: str | None) -> str | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Awaitable, Coroutine, Sequence
+from collections.abc import Awaitable, Coroutine, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -204,6 +204,11 @@ class SyncMemory:
         self, thread_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE
     ) -> Page[Message]:
         return self.run(self._loop.list_messages(thread_id, cursor=cursor, limit=limit))
+
+    def update_message_metadata(
+        self, thread_id: str, message_uuid: str, metadata: Mapping[str, Any]
+    ) -> Message:
+        return self.run(self._loop.update_message_metadata(thread_id, message_uuid, metadata))
 
     def list_data(
         self, user_id: str, *, cursor: str | None = None, limit: int = DEFAULT_PAGE_SIZE

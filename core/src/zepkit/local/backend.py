@@ -12,7 +12,7 @@ import logging
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
@@ -188,6 +188,14 @@ class LocalBackend:
     async def get_messages(self, thread_id: str, *, limit: int | None = None) -> list[Message]:
         """See `Backend.get_messages`."""
         return await self._run(self._engine.get_messages, thread_id, limit)
+
+    async def update_message_metadata(
+        self, thread_id: str, message_uuid: str, metadata: Mapping[str, Any]
+    ) -> Message:
+        """See `Backend.update_message_metadata`."""
+        return await self._run(
+            self._engine.update_message_metadata, thread_id, message_uuid, metadata
+        )
 
     async def search(self, request: SearchRequest) -> SearchResults:
         """See `Backend.search`."""

@@ -6,14 +6,19 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, TypeVar
 
 from zepkit.core._backend import Capabilities, SearchRequest, UserProfile
-from zepkit.core._errors import ConfigurationError, ConflictError, UnsupportedError
+from zepkit.core._errors import (
+    ConfigurationError,
+    ConflictError,
+    NotFoundError,
+    UnsupportedError,
+)
 from zepkit.core._models import (
     DATA_TYPES,
     DataType,
@@ -24,11 +29,12 @@ from zepkit.core._models import (
     SearchResults,
     ThreadInfo,
     UserInfo,
+    merged_metadata,
 )
 from zepkit.core._unicode import well_formed
 from zepkit.local import backfill, deletion, jobs, listing, provision, writekeys
 from zepkit.local.answers import Lead, lead_of
-from zepkit.local.codec import encode_time, now
+from zepkit.local.codec import encode_metadata, encode_time, now
 from zepkit.local.connection import read_transaction, try_write_lock, write_transaction
 from zepkit.local.dense import BlockVector, Dense
 from zepkit.local.drafts import Draft, draft_data, draft_message
@@ -404,6 +410,26 @@ class Engine:
             ).fetchall()
             message = listing.message_maker(conn)
         return [message(row) for row in reversed(rows)]
+
+    def update_message_metadata(
+        self, thread_id: str, message_uuid: str, metadata: Mapping[str, Any]
+    ) -> Message:
+        """See `Backend.update_message_metadata`: the metadata is its episode's (what listings
+        and searches read), found by the uuid a read of the thread gives the message."""
+        with write_transaction(self._conn) as conn:
+            thread = provision.find_thread(conn, thread_id)
+            rows = conn.execute(listing.MESSAGE_ROWS + "ORDER BY r.id", (thread.id,)).fetchall()
+            message = listing.message_maker(conn)
+            for row in rows:
+                found = message(row)
+                if found.uuid == message_uuid:
+                    merged = merged_metadata(found.metadata, metadata)
+                    conn.execute(
+                        "UPDATE episodes SET metadata = ? WHERE id = ?",
+                        (encode_metadata(merged), row[6]),
+                    )
+                    return found.model_copy(update={"metadata": merged})
+        raise NotFoundError(f"thread {thread_id!r} has no message {message_uuid!r}")
 
     def search(self, request: SearchRequest) -> SearchResults:
         """See `Backend.search`: an unknown user raises, an unknown shared graph finds nothing."""

@@ -162,6 +162,51 @@ class BackendContract:
         assert whole == listed and latest == whole[1:] and "given-not-kept" not in whole
         assert not any(whole) or len({uuid for uuid in whole if uuid}) == 3
 
+    async def test_a_messages_metadata_is_merged_by_its_uuid(self, backend: Backend) -> None:
+        """An update merges onto the message's metadata (None removes a key), changes nothing
+        else, and every later read shows it; a backend that keeps no message ids has none to
+        update (every uuid is unknown to it)."""
+        await _user_thread(backend, "alice", "t1")
+        first = Message("user", "I live in Oslo.", metadata={"source": "web", "lang": "en"})
+        await backend.add_messages("t1", [first, Message("assistant", "Noted.")])
+        stored = await backend.get_messages("t1")
+        uuid = stored[0].uuid
+        if uuid is None:
+            with pytest.raises(NotFoundError):
+                await backend.update_message_metadata("t1", "no-such-message", {"a": 1})
+            return
+        updated = await backend.update_message_metadata(
+            "t1", uuid, {"lang": None, "reviewed": True, "tags": ["home", "city"]}
+        )
+        assert updated.metadata == {"source": "web", "reviewed": True, "tags": ["home", "city"]}
+        assert (updated.uuid, updated.content, updated.role) == (uuid, first.content, "user")
+        again = await backend.get_messages("t1")
+        assert again[0].metadata == updated.metadata and again[0].content == first.content
+        assert again[0].created_at == stored[0].created_at
+        assert again[1].metadata == stored[1].metadata  # the other message is untouched
+        listed = await self._all(functools.partial(backend.list_messages, "t1"))
+        assert listed[0].metadata == updated.metadata
+
+    async def test_a_message_update_checks_its_thread_and_its_keys(self, backend: Backend) -> None:
+        await _user_thread(backend, "alice", "t1")
+        await _user_thread(backend, "alice", "t2")
+        await backend.add_messages("t1", [Message("user", "hello", metadata={"k0": 0})])
+        [message] = await backend.get_messages("t1")
+        with pytest.raises(NotFoundError):
+            await backend.update_message_metadata("missing", message.uuid or "x", {"a": 1})
+        with pytest.raises(NotFoundError):
+            await backend.update_message_metadata("t1", "no-such-message", {"a": 1})
+        if message.uuid is None:
+            return
+        with pytest.raises(NotFoundError):  # a uuid of another thread's message
+            await backend.update_message_metadata("t2", message.uuid, {"a": 1})
+        with pytest.raises(ValueError, match="metadata"):  # 11 keys in the end
+            await backend.update_message_metadata(
+                "t1", message.uuid, {f"k{n}": n for n in range(1, 11)}
+            )
+        [unchanged] = await backend.get_messages("t1")
+        assert unchanged.metadata == {"k0": 0}
+
     async def test_messages_for_unknown_thread_are_not_found(self, backend: Backend) -> None:
         with pytest.raises(NotFoundError):
             await backend.add_messages("missing", [Message("user", "hello")])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -114,6 +114,12 @@ class FailingBackend:
     async def get_messages(self, thread_id: str, *, limit: int | None = None) -> list[Message]:
         await self._gate("get_messages")
         return await self.inner.get_messages(thread_id, limit=limit)
+
+    async def update_message_metadata(
+        self, thread_id: str, message_uuid: str, metadata: Mapping[str, Any]
+    ) -> Message:
+        await self._gate("update_message_metadata")
+        return await self.inner.update_message_metadata(thread_id, message_uuid, metadata)
 
     async def search(self, request: SearchRequest) -> SearchResults:
         await self._gate("search")

@@ -4,7 +4,7 @@ without the prefix. Project names hold no `:`, so two projects' ids never meet."
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -83,6 +83,11 @@ class ProjectNamespace:
 
     async def get_messages(self, thread_id: str, *, limit: int | None = None) -> list[Message]:
         return await self.inner.get_messages(self._in(thread_id), limit=limit)
+
+    async def update_message_metadata(
+        self, thread_id: str, message_uuid: str, metadata: Mapping[str, Any]
+    ) -> Message:
+        return await self.inner.update_message_metadata(self._in(thread_id), message_uuid, metadata)
 
     async def search(self, request: SearchRequest) -> SearchResults:
         scoped = replace(

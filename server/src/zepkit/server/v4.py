@@ -28,6 +28,7 @@ from zepkit.server.wire import (
     ListFiltered,
     ListUsers,
     LookupUser,
+    UpdateMessage,
     UpdateUser,
     edge_json,
     episode_json,
@@ -330,6 +331,28 @@ async def get_message(project: Project, request: Request) -> Answer:
     raise not_found("message")
 
 
+async def update_message(project: Project, request: Request) -> Answer:
+    thread = _thread(project, request.path_params["uuid"])
+    wanted = request.path_params["message_uuid"]
+    body = await parse(request, UpdateMessage)
+    stored = await project.backend.get_messages(thread.uuid)
+    for index, m in enumerate(stored):
+        if messages.message_uuid(thread.uuid, index, m) != wanted:
+            continue
+        if m.uuid is None:  # ids derived from a message's place: the backend keeps none
+            raise bad_request(
+                "this server's backend keeps no message ids to update", code="unsupported"
+            )
+        try:
+            updated = await project.backend.update_message_metadata(
+                thread.uuid, m.uuid, body.metadata or {}
+            )
+        except ValueError as exc:
+            raise bad_request(str(exc), param="metadata") from None
+        return 200, _message_json(thread, index, updated)
+    raise not_found("message")
+
+
 def _message_json(thread: ThreadRow, index: int, m: Message) -> dict[str, Any]:
     return {
         "uuid": messages.message_uuid(thread.uuid, index, m),
@@ -517,6 +540,13 @@ ROUTES: list[Endpoint] = [
     ),
     Endpoint(
         "/threads/{uuid}/messages/{message_uuid}", "GET", get_message, "Get a thread's message"
+    ),
+    Endpoint(
+        "/threads/{uuid}/messages/{message_uuid}",
+        "PATCH",
+        update_message,
+        "Merge metadata onto a thread's message",
+        UpdateMessage,
     ),
     Endpoint("/threads/{uuid}/context", "GET", thread_context, "A thread's context block"),
     Endpoint("/graphs", "POST", create_graph, "Create a shared graph", CreateGraph, status=201),

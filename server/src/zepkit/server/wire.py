@@ -100,6 +100,12 @@ class AddMessage(Body):
         )
 
 
+class UpdateMessage(Body):
+    """The metadata merged onto a stored message (v4 `thread.message.update`); null removes."""
+
+    metadata: Metadata = None
+
+
 class AddMessages(Body):
     messages: Annotated[list[AddMessage], Field(min_length=1, max_length=MAX_MESSAGES_PER_CALL)]
     ignore_roles: list[str] | None = None

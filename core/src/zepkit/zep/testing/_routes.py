@@ -60,6 +60,12 @@ class FakeZep(RecordingTransport):
             ("DELETE", re.compile(r"/threads/(?P<uid>[^/]+)"), self._delete_thread),
             ("POST", re.compile(r"/threads/(?P<uid>[^/]+)/messages"), self._add_messages),
             ("GET", re.compile(r"/threads/(?P<uid>[^/]+)/messages"), self._list_messages),
+            ("GET", re.compile(r"/threads/(?P<uid>[^/]+)/messages/(?P<mid>[^/]+)"), self._message),
+            (
+                "PATCH",
+                re.compile(r"/threads/(?P<uid>[^/]+)/messages/(?P<mid>[^/]+)"),
+                self._update_message,
+            ),
             ("GET", re.compile(r"/threads/(?P<uid>[^/]+)/context"), self._thread_context),
             ("POST", re.compile(r"/graphs"), self._create_graph),
             ("GET", re.compile(r"/graphs/(?P<uid>[^/]+)"), self._get_graph),
@@ -261,6 +267,29 @@ class FakeZep(RecordingTransport):
     def _list_messages(self, request: RecordedRequest, uid: str) -> tuple[int, Any]:
         self._thread(uid)
         return 200, paged(request, self.messages[uid])
+
+    def _stored_message(self, uid: str, mid: str) -> Json:
+        self._thread(uid)
+        for message in self.messages[uid]:
+            if message["uuid"] == mid:
+                return message
+        raise HttpError(404, "not_found", "message not found")
+
+    def _message(self, request: RecordedRequest, uid: str, mid: str) -> tuple[int, Any]:
+        return 200, self._stored_message(uid, mid)
+
+    def _update_message(self, request: RecordedRequest, uid: str, mid: str) -> tuple[int, Any]:
+        """Zep v4 merges the metadata given onto the message's; a key given null is removed."""
+        message = self._stored_message(uid, mid)
+        update = self._body(request).get("metadata") or {}
+        if not isinstance(update, dict):
+            raise HttpError(400, "invalid_request", "metadata must be an object")
+        merged = {**(message["metadata"] or {}), **update}
+        merged = {key: value for key, value in merged.items() if value is not None}
+        if len(merged) > 10:
+            raise HttpError(400, "invalid_request", "at most 10 metadata keys")
+        message["metadata"] = merged or None
+        return 200, message
 
     def _context_for(self, thread: Json) -> str:
         """Earlier memories of the thread's user that share words with its latest message."""
