@@ -111,6 +111,14 @@ from zepkit.local.chatter import is_chatter
         # a request after a word of transition
         ("anyway can you help me rewrite this bio for the company website", "user"),
         ("ok so can you list three ideas", "user"),
+        # the user taking the assistant's advice, asking for help with a task
+        ("ok I'll try that tomorrow morning", "user"),
+        ("Thanks, that helps me get started.", "user"),
+        ("I'll fill it in and send it round.", "user"),
+        ("I need to write a job ad for a part-time admin assistant.", "user"),
+        ("I need a project idea for a machine learning coursework module, ideally short.", "user"),
+        ("Help me write a cold email to a potential partner company.", "user"),
+        ("Thanks again, I owe you a coffee.", "user"),
     ],
 )
 def test_chatter(sentence: str, role: str) -> None:
@@ -218,6 +226,13 @@ def test_chatter(sentence: str, role: str) -> None:
         ),
         ("so plan b failed", "user"),  # no request after the transition
         ("First day at Infineon.", "user"),
+        ("ok I'll ask my doctor about the rash", "user"),
+        ("I'll try the new gym on Monday", "user"),
+        ("ok, I'll start at Lidl on Monday then", "user"),
+        ("I need help, I was diagnosed with diabetes.", "user"),
+        ("I need to write to my landlord about the damp in my flat in Glasgow.", "user"),
+        ("I need ideas for my daughter's 5th birthday party", "user"),
+        ("I need to lose weight.", "user"),
     ],
 )
 def test_facts(sentence: str, role: str | None) -> None:

@@ -144,6 +144,11 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("I'm hosting Thanksgiving this year.", "plans", True),
         ("Our hosting costs went up again.", "plans", False),
         ("14 of us, including the in-laws.", "people", True),
+        ("i supervise nights at a distribution centre", "work", True),
+        ("I'm sitting CFA level 1 in february", "work", True),
+        ("we do 10pm to 6am", "constraints", True),
+        ("My partner and I live in Leeds.", "people", True),
+        ("We pitched a partner company today.", "people", False),
         ("I smoke about ten a day.", "health", True),
         ("How do I tell if my smoke alarm battery is low?", "health", False),
         ("Our smoke detectors keep beeping.", "health", False),
@@ -1538,6 +1543,10 @@ def test_a_sentence_going_on_about_someone_joins_their_profile_statement() -> No
         [joined] = extractor.extract(said, speaker="Kim", source="message", role="user")
         assert joined.text == f"Kim: {said}" and joined.profile is not None
     assert "Rex" in joined_names(extractor, "I have a dog. His name is Rex and he hates baths.")
+    # "she" is the one named just before, though no one of the user's: the name stays with her
+    said = "It's for Marisol's role. She's our events coordinator and she's leaving in May."
+    [told] = extractor.extract(said, speaker="Kim", source="message", role="user")
+    assert told.text == f"Kim: {said}" and "Marisol" in told.entities
     # not after a statement about someone, nor after one that is not the user's profile
     home = extractor.extract(
         "I live in Porto. It is close to the river.", speaker="Kim", source="message", role="user"

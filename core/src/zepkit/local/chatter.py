@@ -64,7 +64,16 @@ _ACK_OPENERS = re.compile(
 
 _REQUEST_OPENERS = re.compile(
     r"^\W*(?:(?:anyway|anyways|ok|okay|so|also|and|right|alright|oh|hey|hi|btw|next|now)\W+)*"
-    r"(?:(?:can|could|would|will) you|please|tell me|give me|show me|help me)\b|"
+    r"(?:(?:can|could|would|will) you|please|tell me|give me|show me|help me|"
+    r"i(?:['’]d| would)? (?:need|want|like|love) (?:some |a bit of |a little )?(?:help|ideas|"
+    r"advice|tips|suggestions|a hand|a second pair of eyes|feedback)(?! (?:from|of) (?:a|an|my|our)"
+    r" (?:doctor|gp|therapist|counsell?or|lawyer|solicitor))|"
+    r"i need to (?:write|draft|send|prepare|put together|come up with|reply to|respond to|"
+    r"answer|summari[sz]e|rewrite|word|format|fix|debug|update|translate|proofread)|"
+    r"i need (?:a|an|some) (?:[\w-]+ ){0,3}?(?:ideas?|templates?|drafts?|names?|titles?|"
+    r"slogans?|captions?|outlines?|summary|emails?|messages?|letters?|posts?|scripts?|formulas?|"
+    r"regex|function|query|checklist|agenda|blurb|bio|tagline) (?:for|to|about|that|which)"
+    r")\b|"
     r"^\W*(?:let'?s|"
     r"explain|suggest|recommend|write|draft|list|summari[sz]e|translate|rephrase|describe|"
     r"remind me|find me|make me|plan|create|compare|"
@@ -115,7 +124,8 @@ _GREETING = re.compile(
     r"dash|fly|bounce)|brb|gtg|g2g|ttyl|bbl|afk|catch you later|talk later|"
     r"(?:i['’]?m |im )?(?:done|off) for (?:today|the day|tonight|the night|now)|"
     r"that['’]?s (?:it|all) for (?:today|now|tonight)|(?:signing|logging) off|"
-    r"calling it a (?:day|night))\b"
+    r"calling it a (?:day|night)|"
+    r"(?:i )?owe you (?:one|big time|a (?:coffee|beer|drink|pint|lunch|cake)))\b"
 )
 """Greetings and farewells, matched in lower-cased text (faster than IGNORECASE)."""
 
@@ -154,6 +164,8 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
         return not _NAMES_TELL & kinds_in(text)
     if _is_cheer(text, role):
         return not (role == "user" and _SHORT_NEWS.match(text) is not None)
+    if role == "user" and _takes_advice(text):
+        return True
     if role == "user":  # a request is chatter, unless it stands for every later turn
         return (
             bool(_REQUEST_OPENERS.match(text) or _asks_please(text))
@@ -165,6 +177,34 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
         opener = _ACK_OPENERS.match(said) or _ACK_OPENERS.match(text)
         return opener is not None and not _SELF_CLAUSE.search(opener.string, opener.end())
     return False
+
+
+_TAKES_ADVICE = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|k|kk|thanks|thank you|thx|ty|cheers|cool|great|perfect|nice|sure|"
+    r"right|alright|got it|will do|sounds good|good idea|yes|yeah|yep)\b[\s,.!-]*)+"
+    r"(?:(?:i['’]?ll|i will|will|gonna|i['’]?m going to|going to|let me)\s+(?:\w+\s+)?"
+    r"(?:try|do|give|use|fill|send|check|look|read|test|keep|run|go with|have a go|ask)\b|"
+    r"(?:that|this|it)(?:['’]s| is| was)?\s+(?:really |very |super )?(?:helps?|helped|works?|"
+    r"worked|useful|helpful|perfect|great|clear|enough)\b)|"
+    r"^\W*(?:i['’]?ll|i will)\s+(?:give it a (?:go|try|shot)|"
+    r"try (?:that|this|it|them|those|these|the|your)|"
+    r"fill it in|send it (?:round|over|off|out)|look into it|do that|use that|check it out)\b",
+    re.IGNORECASE,
+)
+"""The user taking the assistant's advice or answer ("ok I'll try that tomorrow morning",
+"Thanks, that helps me get started.", "I'll fill it in and send it round."): chatter, unless
+it tells of a kind of theirs (`TOLD_KINDS`, or exercise), or names someone or somewhere."""
+MAX_ADVICE_TAKEN_WORDS = 10
+
+
+def _takes_advice(text: str) -> bool:
+    """A short sentence of the user's taking the assistant's advice (`_TAKES_ADVICE`)."""
+    return (
+        len(text.split()) <= MAX_ADVICE_TAKEN_WORDS
+        and _TAKES_ADVICE.match(text) is not None
+        and not kinds_in(text) & (TOLD_KINDS | {"fitness"})
+        and not name_mentions(text)[0]  # "ok, I'll try Lidl for the job then"
+    )
 
 
 _AWAY = re.compile(

@@ -190,6 +190,16 @@ class RuleExtractor:
                 joined = f"{read[-1][0]} {sentence}"
                 read[-1] = (joined, self._said(joined, prefix, "user"))
                 continue
+            if (
+                read
+                and read[-1][1].profile is None
+                and read[-1][1].entities
+                and goes_on(sentence)
+                and len(read[-1][0]) + len(sentence) < MAX_JOINED_CHARS
+            ):  # "It's for Marisol's role. She's our events coordinator ...": she is Marisol
+                joined = f"{read[-1][0]} {sentence}"
+                read[-1] = (joined, self._said(joined, prefix, "user"))
+                continue
             if read and read[-1][1].profile is not None and continues(sentence, read[-1][0]):
                 joined = f"{read[-1][0]} {sentence}"
                 said = self._said(joined, prefix, "user")

@@ -792,7 +792,11 @@ _KINDS: tuple[_Kind, ...] = tuple(
         (
             "people",
             2.5,
-            r"\b(?:wife|wifey|husband|hubby|partner|spouse|sons?|daughters?|kids?|child|children|"
+            r"\b(?:wife|wifey|husband|hubby|spouse|sons?|daughters?|kids?|child|children|"
+            r"partner(?![ -](?:company|companies|firms?|organi[sz]ations?|agenc(?:y|ies)|brands?|"
+            r"schools?|universit(?:y|ies)|programm?e?s?|sites?|networks?|banks?|business(?:es)?|"
+            r"accounts?|portals?|apis?|integrations?|stores?|shops?|retailers?|vendors?|charit"
+            r"(?:y|ies)|manager|track|level|meeting|call|deck|pitch|deal|contract|agreement))|"
             r"missus|missis|the mrs|other half|better half|"
             r"twins|baby|"
             r"babies|toddlers?|newborns?|infants?|teenagers?|(?:\d+|one|two|three|four|five|six|"
@@ -842,9 +846,12 @@ _KINDS: tuple[_Kind, ...] = tuple(
         (
             "work",
             2.0,
-            r"\b(?:work\w*|jobs?|career|profession|teach\w*|student|stud(?:y|ying|ied)|exam|"
+            r"\b(?:work\w*|jobs?|career|profession|teach\w*|student|stud(?:y|ying|ied)|exams?|"
             r"wfh|commut\w*|(?:parental|maternity|paternity) leave|"
             r"degree|phd|master'?s|bachelor'?s|universit\w*|college|school|dissertation|thesis|"
+            r"msc|bsc|mba|mphil|pgce|cfa|acca|cima|cpa|"
+            r"supervis(?:e|es|ing|or|ors)|(?:on|do|doing|work|working) nights|"
+            r"manag(?:e|es|ing) (?:a|the|my|our) (?:[\w-]+ )?team|direct reports|"
             r"compan(?:y|ies)|office|"
             r"retir\w*|business|employer|intern\w*|shift\w*|hired|promot\w*|salary|for a living|"
             r"startup|firm|freelanc\w*|self-employed|unemployed|colleagues?|coworkers?|"
@@ -910,6 +917,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             "constraints",
             1.5,
             r"\b(?:budget|afford|money|loans?|debt|savings?|no more than|at most|can'?t|cannot|"
+            r"\d{1,2}(?::\d\d)? ?[ap]m ?(?:to|till|until|-|–) ?\d{1,2}(?::\d\d)? ?[ap]m|"
             r"spend up to|(?:free|available) (?:on|at|in|after|before|"
             r"until|till|most|every|weekends|evenings|mornings)|"
             r"unable|avoid|never|only|without|don'?t (?:drive|fly)|do not (?:drive|fly)|skint|"
@@ -992,7 +1000,9 @@ _ASKED = _named_patterns(
         ("belongings", r"\b(?:cars?|vehicles?|belongings|possessions|property|properties)\b"),
         (
             "work",
-            r"\b(?:jobs?|occupation|profession|career|work|works|employer|company|for a living)\b",
+            r"\b(?:jobs?|occupation|profession|career|work|works|employer|company|for a living|"
+            r"(?:my|our) (?:own |small |little )?(?:business|shop|store|bakery|caf[eé]|restaurant|"
+            r"salon|studio|practice|agency|firm))\b",
         ),
         (
             "home",
