@@ -145,3 +145,12 @@ def test_a_users_list_under_a_heading_is_one_statement_about_them() -> None:
         "Options:\n- tofu\n- tempeh", speaker="bot", source="message", role="assistant"
     )
     assert [s.text for s in said] == ["bot: Options:", "bot: - tofu", "bot: - tempeh"]
+
+
+def test_a_sentence_shouted_in_capitals_is_read_as_typed_in_lower_case() -> None:
+    extractor = RuleExtractor()
+    [news] = extractor.extract("WE GOT ENGAGED!!", speaker="Kim", source="message", role="user")
+    assert news.text == "Kim: WE GOT ENGAGED!!"  # stored as said
+    assert news.profile is not None and news.topics == ("relationship",)
+    thanks = extractor.extract("THANK YOU SO MUCH!!", speaker="Kim", source="message", role="user")
+    assert thanks == []

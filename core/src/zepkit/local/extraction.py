@@ -219,7 +219,7 @@ class RuleExtractor:
     def _said(self, sentence: str, prefix: str, role: str | None) -> ExtractedStatement:
         """A kept sentence's statement, with its profile reading when the user says it."""
         statement = self._statement(prefix + sentence, sentence)
-        reading = self_statement(sentence) if role == "user" else None
+        reading = self_statement(_as_read(sentence)) if role == "user" else None
         if reading is None:
             named = statement.entities or statement.maybe_entities
             if role == "user" and named and tells_an_ending(sentence):
@@ -251,7 +251,7 @@ class RuleExtractor:
         at = 0
         while at < len(said):
             sentence = said[at]
-            if not is_chatter(sentence, role=role):
+            if not is_chatter(_as_read(sentence), role=role):
                 kept.append(sentence)
             elif (
                 role == "user"
@@ -268,6 +268,12 @@ class RuleExtractor:
     def _statement(text: str, sentence: str) -> ExtractedStatement:
         names, maybe = name_mentions(sentence)
         return ExtractedStatement(text=text, entities=tuple(names), maybe_entities=tuple(maybe))
+
+
+def _as_read(sentence: str) -> str:
+    """A sentence shouted in capitals ("WE GOT ENGAGED!!") as the rules read it: typed in lower
+    case, which they read as chat (capitals there say nothing of names)."""
+    return sentence.lower() if sentence.isupper() else sentence
 
 
 _FOR_ME = re.compile(
