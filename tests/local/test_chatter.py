@@ -119,6 +119,7 @@ from zepkit.local.chatter import is_chatter
         ("I need a project idea for a machine learning coursework module, ideally short.", "user"),
         ("Help me write a cold email to a potential partner company.", "user"),
         ("Thanks again, I owe you a coffee.", "user"),
+        ("how do i get a toddler to brush their teeth without a fight", "user"),  # any toddler
     ],
 )
 def test_chatter(sentence: str, role: str) -> None:
@@ -233,6 +234,8 @@ def test_chatter(sentence: str, role: str) -> None:
         ("I need to write to my landlord about the damp in my flat in Glasgow.", "user"),
         ("I need ideas for my daughter's 5th birthday party", "user"),
         ("I need to lose weight.", "user"),
+        ("how do i get my toddler to sleep", "user"),
+        ("the car's a 2014 skoda octavia estate, worth a service before winter?", "user"),
     ],
 )
 def test_facts(sentence: str, role: str | None) -> None:

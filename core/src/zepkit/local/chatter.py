@@ -288,7 +288,18 @@ def _says_before_asking(text: str) -> bool:
     clause = lead["lead"]
     content = [w for w in words(clause) if len(w) > 1 and w not in STOP_WORDS]
     has_content = any(w not in PHATIC_WORDS and w not in _ASKING_WORDS for w in content)
-    return has_content and _FIRST_PERSON.search(clause) is not None
+    return has_content and (
+        _FIRST_PERSON.search(clause) is not None or _THE_OWN.match(clause) is not None
+    )
+
+
+_THE_OWN = re.compile(
+    r"^\W*the (?:car|van|house|flat|boiler|dog|cat|kids|baby|garden)(?:['’]s| is) "
+    r"(?:an? |only |just )(?:\d{4} |new |old |little |tiny |big |second-hand )*[\w-]+",
+    re.IGNORECASE,
+)
+"""A thing of the household's told with "the" before a question ("the car's a 2014 skoda
+octavia estate, worth a service before winter?"): what it is, not a question of it."""
 
 
 def _speaks_as(text: str) -> bool:
@@ -382,10 +393,12 @@ _DIET_STATE = re.compile(
 """What a diet is, not what is eaten ("Can I have cake on keto?"; not "How do I make coffee?")."""
 _ANYONES = re.compile(
     r"\b(?:an?|some|any|other) (?:\w+ )?(?:friend|colleague|coworker|co-worker|neighbou?r|"
-    r"stranger|couple|family|relative|person|guest|boss)s?\b|\bsomeone\b|\bpeople\b",
+    r"stranger|couple|family|relative|person|guest|boss|toddler|baby|kid|child|teen|teenager|"
+    r"newborn)s?\b|\bsomeone\b|\bpeople\b",
     re.IGNORECASE,
 )
-"""An acquaintance named only by what they are ("a friend's birthday"): no one of the user's."""
+"""An acquaintance or a child named only by what they are ("a friend's birthday", "get a
+toddler to brush their teeth"): no one of the user's."""
 
 _MINE_NAMED_FORM = (
     r"\b(?:my|our) (?:new |own |little |first |upcoming |next |big )?(?:(?:flat|house|apartment|"
