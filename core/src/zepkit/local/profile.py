@@ -198,9 +198,11 @@ _IMPLIED_I = re.compile(
     r"(?:kids|twins|boys|girls|parents|in-laws)(?= (?:due|(?:are|were) (?:\d|both|all|now|still|"
     r"grown|teens|at|in|away|home|back|off|visiting|coming|staying|going|starting|leaving|"
     r"moving|driving|growing)|turn|turned|start|started|live|just)\b)|"
-    r"the (?:kids|twins|wife|hubby|husband|missus|missis|mrs|other half|better half)"
+    r"the (?:kids|twins|wife|hubby|husband|missus|missis|mrs|other half|better half|"
+    r"little one|wee one|youngest|eldest|oldest)"
     r"(?:, [^,.;!?]{0,40}\w(?=,))?(?=,? (?:is|are|was|were|has|have|just|both|turns?|"
-    r"turned|starts?|started|lives?)\b)|baby (?:number|no\.?|#) ?(?:\d|two|three|four)|"
+    r"turned|starts?|started|lives?)\b|['’]s (?:got|been|allergic|\d)\b)|"
+    r"baby (?:number|no\.?|#) ?(?:\d|two|three|four)|"
     r"the new (?:job|role|house|flat|apartment|puppy|kitten|baby)"
     r"(?! (?:of|for|posting|postings|ads?|advert|listings?|board|description|market|"
     r"title)\b))\b",
@@ -290,6 +292,8 @@ _IMPLIED_KINDS = frozenset(
     {*_PERSONAL_KINDS, "pets", "belongings", "fitness", "tastes", "constraints"}
 )
 MAX_IMPLIED_WORDS = 16
+_CLAUSE_BREAK = re.compile(r"\s+[—–-]\s+|;\s*|:\s+")
+"""Where a sentence's first clause ends, short of a comma: a dash, a semicolon or a colon."""
 
 
 def says_of_self_without_i(sentence: str, kinds: Iterable[str] | None = None) -> bool:
@@ -297,8 +301,13 @@ def says_of_self_without_i(sentence: str, kinds: Iterable[str] | None = None) ->
     diet, people, pets, work, home, identity, sport, money or tastes; short, as such shorthand
     is."""
     opener = _IMPLIED_I.match(sentence)
-    if opener is None or len(sentence.split()) > MAX_IMPLIED_WORDS:
+    if opener is None:
         return False
+    if len(sentence.split()) > MAX_IMPLIED_WORDS:
+        # a long sentence is read by its first clause: "the little one's got a thing with
+        # eggs — one bite and she comes up in hives, so ..."
+        first = _CLAUSE_BREAK.split(sentence, maxsplit=1)[0]
+        return first != sentence and says_of_self_without_i(first)
     if _POINTS_AWAY.match(sentence, opener.end()):
         return False
     found = set(kinds_in(sentence) if kinds is None else kinds)
@@ -771,6 +780,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"physiotherapy|physio (?:sessions?|appointments?|exercises?)|rehab|breastfeed\w*|"
             r"biopsy|(?:hip|knee|joint) replacements?|my operation|"
             r"walking (?:frame|sticks?|aids?)|zimmer|crutches|mobility scooter|"
+            r"hives|anaphyla\w*|(?:comes?|came|coming) (?:out|up) in (?:a |hives|spots|a rash)|"
             r"(?:had|having|getting|got) (?:my |the |a |her |his )?(?:hip|knee|shoulder|cataracts?|"
             r"gallbladder|hernia|bunions?|appendix|tonsils|wisdom teeth) (?:done|replaced|removed|"
             r"out|operated on|seen to)|(?:hip|knee|shoulder|back|heart) (?:op|operation)|"
@@ -825,6 +835,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"relationship|dating|couple(?! of)|met (?:someone|somebody)|"
             r"(?:i['’]?m|am|been|started|starting) seeing (?:someone|somebody)|"
             r"(?:my|our) (?:youngest|eldest|oldest|middle (?:one|child)|little ones?)|"
+            r"the (?:little|wee) ones?|"
             r"widow\w*|empty nesters?|single (?:again|now|mom|mum|dad|parent|after|since|for|"
             r"at the moment|right now|these days|atm)|"
             r"expecting (?:(?:our|my|a|another) (?:first|second|third|fourth|\d(?:st|nd|rd|th)|"
