@@ -120,3 +120,24 @@ async def test_stray_words_do_not_push_the_most_salient_facts_out_of_the_profile
     profile = context.split("<USER_PROFILE>")[1].split("</USER_PROFILE>")[0]
     assert "insulin" in profile
     assert len(profile.strip().splitlines()) == PROFILE_FACTS + 1
+
+
+async def test_the_weightiest_kind_leads_among_the_most_salient(alice: LocalBackend) -> None:
+    """Salience adds the kinds a statement touches, so chatty sentences about the user's people
+    and plans outweigh "Type 2 diabetes."; among the most salient, health or diet still leads."""
+    await alice.add_messages("a1", [Message("user", "Type 2 diabetes, on metformin.")])
+    chatty = [
+        "My grandson Tom got picked for the rugby squad at his school and we're going to "
+        "every match this season, my daughter is driving us.",
+        "My sister and her husband are visiting from Leeds next month for my birthday and we "
+        "booked a table at the Italian place.",
+        "Our neighbour's kids are starting at my old school in September, my wife is thrilled.",
+    ]
+    weak = [f"my {thing} is full again" for thing in ("inbox", "phone", "freezer", "diary")]
+    for text in [*chatty, *weak]:
+        await alice.add_messages("a1", [Message("user", text)])
+    context = await alice.add_messages(
+        "a2", [Message("user", "Is my diary or my inbox more full this week?")], return_context=True
+    )
+    assert context is not None
+    assert "diabetes" in context.split("</USER_PROFILE>")[0]

@@ -1417,6 +1417,12 @@ def kinds_of(sentence: str) -> frozenset[str]:
     return kinds_in(sentence)
 
 
+def heaviest_kind(sentence: str) -> float:
+    """The weight of the weightiest kind a profile statement touches (0.0 for none): health
+    or diet outweighs people, which outweighs plans (`kinds_of`, cached)."""
+    return max((_KIND_WEIGHTS[kind] for kind in kinds_of(sentence)), default=0.0)
+
+
 def kinds_in(text: str) -> frozenset[str]:
     """The kinds of subject `text` touches, uncached: for new text (a message being written),
     which would only push stored statements out of `kinds_of`'s cache."""
@@ -1591,6 +1597,9 @@ _TOLD_OF_ELSEWHERE = re.compile(
 """Where someone told of by name or pronoun is no one of the user's ("He was diagnosed with
 cancer in the movie.")."""
 
+_KIND_WEIGHTS = {kind.name: kind.weight for kind in (*_KINDS, _DEPENDANTS)} | {
+    "manner": MANNER_WEIGHT
+}
 _PEOPLE_WEIGHT = next(kind.weight for kind in _KINDS if kind.name == "people")
 _PLANS_WEIGHT = next(kind.weight for kind in _KINDS if kind.name == "plans")
 

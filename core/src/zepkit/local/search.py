@@ -17,7 +17,7 @@ from zepkit.local.dates import named_periods
 from zepkit.local.hybrid import Retrieval, date_credit, fused, neighbours_of, spread
 from zepkit.local.ids import UuidOf, graph_range, row_uuids
 from zepkit.local.plan import QueryPlan, plan_query
-from zepkit.local.profile import kinds_asked, of_kinds_asked
+from zepkit.local.profile import heaviest_kind, kinds_asked, of_kinds_asked
 from zepkit.local.rerank import RRF_K, Candidate, by_relevance, fuse, mmr, rrf
 from zepkit.local.retrieval import (
     EntityRow,
@@ -56,6 +56,8 @@ keep fewer)."""
 SALIENT_FACTS = 2
 """The most salient current profile statements always lead a block, after the first
 `PROFILE_FACTS` when they are not among them."""
+SALIENT_CANDIDATES = 12
+"""The most salient statements among which the weightiest kinds are picked (`_most_salient_led`)."""
 MORE_PROFILE_FACTS = 24
 """At most this many more current profile statements close a block, after everything else, so
 a short history carries all the user said about themselves and a full block drops them first."""
@@ -474,7 +476,11 @@ def _most_salient_led(
     head = ranked[:PROFILE_FACTS]
     current = [item for item in ranked if item[1].invalid_at is None]
     most = sorted(current, key=lambda item: (-salience.get(item[1].id, 0.0), -item[1].id))
-    added = [item for item in most[:SALIENT_FACTS] if item not in head]
+    # Among the most salient, the weightiest kind first: salience adds the kinds' weights, so
+    # a chatty sentence touching four kinds would outrank "Type 2 diabetes."
+    few = most[:SALIENT_CANDIDATES]
+    few.sort(key=lambda item: -heaviest_kind(item[1].text))  # stable: salience breaks ties
+    added = [item for item in few[:SALIENT_FACTS] if item not in head]
     rest = [item for item in ranked[PROFILE_FACTS:] if item not in added]
     return [*head, *added, *rest], len(head) + len(added)
 
