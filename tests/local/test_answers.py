@@ -47,6 +47,11 @@ def test_a_question_about_the_user_is_the_last_one_in_the_second_person(
     assert question_to_user(said) == question
 
 
+def test_a_question_quoting_a_word_is_still_asked() -> None:
+    said = 'Did you mean the goldfish called "Sunny"?'
+    assert question_to_user(said) == said
+
+
 def test_only_the_end_of_a_long_message_is_read_for_its_question() -> None:
     prose = "The museum opens at nine and the garden closes at dusk. " * 200  # 11,000 characters
     assert question_to_user(f"Where are you based? {prose}") is None  # asked long before
@@ -67,6 +72,9 @@ def test_only_the_end_of_a_long_message_is_read_for_its_question() -> None:
         "You have a meeting at noon.",  # no question
         "Great, you'll love it there!",  # no check
         "So here's the plan: pack light.",
+        # a question in a text drafted for the user to send, not asked of them
+        'Try: "Are you still able to look at the proposal I sent on Monday?"',
+        "Here's a nudge: “Could you drop the file in the shared folder by 5?”",
         "",
     ],
 )

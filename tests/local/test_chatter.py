@@ -120,6 +120,7 @@ from zepkit.local.chatter import is_chatter
         ("Help me write a cold email to a potential partner company.", "user"),
         ("Thanks again, I owe you a coffee.", "user"),
         ("how do i get a toddler to brush their teeth without a fight", "user"),  # any toddler
+        ("Can you do one for chasing a colleague who promised me numbers yesterday?", "user"),
     ],
 )
 def test_chatter(sentence: str, role: str) -> None:

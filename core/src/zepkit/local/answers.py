@@ -98,6 +98,14 @@ _CHECK = re.compile(
 you're vegan and cycling to work - got it!"): the user's "Yep!" confirms it."""
 
 
+def _quoted(question: str) -> bool:
+    """Whether a sentence's question mark is inside quotation marks: a question in a text the
+    assistant drafted for the user to send ('Try: "Are you still able to look at the
+    proposal?"'), not one it asks them ('Did you mean "Sunny"?' is asked)."""
+    before = question[: question.rfind("?")]
+    return before.count('"') % 2 == 1 or before.count("“") > before.count("”")
+
+
 def question_to_user(text: str) -> str | None:
     """The question an assistant's message asks the user about themselves (or the check it
     ends on, `_CHECK`), else None."""
@@ -109,7 +117,7 @@ def question_to_user(text: str) -> str | None:
     asked = [
         SPEAKER_LABEL.sub("", sentence, count=1)
         for sentence in tail
-        if sentence.rstrip("\"'”’)]*_ ").endswith("?")
+        if sentence.rstrip("\"'”’)]*_ ").endswith("?") and not _quoted(sentence)
     ]
     if not asked:
         return None

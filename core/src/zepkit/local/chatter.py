@@ -367,7 +367,7 @@ def _reveals(question: str) -> bool:
     if not mine or (mine == {"me"} and _YOURS.search(question)) or _RECALL.match(question):
         return False
     revealed = kinds_in(question) & _REVEALING_KINDS
-    if revealed and mine <= _ASKER:
+    if revealed and mine <= _ASKER | _ME:
         # "How do I make iced coffee at home?", "How do I write a toast for a friend's
         # birthday?": a food or an acquaintance is what the asker's task is about, not theirs
         revealed = frozenset(
@@ -383,6 +383,9 @@ def _reveals(question: str) -> bool:
     return named.search(question) is not None
 
 
+_ME = frozenset({"me"})
+"""The speaker only as the one a request is for ("Can you do one for chasing a colleague who
+promised me numbers?"): no one of theirs named either."""
 _ASKER = frozenset({"I", "i"})
 """The speaker only as the one asking ("How do I ...", "Can I ..."), not "my", "me", "I'm"."""
 _DIET_STATE = re.compile(
