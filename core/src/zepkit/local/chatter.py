@@ -164,10 +164,8 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
         return not _NAMES_TELL & kinds_in(text)
     if _is_cheer(text, role):
         return not (role == "user" and _SHORT_NEWS.match(text) is not None)
-    if role == "user" and _takes_advice(text):
-        return True
-    if role == "user":  # a request is chatter, unless it stands for every later turn
-        return (
+    if role == "user":  # advice taken; a request, unless it stands for every later turn
+        return _takes_advice(text) or (
             bool(_REQUEST_OPENERS.match(text) or _asks_please(text))
             and not is_standing(text)
             and not _tells_while_asking(text)

@@ -321,36 +321,36 @@ async def list_messages(project: Project, request: Request) -> Answer:
     }
 
 
-async def get_message(project: Project, request: Request) -> Answer:
+async def _stored_message(project: Project, request: Request) -> tuple[ThreadRow, int, Message]:
+    """The thread of the path and its message named by the path's uuid, with the message's
+    place in the thread; 404 for a uuid none of the thread's messages has."""
     thread = _thread(project, request.path_params["uuid"])
     wanted = request.path_params["message_uuid"]
-    stored = await project.backend.get_messages(thread.uuid)
-    for index, m in enumerate(stored):
+    for index, m in enumerate(await project.backend.get_messages(thread.uuid)):
         if messages.message_uuid(thread.uuid, index, m) == wanted:
-            return 200, _message_json(thread, index, m)
+            return thread, index, m
     raise not_found("message")
+
+
+async def get_message(project: Project, request: Request) -> Answer:
+    thread, index, m = await _stored_message(project, request)
+    return 200, _message_json(thread, index, m)
 
 
 async def update_message(project: Project, request: Request) -> Answer:
-    thread = _thread(project, request.path_params["uuid"])
-    wanted = request.path_params["message_uuid"]
     body = await parse(request, UpdateMessage)
-    stored = await project.backend.get_messages(thread.uuid)
-    for index, m in enumerate(stored):
-        if messages.message_uuid(thread.uuid, index, m) != wanted:
-            continue
-        if m.uuid is None:  # ids derived from a message's place: the backend keeps none
-            raise bad_request(
-                "this server's backend keeps no message ids to update", code="unsupported"
-            )
-        try:
-            updated = await project.backend.update_message_metadata(
-                thread.uuid, m.uuid, body.metadata or {}
-            )
-        except ValueError as exc:
-            raise bad_request(str(exc), param="metadata") from None
-        return 200, _message_json(thread, index, updated)
-    raise not_found("message")
+    thread, index, m = await _stored_message(project, request)
+    if m.uuid is None:  # ids derived from a message's place: the backend keeps none
+        raise bad_request(
+            "this server's backend keeps no message ids to update", code="unsupported"
+        )
+    try:
+        updated = await project.backend.update_message_metadata(
+            thread.uuid, m.uuid, body.metadata or {}
+        )
+    except ValueError as exc:
+        raise bad_request(str(exc), param="metadata") from None
+    return 200, _message_json(thread, index, updated)
 
 
 def _message_json(thread: ThreadRow, index: int, m: Message) -> dict[str, Any]:
