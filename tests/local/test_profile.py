@@ -928,6 +928,27 @@ async def test_an_older_statement_stored_late_is_ended_at_once(ana: LocalBackend
     assert lisbon.edges[0].invalid_at is None
 
 
+@pytest.mark.parametrize(
+    ("said", "current", "ended"),
+    [
+        ("We've moved! We've relocated up to Aberdeen.", "Aberdeen", "We've moved!"),
+        ("I live in Leeds. Well, I moved to York.", "York", "Leeds"),
+    ],
+)
+async def test_in_one_message_the_sentence_said_later_is_the_newer(
+    ana: LocalBackend, said: str, current: str, ended: str
+) -> None:
+    """Sentences of one message share its time; the one said after the other is the news, and
+    the earlier one never ends it."""
+    await ana.add_messages("t1", [Message("user", said, created_at=T0)])
+    found = await ana.search(SearchRequest(f"{current} {ended}", user_id="ana", limit=10))
+    by_text = {f.fact.removeprefix("user: "): f.invalid_at for f in found.edges}
+    [newer] = [text for text in by_text if current in text]
+    [older] = [text for text in by_text if ended in text and text != newer]
+    assert by_text[newer] is None
+    assert by_text[older] == T0
+
+
 async def _homes(ana: LocalBackend) -> dict[str, datetime | None]:
     found = await ana.search(SearchRequest("live", user_id="ana", limit=20))
     return {f.fact.removeprefix("user: I live in ").rstrip("."): f.invalid_at for f in found.edges}

@@ -141,10 +141,12 @@ def supersede(conn: sqlite3.Connection, graph: int, change: Change) -> None:
     for key, (text, valid_at, invalid_at) in rivals.items():
         if fact_key(text) == same:
             continue  # the same fact said again ends nothing; reading keeps the latest
+        # at the same instant (one message's sentences), the one said later is the newer
         moment = timestamp(valid_at)
-        if moment <= when and invalid_at is None:
-            ended.append(key)
-        elif moment > when and change.topics:
+        if (moment, key) < (when, change.statement):
+            if invalid_at is None:
+                ended.append(key)
+        elif change.topics:
             newer.append((moment, valid_at, key))
     conn.executemany(
         "UPDATE statements SET invalid_at = ?, ended_by = ? WHERE id = ?",
