@@ -300,6 +300,9 @@ async def test_a_newer_answer_on_home_ends_the_older_one(backend: LocalBackend) 
         ("Of course, this was a mutual decision.", False),
         ("Unemployment in our community was the reason.", False),
         ("Near the river, in the old town, next to the market, by the big church tower.", False),
+        # a long answer's clause, then a short aside
+        ("Only a small north-facing balcony on the fifth floor, so nothing big.", True),
+        ("Only a small balcony, so nothing big and nothing with charcoal or gas allowed.", False),
     ],
 )
 def test_a_bare_answer_has_no_subject_of_its_own(sentence: str, bare: bool) -> None:

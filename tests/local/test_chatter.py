@@ -121,6 +121,7 @@ from zepkit.local.chatter import is_chatter
         ("Thanks again, I owe you a coffee.", "user"),
         ("how do i get a toddler to brush their teeth without a fight", "user"),  # any toddler
         ("Can you do one for chasing a colleague who promised me numbers yesterday?", "user"),
+        ("Is Messi, who's 37, still playing?", "user"),  # a grown-up's age: anyone's
     ],
 )
 def test_chatter(sentence: str, role: str) -> None:
@@ -237,6 +238,8 @@ def test_chatter(sentence: str, role: str) -> None:
         ("I need to lose weight.", "user"),
         ("how do i get my toddler to sleep", "user"),
         ("the car's a 2014 skoda octavia estate, worth a service before winter?", "user"),
+        # children named with their ages inside a request
+        ("Can you suggest a dinner that Cillian, who's 6, and Nora, who's 3, will eat?", "user"),
     ],
 )
 def test_facts(sentence: str, role: str | None) -> None:

@@ -436,6 +436,15 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "We're flying to Lisbon next week.",
         "Been volunteering at the food bank every Saturday for years.",
         "Do the school run every morning, so nothing before 9:30.",
+        # the speaker's home and household with a dropped "my"
+        "landlord was really clear, no drilling at all, its in the contract",
+        "kitchen is one counter and a two-ring hob, no oven",
+        "the whole flat is tiny tbh",
+        "The landlord says no pets.",
+        # the trade of someone of theirs, named or "she"
+        "Dana's at work till late anyway, she's a pastry chef at a hotel so her hours are mad",
+        "Mum's a nurse.",
+        "Can you suggest a dinner that Cillian, who's 6, and Nora, who's 3, will eat?",
     ],
 )
 def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) -> None:
@@ -579,6 +588,10 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "We're going to the park.",  # no place by its name
         "We broke up the fight.",
         "The house is a 100-year-old cottage.",
+        "The kitchen is the heart of the home.",  # "the": anyone's kitchen
+        "The oven is key here.",
+        "She's a chef's daughter.",
+        "It's a designer bag.",
         "We're expecting rain all weekend.",  # expecting something else
         "Expecting a parcel today.",
         "We don't have time for this.",  # nothing the household owns
@@ -798,6 +811,12 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("My brother quit Aldi and started at Lidl.", ()),
         ("I told Sam and he moved to Leeds.", ()),
         ("I went to the shop and got a new phone for my son.", ()),
+        # a worker who does something is someone met, not "I'm a ..."
+        ("A broker costs money though.", ()),
+        ("A physio said no running.", ()),
+        ("A tutor charges £40 an hour.", ()),
+        ("A nurse on nights.", ("work",)),
+        ("A teacher at Hillside, twelve years now.", ("work",)),
     ],
 )
 def test_single_valued_subjects(sentence: str, topics: tuple[str, ...]) -> None:

@@ -16,7 +16,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from zepkit.local.profile import kinds_asked
-from zepkit.local.text import SPEAKER_LABEL, opens_without_subject, sentences, words
+from zepkit.local.text import (
+    SPEAKER_LABEL,
+    first_clause,
+    opens_without_subject,
+    sentences,
+    words,
+)
 
 _YOU = re.compile(
     r"\b(?:you|your|yours|yourself|you're|you’re|you've|you’ve|you'd|you’d|u|ur)\b",
@@ -153,7 +159,10 @@ def is_bare_reply(sentence: str) -> bool:
 
 
 MAX_FRAGMENT_WORDS = 12
-"""A longer sentence without a subject is prose, not a bare answer."""
+"""A longer opening clause without a subject is prose, not a bare answer."""
+MAX_FRAGMENT_TAIL_WORDS = 8
+"""What may follow a bare answer's clause ("Only a small north-facing balcony on the fifth
+floor, so nothing big.")."""
 
 
 _REFERS_BACK = re.compile(
@@ -210,7 +219,13 @@ def unhedged(sentence: str) -> str:
 
 def is_fragment(sentence: str) -> bool:
     """Whether the sentence is a bare answer: after any yes or no, its first clause has no
-    subject and no auxiliary verb of its own, and the sentence is short."""
+    subject and no auxiliary verb of its own and is short, as is what follows it."""
     rest = after_yes_or_no(sentence)
     said = words(rest)
-    return bool(said) and len(said) <= MAX_FRAGMENT_WORDS and opens_without_subject(rest)
+    first = words(first_clause(rest))
+    return (
+        bool(said)
+        and len(first) <= MAX_FRAGMENT_WORDS
+        and len(said) - len(first) <= MAX_FRAGMENT_TAIL_WORDS
+        and opens_without_subject(rest)
+    )

@@ -20,6 +20,7 @@ from zepkit.local.profile import (
     headline,
     is_standing,
     kinds_in,
+    names_with_age,
     shorthand_of_self,
     speaking_as,
 )
@@ -148,6 +149,7 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
                 or _speaks_as(text)
                 or _tells_while_asking(text)
                 or _reveals(text)
+                or names_with_age(text)
                 or (_ASKED_OF_YOU.match(text) is not None and is_standing(text))
             )
         )

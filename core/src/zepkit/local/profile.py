@@ -1578,14 +1578,45 @@ _SOMEONE_NAMED = re.compile(
     rf" (?:just )?(?:turned|turns|is turning) {_NUMBER_WORD}\b(?! ?(?:am|pm|o['’]?clock|%|"
     r"percent|degrees|minutes|hours|times|dollars|pounds|euros|quid|bucks))|"
     r" (?:just )?(?:started|starts|starting|goes|going|is going) (?:to )?(?:school|nursery|"
-    r"preschool|daycare|kindergarten|reception|secondary|primary|high school|middle school)\b)",
+    r"preschool|daycare|kindergarten|reception|secondary|primary|high school|middle school)\b|"
+    r"(?:['’]s| is) (?:now |also |still )?(?:a|an) (?:(?!of\b)[\w-]+ ){0,2}?"
+    rf"(?:{OCCUPATIONS}|teacher|doctor)\b(?!['’])(?! (?:friend|mate|colleague)\b))",
     re.IGNORECASE,
 )
-"""Someone named alone, or "he" or "she", whose health, diet, age or school is told ("anika is
-allergic to sesame", "Dev can't do parmesan, he's lactose intolerant", "he was diagnosed with
-ADHD last year", "sofia turns five in three weeks", "Anika's 8 and in year 3"): a child,
-partner or parent of the user's, as no one else's would be told to their assistant this
-way."""
+"""Someone named alone, or "he" or "she", whose health, diet, age, school or trade is told
+("anika is allergic to sesame", "Dev can't do parmesan, he's lactose intolerant", "he was
+diagnosed with ADHD last year", "sofia turns five in three weeks", "Anika's 8 and in year 3",
+"Dana's at work till late, she's a pastry chef"): a child, partner or parent of the user's, as
+no one else's would be told to their assistant this way."""
+
+
+_AGED_NAME = re.compile(
+    r"\b(?-i:[A-Z])[a-z]+(?:,? who(?:['’]s| is) (?:just |nearly |almost )?"
+    r"(?:1\d|[1-9]|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b"
+    r"(?! ?(?:am|pm|o['’]?clock|%|minutes|hours|times|feet|foot|ft|cm|kg|months? late))|"
+    r" \((?:aged? )?\d{1,2}\))",
+    re.IGNORECASE,
+)
+"""Someone young named with their age beside the name ("Cillian, who's 6, and Nora, who's 3",
+"Mia (4)"): a child of the user's household, told even inside a request."""
+
+
+def names_with_age(sentence: str) -> bool:
+    """Whether `sentence` names someone with their age beside the name (`_AGED_NAME`)."""
+    return _AGED_NAME.search(sentence) is not None
+
+
+_MY_DROPPED = re.compile(
+    r"^\W*(?:(?:the )?(?:landlord|landlady|letting agent|boss|flatmate|housemate|commute|rent|"
+    r"mortgage)|the (?:whole|entire) (?:flat|apartment|house|place)|flat|apartment|house|kitchen|"
+    r"garden|balcony|bedroom|living room|lounge|bathroom|oven|hob|boiler|salary|budget)"
+    r"(?:['’]s| is| was| has| says| said| won['’]?t| doesn['’]?t| only| basically)\b",
+    re.IGNORECASE,
+)
+"""A sentence about the speaker's home, household or work with chat's dropped "my"
+("landlord was really clear, no drilling", "kitchen is one counter and a two-ring hob", "the
+whole flat is tiny"): theirs, as no one else's would be told this way. With "the", only what
+is always someone's own ("the landlord says no pets"; "the house is ..." may be a rental's)."""
 
 
 _TOLD_OF_ELSEWHERE = re.compile(
@@ -1625,13 +1656,14 @@ def self_statement(sentence: str) -> SelfStatement | None:
     )
     own = (
         _SELF.search(sentence) is not None
+        or _MY_DROPPED.match(sentence) is not None
         or speaking_as(sentence) is not None
         or _CONTEXT_GIVEN.match(sentence) is not None
         or trip is not None
     )
     someone = (
         not own
-        and _SOMEONE_NAMED.search(sentence) is not None
+        and (_SOMEONE_NAMED.search(sentence) is not None or names_with_age(sentence))
         and _TOLD_OF_ELSEWHERE.search(sentence) is None
     )
     own = own or someone
@@ -1744,12 +1776,26 @@ def _dropped_topics(sentence: str, typed_lower: bool) -> tuple[str, ...]:
     """The subjects of a sentence said without its "I" read as a state ("Based in Leeds." is
     "I'm based in Leeds.") or, opening with "the" or "first" ("The new job at the pharmacy is
     intense.", "First day at Infineon."), as the speaker's ("My new job ...")."""
-    topics = _topics_of(f"I'm {_first_lowered(sentence)}", typed_lower=typed_lower)
+    topics = (
+        ()
+        if _SOMEONE_ACTS.match(sentence)
+        else _topics_of(f"I'm {_first_lowered(sentence)}", typed_lower=typed_lower)
+    )
     if sentence[:4].lower() == "the ":
         topics += _topics_of(f"My {sentence[4:]}", typed_lower=typed_lower)
     elif sentence[:6].lower() == "first ":
         topics += _topics_of(f"My {_first_lowered(sentence)}", typed_lower=typed_lower)
     return topics
+
+
+_SOMEONE_ACTS = re.compile(
+    rf"^\W*(?:an?|the) (?:[\w-]+ ){{0,2}}?(?:{OCCUPATIONS}|teacher|doctor) "
+    r"(?:[a-z]+(?<![su'’])s|said|told|reckoned|charged|quoted|will|would|can|could|should|"
+    r"might|may|must|is|was|has|had)\b",
+    re.IGNORECASE,
+)
+"""A sentence whose worker does something ("A broker costs money though.", "A physio said no
+running."): someone met or hired, not the speaker's job as "I'm a ..." would read it."""
 
 
 def _first_lowered(text: str) -> str:

@@ -304,10 +304,15 @@ _POINTING = _wordset("this that these those there here")
 """Subjects only where a clause starts ("That was great"); later, determiners ("this week")."""
 
 
+def first_clause(text: str) -> str:
+    """`text` up to its first comma, colon, dash, exclamation or question mark."""
+    return _CLAUSE_END.split(text.strip(" ,"), maxsplit=1)[0]
+
+
 def opens_without_subject(text: str) -> bool:
-    """Whether the first clause of `text` (up to a comma, colon, dash...) has no subject and no
-    auxiliary verb: a bare answer ("A beagle called Rex", "Berlin, near the river")."""
-    return _without_subject(words(_CLAUSE_END.split(text.strip(" ,"), maxsplit=1)[0]))
+    """Whether the first clause of `text` has no subject and no auxiliary verb: a bare answer
+    ("A beagle called Rex", "Berlin, near the river")."""
+    return _without_subject(words(first_clause(text)))
 
 
 def without_subject(text: str, *, aside: re.Pattern[str] | None = None) -> bool:
