@@ -182,6 +182,29 @@ def test_a_yes_before_more_is_read_with_the_question() -> None:
     assert thanks.text == "Kim: I found the form online."
 
 
+def test_an_exclaimed_answer_is_read_on_with_what_it_goes_on_about() -> None:
+    """ "My dad's got a new obsession." "What is it?" "Birdwatching! He's out every morning.":
+    the answer, the sentence it opens and the statement before are one."""
+    extractor = RuleExtractor()
+    before = "so my dad's got a new obsession since he retired"
+    [told] = extractor.extract_reply(
+        "birdwatching! he's out at the reservoir every morning with his binoculars",
+        speaker="Rhys",
+        question="Oh nice, what is it?",
+        before=before,
+    )
+    assert told.text.startswith(f"Rhys: {before} birdwatching! he's out at the reservoir")
+    assert told.profile is not None
+    # politeness is no answer: only what goes on is read on
+    [thanked] = extractor.extract_reply(
+        "Thanks! he's out at the reservoir every morning",
+        speaker="Rhys",
+        question="Oh nice, what is it?",
+        before=before,
+    )
+    assert "Thanks" not in thanked.text
+
+
 @pytest.mark.parametrize(
     ("question", "reply"),
     [

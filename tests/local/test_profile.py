@@ -444,6 +444,7 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         # the trade of someone of theirs, named or "she"
         "Dana's at work till late anyway, she's a pastry chef at a hotel so her hours are mad",
         "Mum's a nurse.",
+        "big news, we're expecting again!!",
         "Can you suggest a dinner that Cillian, who's 6, and Nora, who's 3, will eat?",
     ],
 )

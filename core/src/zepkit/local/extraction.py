@@ -128,7 +128,7 @@ class RuleExtractor:
         or pet of the user's previous statement ("His name is Rex.") is stored joined to it; the
         rest reads as usual."""
         prefix = f"{speaker}: " if speaker else ""
-        read = self._read(text, prefix, before)
+        read = self._read(text, prefix, before, answering=question is not None)
         if question is None or len(text) > MAX_REPLY_CHARS:
             return [statement for _, statement in read]
         asked = f'{speaker}, asked "{question}": ' if speaker else f'Asked "{question}": '
@@ -158,12 +158,18 @@ class RuleExtractor:
         return [self._answer(asked + bare[0], bare[0], question, alone=False)] if bare else []
 
     def _read(
-        self, text: str, prefix: str, before: str | None
+        self, text: str, prefix: str, before: str | None, *, answering: bool = False
     ) -> list[tuple[str, ExtractedStatement]]:
         """A user's message as (sentence, statement) pairs; when its first sentence goes on about
         the subject of the last profile statement of `before` (the user's previous message), that
-        statement and the sentence are one."""
+        statement and the sentence are one. `answering`: the message replies to a question,
+        whose answer may come first as an exclamation ("Birdwatching! He's out every morning")."""
         kept = self._kept(listed_inline(text), prefix, "user")
+        if answering and len(kept) > 0 and goes_on(kept[0]):
+            said = sentences(text)
+            first = said[0].removeprefix(prefix) if said else ""
+            if first != kept[0] and _exclaimed_answer(first):
+                kept[0] = f"{first} {kept[0]}"  # read on with what it goes on about
         if before is None or not kept or not goes_on(kept[0]):
             return self._joined(kept, prefix)
         # only its last statement counts, and a joined statement is short: a long message's
@@ -268,6 +274,20 @@ class RuleExtractor:
     def _statement(text: str, sentence: str) -> ExtractedStatement:
         names, maybe = name_mentions(sentence)
         return ExtractedStatement(text=text, entities=tuple(names), maybe_entities=tuple(maybe))
+
+
+MAX_EXCLAIMED_ANSWER_WORDS = 4
+
+
+def _exclaimed_answer(sentence: str) -> bool:
+    """Whether a short exclamation, told without its mark, says something ("Birdwatching!",
+    "Pottery classes!"; not "Thanks!", "Wow!"): after a question, the answer."""
+    bare = sentence.rstrip().rstrip("!")
+    return (
+        bare != sentence.rstrip()
+        and len(bare.split()) <= MAX_EXCLAIMED_ANSWER_WORDS
+        and not is_chatter(f"{bare}.", role="user")
+    )
 
 
 def _as_read(sentence: str) -> str:

@@ -839,7 +839,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"widow\w*|empty nesters?|single (?:again|now|mom|mum|dad|parent|after|since|for|"
             r"at the moment|right now|these days|atm)|"
             r"expecting (?:(?:our|my|a|another) (?:first|second|third|fourth|\d(?:st|nd|rd|th)|"
-            r"baby|boy|girl|little one)|twins)|expecting(?=\W*$)|due date|"
+            r"baby|boy|girl|little one)|twins)|expecting(?: again\b|(?=\W*$))|due date|"
             r"baby (?:number|no\.?|#) ?(?:\d|two|three|four))\b",
         ),
         (
@@ -1469,9 +1469,12 @@ def answer_topics(question: str) -> tuple[str, ...]:
     return tuple(topic for topic in _ASKED_TOPICS if topic in asked)
 
 
-_GOES_ON = re.compile(r"^\W*(?:[\w'’-]+,\s+)?(?:he|she|they|his|her|their)\b", re.IGNORECASE)
-"""He, she, they... opening a sentence, after a word and a comma at most ("Dumpling, she's 2",
-"Yeah, he's four")."""
+_GOES_ON = re.compile(
+    r"^\W*(?:[\w'’-]+,\s+|(?:[\w'’-]+\s+){0,2}[\w'’-]+!+\s+)?(?:he|she|they|his|her|their)\b",
+    re.IGNORECASE,
+)
+"""He, she, they... opening a sentence, after a word and a comma or a short exclamation at most
+("Dumpling, she's 2", "Yeah, he's four", "Birdwatching! he's out every morning")."""
 
 MAX_JOINED_CHARS = 400
 """A profile statement grows by the sentences that go on about its subject up to this length."""
