@@ -71,12 +71,26 @@ async def test_context_never_mixes_users(backend: LocalBackend) -> None:
 
 async def test_a_turn_is_one_entry_with_its_sentences_in_order(alice: LocalBackend) -> None:
     said = "The Berlin marathon starts near the Brandenburg Gate. Its course is flat and fast."
-    await alice.add_messages("a1", [Message("assistant", said)])
+    await alice.add_messages("a1", [Message("user", said)])
     await alice.add_messages("a2", [Message("user", "Where does the Berlin race start?")])
     context = await alice.get_context("a2")
     assert context is not None
     [entry] = [line for line in context.splitlines() if "Berlin marathon" in line]
-    assert f"assistant: {said} (Date range:" in entry
+    assert f"user: {said} (Date range:" in entry
+
+
+async def test_an_assistants_turn_shows_its_best_statement_alone(alice: LocalBackend) -> None:
+    """What the assistant said takes one line of the block's room: the user's words fill it."""
+    said = (
+        "Great question, there are lots of options. The Berlin marathon starts near the "
+        "Brandenburg Gate. Its course is flat and fast."
+    )
+    await alice.add_messages("a1", [Message("assistant", said)])
+    await alice.add_messages("a2", [Message("user", "Where does the Berlin marathon start?")])
+    context = await alice.get_context("a2")
+    assert context is not None
+    [entry] = [line for line in context.splitlines() if "assistant:" in line]
+    assert "assistant: The Berlin marathon starts near the Brandenburg Gate. (Date" in entry
 
 
 async def test_a_long_document_shows_its_best_statements_only(alice: LocalBackend) -> None:

@@ -32,6 +32,7 @@ from zepkit.local.retrieval import (
     match_episodes,
     mentioned_entities,
     profile_statements,
+    rows_for,
     search_entities,
     search_statements,
     statements_of_episodes,
@@ -337,7 +338,8 @@ def context_block(
     terms); `nearest`: the episodes nearest `retrieval`'s vector, when found already.
 
     Facts are the statements of the best turns (episode ranking credits a turn's neighbours and
-    thread, which finds answers a sentence alone misses), one entry per turn. Where a language
+    thread, which finds answers a sentence alone misses), one entry per turn; an assistant's
+    turn shows only its best statement, so what the user said fills the room. Where a language
     model has read a turn, its facts stand for the turn instead of the rules' sentences (in FACTS
     and USER_PROFILE), its entity summaries replace the rules' and its summary of the user leads
     the block; turns it has not read (yet) show the rules' statements as before.
@@ -355,13 +357,17 @@ def context_block(
     shown = {fact_key(hit.text) for hit, _ in profile}
     turns: dict[int, list[StatementHit]] = {}  # a turn's statements make one entry
     scores: dict[int, float] = {}
+    replies = assistant_turns(conn, {hit.episode for hit in hits.values()})
     for hit in unique_hits([hits[key] for key in relevance]):
         if fact_key(hit.text) in shown:
             continue
         if hit.episode not in turns and len(turns) == CONTEXT_FACTS:
             continue
         entry = turns.setdefault(hit.episode, [])
-        if entry and sum(len(h.text) for h in entry) + len(hit.text) > ENTRY_CHARS:
+        # the assistant's turn shows its best statement: the block carries what the user said
+        if entry and (
+            hit.episode in replies or sum(len(h.text) for h in entry) + len(hit.text) > ENTRY_CHARS
+        ):
             continue
         entry.append(hit)
         scores.setdefault(hit.episode, relevance[hit.id])
@@ -389,6 +395,14 @@ def context_block(
         user_summary=written,
         more_profile=[_fact(hit, score, _as_stored) for hit, score in more],
     )
+
+
+def assistant_turns(conn: sqlite3.Connection, episodes: Collection[int]) -> set[int]:
+    """Those of `episodes` the assistant said."""
+    return {key for key, role in rows_for(conn, _ROLES, list(episodes)) if role == "assistant"}
+
+
+_ROLES = "SELECT id, role FROM episodes WHERE id IN ({marks})"
 
 
 def _as_stored(stored: str, row: int) -> str:
