@@ -79,18 +79,24 @@ async def test_a_turn_is_one_entry_with_its_sentences_in_order(alice: LocalBacke
     assert f"user: {said} (Date range:" in entry
 
 
-async def test_an_assistants_turn_shows_its_best_statement_alone(alice: LocalBackend) -> None:
-    """What the assistant said takes one line of the block's room: the user's words fill it."""
+async def test_an_assistants_turn_shows_its_opening_and_best_statements(
+    alice: LocalBackend,
+) -> None:
+    """What the assistant said takes little of the block's room, so the user's words fill it:
+    its opening statement (most often the answer it gave) and the one that best matches."""
     said = (
-        "Great question, there are lots of options. The Berlin marathon starts near the "
-        "Brandenburg Gate. Its course is flat and fast."
+        "I'd go with the Berlin marathon. It starts near the Brandenburg Gate. Its course is "
+        "flat and fast. Registration for the race opens in May."
     )
     await alice.add_messages("a1", [Message("assistant", said)])
-    await alice.add_messages("a2", [Message("user", "Where does the Berlin marathon start?")])
+    await alice.add_messages(
+        "a2", [Message("user", "When does registration open for that race you suggested?")]
+    )
     context = await alice.get_context("a2")
     assert context is not None
     [entry] = [line for line in context.splitlines() if "assistant:" in line]
-    assert "assistant: The Berlin marathon starts near the Brandenburg Gate. (Date" in entry
+    shown = "I'd go with the Berlin marathon. Registration for the race opens in May."
+    assert f"assistant: {shown} (Date" in entry
 
 
 async def test_a_long_document_shows_its_best_statements_only(alice: LocalBackend) -> None:

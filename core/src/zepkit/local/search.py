@@ -339,7 +339,8 @@ def context_block(
 
     Facts are the statements of the best turns (episode ranking credits a turn's neighbours and
     thread, which finds answers a sentence alone misses), one entry per turn; an assistant's
-    turn shows only its best statement, so what the user said fills the room. Where a language
+    turn shows only its best and its opening statements, so what the user said fills the room.
+    Where a language
     model has read a turn, its facts stand for the turn instead of the rules' sentences (in FACTS
     and USER_PROFILE), its entity summaries replace the rules' and its summary of the user leads
     the block; turns it has not read (yet) show the rules' statements as before.
@@ -358,15 +359,21 @@ def context_block(
     turns: dict[int, list[StatementHit]] = {}  # a turn's statements make one entry
     scores: dict[int, float] = {}
     replies = assistant_turns(conn, {hit.episode for hit in hits.values()})
+    openings: dict[int, int] = {}  # an assistant's turn -> its first statement
+    for hit in hits.values():
+        if hit.episode in replies and hit.id < openings.get(hit.episode, hit.id + 1):
+            openings[hit.episode] = hit.id
     for hit in unique_hits([hits[key] for key in relevance]):
         if fact_key(hit.text) in shown:
             continue
         if hit.episode not in turns and len(turns) == CONTEXT_FACTS:
             continue
         entry = turns.setdefault(hit.episode, [])
-        # the assistant's turn shows its best statement: the block carries what the user said
+        # an assistant's turn shows its best statement and its opening one (the answer, most
+        # often: "I'd go with Ticket to Ride."), so the block's room goes to what the user said
         if entry and (
-            hit.episode in replies or sum(len(h.text) for h in entry) + len(hit.text) > ENTRY_CHARS
+            (hit.episode in replies and hit.id != openings[hit.episode])
+            or sum(len(h.text) for h in entry) + len(hit.text) > ENTRY_CHARS
         ):
             continue
         entry.append(hit)
