@@ -340,10 +340,10 @@ def context_block(
     Facts are the statements of the best turns (episode ranking credits a turn's neighbours and
     thread, which finds answers a sentence alone misses), one entry per turn; an assistant's
     turn shows only its best and its opening statements, so what the user said fills the room.
-    Where a language
-    model has read a turn, its facts stand for the turn instead of the rules' sentences (in FACTS
-    and USER_PROFILE), its entity summaries replace the rules' and its summary of the user leads
-    the block; turns it has not read (yet) show the rules' statements as before.
+    Where a language model has read a turn, its facts stand for the turn instead of the rules'
+    sentences (in FACTS and USER_PROFILE), its entity summaries replace the rules' and its
+    summary of the user leads the block; turns it has not read (yet) show the rules' statements
+    as before.
     """
     search = GraphSearch(conn, graph, terms, retrieval, ahead, nearest)
     said = {fact_key(text) for text in exclude.values()}
