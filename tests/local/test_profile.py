@@ -445,6 +445,9 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Dana's at work till late anyway, she's a pastry chef at a hotel so her hours are mad",
         "Mum's a nurse.",
         "big news, we're expecting again!!",
+        # the household's savings
+        "Update! We've revised our target down to £15k.",
+        "We're saving £400 a month for a deposit.",
         "Can you suggest a dinner that Cillian, who's 6, and Nora, who's 3, will eat?",
     ],
 )
@@ -593,6 +596,8 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "The oven is key here.",
         "She's a chef's daughter.",
         "It's a designer bag.",
+        "We're saving the best for last.",
+        "Our sales target is £2M this quarter.",  # a workplace's
         "We're expecting rain all weekend.",  # expecting something else
         "Expecting a parcel today.",
         "We don't have time for this.",  # nothing the household owns

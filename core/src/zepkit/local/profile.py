@@ -560,11 +560,25 @@ _WE_BUDGET = re.compile(
 a workplace's ("Our marketing budget for Q3 is 2M.")."""
 
 
+_WE_SAVE = re.compile(
+    r"^(?!.*\b(?:marketing|project|team|department|company|client|quarter|fiscal|campaign|"
+    r"sales|revenue|fundraising|charity)\b)"
+    r".*\b(?:we(?:['’]re| are|['’]ve been| have been)? (?:now |still )?saving (?:up\b|hard\b|"
+    r"money\b|for\b|towards\b|to buy\b|every\b|each\b|[£$€]|\d)|"
+    r"our (?:[\w-]+ )?(?:savings|deposit) (?:target|goal|pot)\b|"
+    r"our (?:[\w-]+ )?(?:target|goal)\b[^.!?]*[£$€]\s?\d)",
+    re.IGNORECASE,
+)
+"""The household's savings ("We've revised our target down to £15k.", "We're saving £400 a
+month for a deposit."), not a workplace's target ("Our sales target is £2M.")."""
+
+
 def _of_the_household(sentence: str, kinds: Iterable[str]) -> bool:
     """Whether a sentence with "we" or "our" is about the household's people, pets, home, health
     or diet, what it owns (`_HOUSEHOLD_OWNS`), what each of its group is (`_WE_EACH`), the
     speaker's workplace (`_OUR_WORKPLACE`), the household's faith (`_WE_FAITH`), a trip ahead
-    (`_WE_TRIP`, `_WE_GOING`), its money (`_WE_BUDGET`) or the couple itself (`_WE_COUPLE`)."""
+    (`_WE_TRIP`, `_WE_GOING`), its money (`_WE_BUDGET`, `_WE_SAVE`) or the couple itself
+    (`_WE_COUPLE`)."""
     found = set(kinds)
     if _HOUSEHOLD_KINDS & found or _OUR_CHILDREN.search(sentence) or _WE_COUPLE.search(sentence):
         return True
@@ -577,6 +591,8 @@ def _of_the_household(sentence: str, kinds: Iterable[str]) -> bool:
     if "plans" in found and (_WE_TRIP.search(sentence) or _WE_GOING.search(sentence)):
         return True
     if "constraints" in found and "work" not in found and _WE_BUDGET.search(sentence):
+        return True
+    if "work" not in found and _WE_SAVE.search(sentence):
         return True
     return _HOUSEHOLD_OWNS.search(sentence) is not None and (
         "belongings" in found or _A_NAME_OWNED.search(sentence) is not None
