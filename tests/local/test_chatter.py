@@ -122,6 +122,7 @@ from zepkit.local.chatter import is_chatter
         ("how do i get a toddler to brush their teeth without a fight", "user"),  # any toddler
         ("Can you do one for chasing a colleague who promised me numbers yesterday?", "user"),
         ("Is Messi, who's 37, still playing?", "user"),  # a grown-up's age: anyone's
+        ("Okay, I'll give those a go tomorrow after work.", "user"),  # work as a time of day
     ],
 )
 def test_chatter(sentence: str, role: str) -> None:
@@ -240,6 +241,7 @@ def test_chatter(sentence: str, role: str) -> None:
         ("the car's a 2014 skoda octavia estate, worth a service before winter?", "user"),
         # children named with their ages inside a request
         ("Can you suggest a dinner that Cillian, who's 6, and Nora, who's 3, will eat?", "user"),
+        ("ok I'll ask at work about the night shifts", "user"),  # the work itself is told
     ],
 )
 def test_facts(sentence: str, role: str | None) -> None:

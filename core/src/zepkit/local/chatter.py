@@ -202,10 +202,14 @@ def _takes_advice(text: str) -> bool:
     return (
         len(text.split()) <= MAX_ADVICE_TAKEN_WORDS
         and _TAKES_ADVICE.match(text) is not None
-        and not kinds_in(text) & (TOLD_KINDS | {"fitness"})
+        and not kinds_in(_WORK_AS_TIME.sub(" ", text)) & (TOLD_KINDS | {"fitness"})
         and not name_mentions(text)[0]  # "ok, I'll try Lidl for the job then"
     )
 
+
+_WORK_AS_TIME = re.compile(r"\b(?:after|before|at|from) work\b", re.IGNORECASE)
+"""Work as a time of day ("I'll give those a go tomorrow after work"): when advice is tried,
+not news of a job."""
 
 _AWAY = re.compile(
     r"^\W*(?:(?:ok|okay|sorry|right|hang on|oops)\W+)*(?:brb|gtg|g2g|afk|bbl|be right back|"
