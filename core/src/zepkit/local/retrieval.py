@@ -153,6 +153,14 @@ def threads_of_turns(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, 
 _TURN_THREADS = "SELECT id, thread FROM episodes WHERE id IN ({marks})"
 
 
+def assistant_turns(conn: sqlite3.Connection, episodes: Collection[int]) -> set[int]:
+    """Those of `episodes` the assistant said."""
+    return {row[0] for row in rows_for(conn, _ASSISTANT_TURNS, list(episodes))}
+
+
+_ASSISTANT_TURNS = "SELECT id FROM episodes WHERE id IN ({marks}) AND role = 'assistant'"
+
+
 def search_entities(
     conn: sqlite3.Connection, terms: Sequence[str], ids: tuple[int, int], pool: int
 ) -> list[EntityRow]:

@@ -25,6 +25,7 @@ from zepkit.local.retrieval import (
     ProfileRow,
     StatementHit,
     Turn,
+    assistant_turns,
     entity_summary,
     load_entities,
     load_episodes,
@@ -32,7 +33,6 @@ from zepkit.local.retrieval import (
     match_episodes,
     mentioned_entities,
     profile_statements,
-    rows_for,
     search_entities,
     search_statements,
     statements_of_episodes,
@@ -361,8 +361,8 @@ def context_block(
     replies = assistant_turns(conn, {hit.episode for hit in hits.values()})
     openings: dict[int, int] = {}  # an assistant's turn -> its first statement
     for hit in hits.values():
-        if hit.episode in replies and hit.id < openings.get(hit.episode, hit.id + 1):
-            openings[hit.episode] = hit.id
+        if hit.episode in replies:
+            openings[hit.episode] = min(hit.id, openings.get(hit.episode, hit.id))
     for hit in unique_hits([hits[key] for key in relevance]):
         if fact_key(hit.text) in shown:
             continue
@@ -402,14 +402,6 @@ def context_block(
         user_summary=written,
         more_profile=[_fact(hit, score, _as_stored) for hit, score in more],
     )
-
-
-def assistant_turns(conn: sqlite3.Connection, episodes: Collection[int]) -> set[int]:
-    """Those of `episodes` the assistant said."""
-    return {key for key, role in rows_for(conn, _ROLES, list(episodes)) if role == "assistant"}
-
-
-_ROLES = "SELECT id, role FROM episodes WHERE id IN ({marks})"
 
 
 def _as_stored(stored: str, row: int) -> str:
