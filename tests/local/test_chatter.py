@@ -62,6 +62,10 @@ from zepkit.local.chatter import is_chatter
         ("which laptop should i buy for college", "user"),
         ("should i bring an umbrella", "user"),
         ("any tips for a first date", "user"),
+        # a question typed with a full stop: its verb comes before its subject
+        ("Where do I even start.", "user"),
+        ("What columns should I use.", "user"),
+        ("how long should we leave it.", "user"),
         # asking to be reminded of what the user said tells nothing new
         ("What's my dog's name?", "user"),
         ("What are my allergies?", "user"),
@@ -201,6 +205,8 @@ def test_chatter(sentence: str, role: str) -> None:
         ("What's a good stretch for my bad knee?", "user"),  # gives the user's health away
         ("any ideas for a gift for my wife", "user"),  # unmarked, and gives the user away
         ("What is important to me is family.", "user"),  # a full stop: not a question
+        ("What I need is a quiet flat near work.", "user"),  # no verb before its subject
+        ("When we moved to Leeds we had nothing.", "user"),  # "we", but no verb before it
         ("when i was a kid i lived in spain", "user"),  # "when", but no question's verb
         ("when my son was little he loved trains", "user"),
         ("what a great day it was at the lake with my kids", "user"),

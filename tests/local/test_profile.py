@@ -133,6 +133,9 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("I paid nearly 50 quid for it.", "identity", False),  # a price, not an age
         ("Turn 2 and then left.", "identity", False),
         ("I took up pottery last year.", "tastes", True),  # a pastime taken up
+        ("I practise the cello most evenings.", "tastes", True),  # an instrument played
+        ("Our drum kit lives in the garage.", "tastes", True),
+        ("The pianist was late.", "tastes", False),  # a player, not a pastime of the user's
         ("I'm going to propose to Sam at Christmas.", "people", True),
         ("We proposed to the board a four-day week.", "people", False),
         ("We're redoing the kitchen, so no oven until May.", "home", True),
@@ -254,6 +257,7 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Working two jobs right now, a café in the mornings and a bar at night.",
         "Working remotely these days.",
         "Been playing guitar in a covers band for years.",  # a pastime kept for years
+        "30 min practice on digital piano every day.",  # an instrument, a routine's time
         "Having a baby in May!!",
         "Lost 15 kilos this year by walking every day.",
         "Teaching English in Seoul.",

@@ -265,7 +265,18 @@ def _asks_unmarked(text: str) -> bool:
     """A user's question typed without any end mark, as chat often is ("how do i clean a cast
     iron pan", "whats the capital of peru"): read like one that ends with "?". With a full stop
     or an exclamation mark the sentence is a statement ("What is important to me is family.")."""
-    return _END_MARK.search(text) is None and _UNMARKED_QUESTION.match(text) is not None
+    if _END_MARK.search(text) is None:
+        return _UNMARKED_QUESTION.match(text) is not None
+    return text.rstrip().endswith(".") and _INVERTED_QUESTION.match(text) is not None
+
+
+_INVERTED_QUESTION = re.compile(
+    r"^\W*(?:how|what|why|when|where|which|who)(?:\s+[\w'’-]+){0,2}?\s+"
+    r"(?:do|does|did|should|shall|can|could|would|will)\s+(?:i|we|you)\b",
+    re.IGNORECASE,
+)
+"""A question typed with a full stop ("Where do I even start.", "What columns should I use."):
+its verb before its subject says it asks, where "What I need is a break." does not."""
 
 
 _LEAD_CLAUSE = re.compile(r"^(?P<lead>[^,;:—–?]+?)\s*(?:[,;:—–]|\s-\s)\s*\S")

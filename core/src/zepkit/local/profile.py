@@ -983,7 +983,11 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"entire|rest|time|day|days|evening|weekend|all|most|much|so much|too much|space|"
             r"room|a lot)\b)|"
             r"crazy about|big on|passionate|keen|avid|can'?t get enough|supporters?|volunteer\w*|"
-            r"season[- ]tickets?)\b",
+            r"season[- ]tickets?|"
+            r"(?:pianos?|guitars?|violins?|violas?|cellos?|double bass|drums|drum kits?|ukuleles?|"
+            r"banjos?|mandolins?|harps?|flutes?|clarinets?|oboes?|bassoons?|saxophones?|sax|"
+            r"trumpets?|trombones?|tubas?|french horns?|accordions?|harmonicas?|synths?|"
+            r"synthesi[sz]ers?|bagpipes))\b",
         ),
         ("manner", MANNER_WEIGHT, _NEVER_OFFER, _STANDING),
     )
