@@ -258,6 +258,9 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Working remotely these days.",
         "Been playing guitar in a covers band for years.",  # a pastime kept for years
         "30 min practice on digital piano every day.",  # an instrument, a routine's time
+        "I like that band a lot.",  # a taste, not a pick
+        "I like 3 sugars in my tea.",
+        "I love it in Lisbon.",
         "Having a baby in May!!",
         "Lost 15 kilos this year by walking every day.",
         "Teaching English in Seoul.",
@@ -606,6 +609,12 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Expecting a parcel today.",
         "We don't have time for this.",  # nothing the household owns
         "We went to a support group.",  # support, but no team
+        # a pick among the options the assistant just gave says which, not what the user likes
+        "I like the third one very much.",
+        "I like 3.",
+        "ok I like the second option.",
+        "I like 2 but change the title.",
+        "I like that",
     ],
 )
 def test_what_is_not_the_speaker_stays_out(sentence: str) -> None:

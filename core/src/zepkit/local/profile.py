@@ -1668,6 +1668,19 @@ _TRIP_TOLD = re.compile(
 in Lisbon."): said by the user, it is their trip."""
 
 
+_PICKED = re.compile(
+    r"^\W*(?:ok(?:ay)?\W+|oh\W+|yes\W+|hmm+\W+)?(?:i|we)\s+(?:(?:really|quite|also|do|think i|"
+    r"think we)\s+)?(?:like|love|prefer|liked|loved|preferred)\s+(?:the\s+)?"
+    r"(?:#?\d+|number \d+|no\.? ?\d+|first|second|third|fourth|fifth|last|other|latter|former|"
+    r"that|this|it|them|those|these|both|option \w+|version \w+)"
+    r"(?:\s+(?:one|ones|option|options|version|idea|ideas|draft|suggestion|list))?"
+    r"(?=\W*$|\s+(?:very much|a lot|best|most|more|better|too|tbh|but|and|though)\b|\s*[,.!;:)])",
+    re.IGNORECASE,
+)
+"""A taste that is a pick among options just shown ("I like the third one very much.", "I like
+3.", "I like that"): it says which, not what the user likes, apart from what was shown."""
+
+
 def self_statement(sentence: str) -> SelfStatement | None:
     """The profile reading of a sentence its speaker says about themselves, else None.
 
@@ -1708,6 +1721,8 @@ def self_statement(sentence: str) -> SelfStatement | None:
         if after_lead_in is None:
             return None  # no way to be about the speaker: the kinds need not be read
     kinds = kind_weights(sentence)
+    if kinds.keys() == {"tastes"} and _PICKED.match(sentence):
+        return None  # "I like the third one.": a pick among the assistant's options
     dropped: tuple[str, ...] = ()  # the subjects read with a dropped "I", when that made it so
     if someone and "people" not in kinds:
         kinds["people"] = _PEOPLE_WEIGHT  # "sofia turns five in three weeks": one of theirs
