@@ -89,14 +89,40 @@ async def test_an_assistants_turn_shows_its_opening_and_best_statements(
         "flat and fast. Registration for the race opens in May."
     )
     await alice.add_messages("a1", [Message("assistant", said)])
-    await alice.add_messages(
-        "a2", [Message("user", "When does registration open for that race you suggested?")]
-    )
+    await alice.add_messages("a2", [Message("user", "When does registration open for that race?")])
     context = await alice.get_context("a2")
     assert context is not None
     [entry] = [line for line in context.splitlines() if "assistant:" in line]
     shown = "I'd go with the Berlin marathon. Registration for the race opens in May."
     assert f"assistant: {shown} (Date" in entry
+
+
+async def test_asked_back_an_assistants_turn_reads_from_its_start(alice: LocalBackend) -> None:
+    """Asked what it suggested, the assistant's turn shows its sentences as they were said, up
+    to an entry's room: the pick sits anywhere in the first few and seldom shares the question's
+    words."""
+    said = (
+        "Congrats to your brother! The four-in-hand knot is the easiest, but it comes out narrow "
+        "and lopsided. I'd learn the half-Windsor: it's symmetrical and most people get it after "
+        "a few tries. Practise it the night before. "
+        + " ".join(f"Detail {n} of the knot is worth a look." for n in range(20))
+    )
+    await alice.add_messages(
+        "a1", [Message("user", "Which tie knot should I learn?"), Message("assistant", said)]
+    )
+    await alice.add_messages("a2", [Message("user", "What tie knot did you say I should do?")])
+    context = await alice.get_context("a2")
+    assert context is not None
+    [entry] = [line for line in context.splitlines() if "assistant:" in line]
+    assert "half-Windsor" in entry and "four-in-hand" in entry
+    assert "Detail 19" not in entry  # an entry's room, as for any long turn
+    # asked something new, the same turn shows its opening and its best statements only
+    await alice.ensure_thread("a3", "alice")
+    await alice.add_messages("a3", [Message("user", "Which tie knot is easiest to learn?")])
+    context = await alice.get_context("a3")
+    assert context is not None
+    [entry] = [line for line in context.splitlines() if "assistant:" in line]
+    assert "half-Windsor" not in entry
 
 
 async def test_a_long_document_shows_its_best_statements_only(alice: LocalBackend) -> None:

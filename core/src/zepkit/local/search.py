@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from operator import itemgetter
@@ -12,6 +12,7 @@ from operator import itemgetter
 from zepkit.core._limits import DEFAULT_MMR_LAMBDA
 from zepkit.core._models import Entity, Episode, Fact, Reranker, Scope, SearchResults
 from zepkit.core._rendering import compose_context
+from zepkit.local.askback import asks_back
 from zepkit.local.codec import decode_metadata, decode_time
 from zepkit.local.dates import named_periods
 from zepkit.local.hybrid import Retrieval, date_credit, fused, neighbours_of, spread
@@ -339,7 +340,9 @@ def context_block(
 
     Facts are the statements of the best turns (episode ranking credits a turn's neighbours and
     thread, which finds answers a sentence alone misses), one entry per turn; an assistant's
-    turn shows only its best and its opening statements, so what the user said fills the room.
+    turn shows only its best and its opening statements, so what the user said fills the room,
+    unless the query asks back what the assistant said (`asks_back`): then it reads from its
+    start, up to an entry's room.
     Where a language model has read a turn, its facts stand for the turn instead of the rules'
     sentences (in FACTS and USER_PROFILE), its entity summaries replace the rules' and its
     summary of the user leads the block; turns it has not read (yet) show the rules' statements
@@ -363,6 +366,10 @@ def context_block(
     for hit in hits.values():
         if hit.episode in replies:
             openings[hit.episode] = min(hit.id, openings.get(hit.episode, hit.id))
+    # asked what it said before, an assistant's turn reads from its start: the pick it gave is
+    # seldom the sentence that shares the question's words ("I'd learn the half-Windsor")
+    read_on = retrieval is not None and asks_back(retrieval.query)
+    heads = _reply_heads(hits.values(), replies) if read_on else {}
     for hit in unique_hits([hits[key] for key in relevance]):
         if fact_key(hit.text) in shown:
             continue
@@ -372,7 +379,8 @@ def context_block(
         # an assistant's turn shows its best statement and its opening one (the answer, most
         # often: "I'd go with Ticket to Ride."), so the block's room goes to what the user said
         if entry and (
-            (hit.episode in replies and hit.id != openings[hit.episode])
+            (hit.episode in replies and hit.id != openings[hit.episode] and not read_on)
+            or (read_on and hit.episode in replies and hit.id not in heads[hit.episode])
             or sum(len(h.text) for h in entry) + len(hit.text) > ENTRY_CHARS
         ):
             continue
@@ -402,6 +410,26 @@ def context_block(
         user_summary=written,
         more_profile=[_fact(hit, score, _as_stored) for hit, score in more],
     )
+
+
+def _reply_heads(hits: Iterable[StatementHit], replies: Collection[int]) -> dict[int, set[int]]:
+    """For each assistant turn among `hits`, its statements from the first up to about
+    `ENTRY_CHARS`, as read."""
+    by_turn: dict[int, list[StatementHit]] = {}
+    for hit in hits:
+        if hit.episode in replies:
+            by_turn.setdefault(hit.episode, []).append(hit)
+    heads: dict[int, set[int]] = {}
+    for turn, said in by_turn.items():
+        taken: set[int] = set()
+        length = 0
+        for hit in sorted(said, key=lambda hit: hit.id):
+            length += len(hit.text)
+            if taken and length > ENTRY_CHARS:
+                break
+            taken.add(hit.id)
+        heads[turn] = taken
+    return heads
 
 
 def _as_stored(stored: str, row: int) -> str:
