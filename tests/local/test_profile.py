@@ -134,6 +134,9 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("Turn 2 and then left.", "identity", False),
         ("I took up pottery last year.", "tastes", True),  # a pastime taken up
         ("I practise the cello most evenings.", "tastes", True),  # an instrument played
+        ("Always end your answers with a one-line summary.", "manner", True),
+        ("I always start work at 8.", "manner", False),  # a habit, not how to answer
+        ("I always start with coffee.", "manner", False),
         ("Our drum kit lives in the garage.", "tastes", True),
         ("The pianist was late.", "tastes", False),  # a player, not a pastime of the user's
         ("I'm going to propose to Sam at Christmas.", "people", True),
@@ -206,6 +209,9 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Use 24 hour time.",
         "Please reply in Welsh where you can.",
         "Never suggest recipes with coriander.",
+        "Going forward, always start with a TL;DR of two lines max.",  # what answers open with
+        "Please answer in simple English.",  # the level of every answer
+        "Please don't use abbreviations or tech jargon with me.",
         # chat's dropped "I"
         "Been vegan for 5 years now.",
         "Recently diagnosed with celiac.",

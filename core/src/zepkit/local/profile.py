@@ -621,7 +621,9 @@ _STANDING = (
     r"\b(?:always|never|from now on|going forward|in (?:the )?future|every time|each time|"
     r"by default)\b(?=.*\b(?:you|your|reply|replies|respond|answer|answers|write|use|keep|"
     r"format|explain|call|address|give|include|avoid|skip|stop|remember|remind|speak|talk|"
-    r"translate)\b)|"
+    r"translate|summari[sz]e|sum up)\b|.*\b(?:start|begin|end|open|lead|close)\b[^.!?]{0,30}?"
+    r"\bwith (?:a |an |the |your )?(?:tl;?dr|summary|summaries|recap|bottom line|key points?|"
+    r"conclusion|short answer|one[- ]liner|one[- ]line))|"
     r"\b(?:call|address|refer to) me (?:as |by )?(?-i:[A-Z])"
 )
 """A standing instruction to the assistant ("Please always reply in Spanish.", "From now on,
@@ -634,8 +636,10 @@ _ANSWERS_FORM = re.compile(
     r"(?:answers|replies|responses|explanations)\b(?![^.?!]*\b(?:this time|coming)\b)|"
     r"\b(?:in|for|with) your (?:answers|replies|responses|explanations)\b|"
     r"\b(?:don'?t|do not|stop|no more|never|avoid)\s+(?:(?:using|use|adding|add|including|"
-    r"include|putting|put|with) )?(?:any |so many |all the |the )?(?:emojis?|"
-    r"emoticons|jargon|bullet points|exclamation marks|markdown)\b|"
+    r"include|putting|put|with) )?(?:any |so many |all the |the |too many |too much )?"
+    r"(?:(?:abbreviations|acronyms|slang|big words|technical terms|long words)"
+    r"(?:,? (?:or|and) (?:tech |technical )?jargon)?|(?:tech |technical )?jargon|emojis?|"
+    r"emoticons|bullet points|exclamation marks|markdown)\b|"
     r"\b(?:emojis?|emoticons|jargon|bullet points|markdown|(?:longer|long|detailed|shorter|"
     r"short|brief|full) (?:answers|replies|responses|explanations))(?: (?:are|is))? (?:(?:totally|"
     r"perfectly|absolutely) )?(?:fine|ok|okay|good|great|allowed|welcome)\b|"
@@ -667,6 +671,8 @@ _NEVER_OFFER = (
     r"metric|imperial|celsius|fahrenheit))|"
     r"(?:reply|respond|answer|write|speak|talk)(?: to me)? in \w+ (?:where|when|whenever|if) "
     r"(?:you can|possible)|"
+    r"(?:(?:reply|respond|answer|write|speak|talk|explain(?: things)?)(?: to me)? in|use) "
+    r"(?:simple|simpler|plain|easy|basic|everyday) (?:english|words|language|terms|sentences)|"
     r"(?:stop|quit) apologi[sz]ing|skip the (?:pleasantries|small talk|preamble|fluff)|"
     r"be (?:more )?(?:blunt|direct|concise|brief) with me|explain (?:things|everything) like)\b"
 )
@@ -716,7 +722,8 @@ def _asks_a_form(text: str, lowered: str) -> bool:
 
 _FORM_WORDS = (
     "your ", "emo", "jargon", "bullet", "exclamation", "markdown", "answers", "replies",
-    "responses", "explanations", "paragraph", "lists",
+    "responses", "explanations", "paragraph", "lists", "abbreviation", "acronym", "slang",
+    "big words", "technical terms", "long words",
 )  # fmt: skip
 """A word `_ANSWERS_FORM` needs: a sentence without any is not read against it."""
 
