@@ -59,6 +59,23 @@ async def test_common_terms_are_scored_outside_fts(db_path: Path) -> None:
         await backend.aclose()
 
 
+async def test_terms_in_no_episode_leave_the_ranked_terms_to_those_held(db_path: Path) -> None:
+    """A long message's words the graph never saw ("hey", "airport", ...) would fill the ranked
+    terms, rarest first, before the two it holds: they are left out, and the search finds the
+    fact by the words it shares."""
+    await fill(db_path)
+    absent = ["hey", "airport", "brain", "totally", "blanked", "quick", "honestly", "ugh"]
+    ranked, _, _ = plan(db_path, [*absent, "tromso", "skies"])
+    assert ranked == ("skies", "tromso")
+    backend = LocalBackend(db_path, retriever="lexical")
+    try:
+        query = " ".join([*absent, "tromso", "skies"])
+        found = await backend.search(SearchRequest(query, user_id="u", reranker=None))
+        assert found.edges[0].fact == "user: The skies in Tromso are polar."
+    finally:
+        await backend.aclose()
+
+
 async def test_a_too_common_term_searches_the_newest_rows(db_path: Path) -> None:
     await fill(db_path)
     ranked, boosted, fraction = plan(db_path, ["cloudy"])

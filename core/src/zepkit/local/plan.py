@@ -85,10 +85,14 @@ def plan_query(conn: sqlite3.Connection, graph: int, terms: Sequence[str]) -> Qu
         count = df.get(keys[term], 0)
         if ranked and (used + count > ROW_BUDGET or len(ranked) == MAX_RANKED_TERMS):
             break
-        if checked and used + count <= ROW_BUDGET:
+        if (checked or count == 0) and used + count <= ROW_BUDGET:
             count = _index_matches(conn, graph, term, ROW_BUDGET - used + 1)
             if used + count > ROW_BUDGET:
                 continue  # the index holds more than the counts said: a later term may fit
+            if count == 0:
+                # In no episode of the graph: it would take a ranked term's place for nothing
+                # (a message's "hey", "airport", "blanked", ... before the words it holds).
+                continue
         ranked.append(term)
         used += count
     fraction = min(1.0, ROW_BUDGET / used) if used else 1.0
