@@ -83,45 +83,57 @@ async def test_an_assistants_turn_shows_its_opening_and_best_statements(
     alice: LocalBackend,
 ) -> None:
     """What the assistant said takes little of the block's room, so the user's words fill it:
-    its opening statement (most often the answer it gave) and the one that best matches."""
+    its opening statement (most often the answer it gave) and the one that best matches; but
+    the best ranked of its turns reads from its start (the answer is seldom the sentence that
+    shares the question's words)."""
     said = (
         "I'd go with the Berlin marathon. It starts near the Brandenburg Gate. Its course is "
         "flat and fast. Registration for the race opens in May."
     )
+    best = (
+        "Registration for a big race opens months ahead. Some use a ballot. Registration for a "
+        "popular race opens and closes within hours."
+    )
     await alice.add_messages("a1", [Message("assistant", said)])
+    await alice.add_messages("a1", [Message("assistant", best)])
     await alice.add_messages("a2", [Message("user", "When does registration open for that race?")])
     context = await alice.get_context("a2")
     assert context is not None
-    [entry] = [line for line in context.splitlines() if "assistant:" in line]
+    entries = [line for line in context.splitlines() if "assistant:" in line]
     shown = "I'd go with the Berlin marathon. Registration for the race opens in May."
-    assert f"assistant: {shown} (Date" in entry
+    assert any(f"assistant: {shown} (Date" in entry for entry in entries)
+    assert any(f"assistant: {best} (Date" in entry for entry in entries)
 
 
-async def test_asked_back_an_assistants_turn_reads_from_its_start(alice: LocalBackend) -> None:
-    """Asked what it suggested, the assistant's turn shows its sentences as they were said, up
-    to an entry's room: the pick sits anywhere in the first few and seldom shares the question's
+async def test_asked_back_every_assistants_turn_reads_from_its_start(alice: LocalBackend) -> None:
+    """Asked what it suggested, every assistant's turn shows its sentences as said, up to an
+    entry's room: the pick sits anywhere in the first few and seldom shares the question's
     words."""
-    said = (
+    knots = (
         "Congrats to your brother! The four-in-hand knot is the easiest, but it comes out narrow "
         "and lopsided. I'd learn the half-Windsor: it's symmetrical and most people get it after "
         "a few tries. Practise it the night before. "
         + " ".join(f"Detail {n} of the knot is worth a look." for n in range(20))
     )
+    ties = "A tie knot sits best with a spread collar. Pick a silk tie, a tie knot holds in silk."
     await alice.add_messages(
-        "a1", [Message("user", "Which tie knot should I learn?"), Message("assistant", said)]
+        "a1", [Message("user", "Which tie knot should I learn?"), Message("assistant", knots)]
     )
+    await alice.add_messages("a1", [Message("assistant", ties)])
     await alice.add_messages("a2", [Message("user", "What tie knot did you say I should do?")])
     context = await alice.get_context("a2")
     assert context is not None
-    [entry] = [line for line in context.splitlines() if "assistant:" in line]
-    assert "half-Windsor" in entry and "four-in-hand" in entry
+    [entry] = [line for line in context.splitlines() if "four-in-hand" in line]
+    assert "half-Windsor" in entry
     assert "Detail 19" not in entry  # an entry's room, as for any long turn
-    # asked something new, the same turn shows its opening and its best statements only
+    # asked something new, the turn that is not the best shows its opening and best only
     await alice.ensure_thread("a3", "alice")
-    await alice.add_messages("a3", [Message("user", "Which tie knot is easiest to learn?")])
+    await alice.add_messages(
+        "a3", [Message("user", "Which tie knot suits a silk tie and a spread collar?")]
+    )
     context = await alice.get_context("a3")
     assert context is not None
-    [entry] = [line for line in context.splitlines() if "assistant:" in line]
+    [entry] = [line for line in context.splitlines() if "four-in-hand" in line]
     assert "half-Windsor" not in entry
 
 

@@ -341,8 +341,8 @@ def context_block(
     Facts are the statements of the best turns (episode ranking credits a turn's neighbours and
     thread, which finds answers a sentence alone misses), one entry per turn; an assistant's
     turn shows only its best and its opening statements, so what the user said fills the room,
-    unless the query asks back what the assistant said (`asks_back`): then it reads from its
-    start, up to an entry's room.
+    but for the best ranked one, and every one when the query asks back what the assistant said
+    (`asks_back`): those read from their start, up to an entry's room.
     Where a language model has read a turn, its facts stand for the turn instead of the rules'
     sentences (in FACTS and USER_PROFILE), its entity summaries replace the rules' and its
     summary of the user leads the block; turns it has not read (yet) show the rules' statements
@@ -366,10 +366,11 @@ def context_block(
     for hit in hits.values():
         if hit.episode in replies:
             openings[hit.episode] = min(hit.id, openings.get(hit.episode, hit.id))
-    # asked what it said before, an assistant's turn reads from its start: the pick it gave is
-    # seldom the sentence that shares the question's words ("I'd learn the half-Windsor")
-    read_on = retrieval is not None and asks_back(retrieval.query)
-    heads = _reply_heads(hits.values(), replies) if read_on else {}
+    # The best assistant's turn, and every one when the query asks back what the assistant
+    # said, reads from its start: the answer it gave is seldom the sentence that shares the
+    # question's words ("I'd learn the half-Windsor", "leave at least 4 hours between coats").
+    asked_back = retrieval is not None and asks_back(retrieval.query)
+    heads = _reply_heads(hits.values(), _read_on(relevance, hits, replies, all_of=asked_back))
     for hit in unique_hits([hits[key] for key in relevance]):
         if fact_key(hit.text) in shown:
             continue
@@ -379,8 +380,12 @@ def context_block(
         # an assistant's turn shows its best statement and its opening one (the answer, most
         # often: "I'd go with Ticket to Ride."), so the block's room goes to what the user said
         if entry and (
-            (hit.episode in replies and hit.id != openings[hit.episode] and not read_on)
-            or (read_on and hit.episode in replies and hit.id not in heads[hit.episode])
+            (hit.episode in heads and hit.id not in heads[hit.episode])
+            or (
+                hit.episode in replies
+                and hit.id != openings[hit.episode]
+                and hit.episode not in heads
+            )
             or sum(len(h.text) for h in entry) + len(hit.text) > ENTRY_CHARS
         ):
             continue
@@ -410,6 +415,21 @@ def context_block(
         user_summary=written,
         more_profile=[_fact(hit, score, _as_stored) for hit, score in more],
     )
+
+
+def _read_on(
+    relevance: Mapping[int, float],
+    hits: Mapping[int, StatementHit],
+    replies: Collection[int],
+    *,
+    all_of: bool,
+) -> set[int]:
+    """The assistant's turns that show their sentences as said (`_reply_heads`): the best
+    ranked one (`relevance` is best first), or all of them when `all_of`."""
+    if all_of:
+        return set(replies)
+    best = next((hits[key].episode for key in relevance if hits[key].episode in replies), None)
+    return set() if best is None else {best}
 
 
 def _reply_heads(hits: Iterable[StatementHit], replies: Collection[int]) -> dict[int, set[int]]:
