@@ -137,6 +137,36 @@ async def test_asked_back_every_assistants_turn_reads_from_its_start(alice: Loca
     assert "half-Windsor" not in entry
 
 
+async def test_a_message_of_new_words_finds_the_facts_of_the_two_it_shares(
+    lexical: LocalBackend,
+) -> None:
+    """The block's query is the thread's latest messages, already written: words only they
+    hold must not push out the two the user's history shares (by words alone: no vectors)."""
+    alice = lexical
+    await alice.ensure_user(UserProfile("alice"))
+    for thread in ("a1", "a2"):
+        await alice.ensure_thread(thread, "alice")
+    await alice.add_messages(
+        "a1",
+        [
+            Message("user", "I need one novel for my long flight to Singapore."),
+            Message("assistant", "I'd pick Station Eleven by Emily St. John Mandel."),
+        ],
+    )
+    said = (
+        "Hey!! I'm at the airport gate, boarding soon, and my brain has totally blanked, ugh, "
+        "honestly, quick: what was that novel for the flight?"
+    )
+    context = await alice.add_messages("a2", [Message("user", said)], return_context=True)
+    assert context is not None and "Station Eleven" in context
+    # nothing shared at all: the profile alone, and no error
+    await alice.ensure_thread("a3", "alice")
+    context = await alice.add_messages(
+        "a3", [Message("user", "Zyzzyva quuxling frobnicate.")], return_context=True
+    )
+    assert context is not None and "novel" in context.split("</USER_PROFILE>")[0]
+
+
 async def test_a_long_document_shows_its_best_statements_only(alice: LocalBackend) -> None:
     filler = " ".join(f"Clause {n} covers shipping zone {n}." for n in range(60))
     await alice.add_data(

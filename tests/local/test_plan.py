@@ -15,6 +15,7 @@ from zepkit.core._models import Message
 from zepkit.local import LocalBackend
 from zepkit.local import plan as planning
 from zepkit.local.plan import ROW_BUDGET, QueryPlan, plan_query
+from zepkit.local.stats import sentence_counts
 
 COMMON = ROW_BUDGET + 100
 
@@ -74,6 +75,26 @@ async def test_terms_in_no_episode_leave_the_ranked_terms_to_those_held(db_path:
         assert found.edges[0].fact == "user: The skies in Tromso are polar."
     finally:
         await backend.aclose()
+
+
+async def test_a_messages_own_words_rank_beside_the_words_the_graph_holds(db_path: Path) -> None:
+    """A block's query comes from messages already written: each of their new words is held by
+    them alone, the rarest of the graph. They rank beside the query's words other messages
+    hold, at least two of which rank however many new words there are."""
+    new = ["hey", "airport", "brain", "totally", "blanked", "quick", "honestly", "ugh"]
+    said = " ".join(new) + " tromso skies"
+    await fill(db_path)
+    backend = LocalBackend(db_path)
+    try:
+        await backend.add_messages("t", [Message("user", said)])
+    finally:
+        await backend.aclose()
+    with sqlite3.connect(db_path) as conn:
+        graph = conn.execute("SELECT graph FROM users WHERE user_id = 'u'").fetchone()[0]
+        alone = plan_query(conn, graph, [*new, "tromso", "skies"])
+        beside = plan_query(conn, graph, [*new, "tromso", "skies"], sentence_counts([said]))
+    assert "tromso" not in alone.ranked  # eight words of its own, rarest, take every place
+    assert set(beside.ranked) == {*new, "tromso", "skies"}
 
 
 async def test_a_too_common_term_searches_the_newest_rows(db_path: Path) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -51,6 +51,7 @@ from zepkit.local.search import (
     match_block_turns,
     search_scope,
 )
+from zepkit.local.stats import sentence_counts
 from zepkit.local.text import MAX_QUERY_TERMS, query_terms
 
 T = TypeVar("T")
@@ -85,6 +86,8 @@ class BlockQuery:
     ahead: TurnMatches | None = None
     nearest: list[tuple[int, float]] | None = None
     """The episodes nearest `vector` (the block's pool), when found ahead (inside the write)."""
+    own: Mapping[str, int] = field(default_factory=dict)
+    """What those messages add to the graph's term counts (`sentence_counts`)."""
 
 
 @dataclass(frozen=True)
@@ -250,7 +253,7 @@ class Engine:
                     block = self._block_query(conn, thread)
                     dense_half = self._dense_half(conn, block, episodes, pending)
                     if block.terms:
-                        ahead = match_block_turns(conn, block.graph, block.terms)
+                        ahead = match_block_turns(conn, block.graph, block.terms, block.own)
                         block = replace(block, ahead=ahead)
                 if pending is not None and episodes:
                     vectors = pending.result()
@@ -343,6 +346,7 @@ class Engine:
             terms,
             query="\n".join(content for _, content in reversed(recent)),
             exclude=thread_statements(conn, thread.id, THREAD_MESSAGES_EXCLUDED),
+            own=sentence_counts([content for _, content in recent]),
         )
 
     def _dense_half(
@@ -393,6 +397,7 @@ class Engine:
                 exclude=block.exclude,
                 ahead=block.ahead,
                 nearest=block.nearest,
+                own=block.own,
             )
 
     def read(self, query: Callable[[sqlite3.Connection], T]) -> T:

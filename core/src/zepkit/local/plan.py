@@ -31,6 +31,8 @@ ROW_BUDGET = 500
 length), so this keeps ranking near 1 ms on a 2-core machine."""
 
 MAX_RANKED_TERMS = 8
+MIN_HELD_RANKED = 2
+"""Terms that other messages hold, ranked whatever many the query's own messages alone hold."""
 IDF_FLOOR = 1e-6
 CHECKED_FROM = 5000
 """Statements from which a graph's ranked terms are counted by the index too: below it, a term
@@ -72,10 +74,28 @@ def stems_held(text: str) -> frozenset[str]:
     return frozenset(map(stem, words(text)))
 
 
-def plan_query(conn: sqlite3.Connection, graph: int, terms: Sequence[str]) -> QueryPlan:
-    """Pick the terms to rank by from the graph's document frequencies (rarest first)."""
+def plan_query(
+    conn: sqlite3.Connection,
+    graph: int,
+    terms: Sequence[str],
+    own: Mapping[str, int] | None = None,
+) -> QueryPlan:
+    """Pick the terms to rank by from the graph's document frequencies (rarest first).
+
+    `own`: the counts (`sentence_counts`) of the messages the query comes from, when they are
+    in the graph but not to be found (a block's thread). A term only they hold is the rarest of
+    all, yet finds nothing else: such terms still rank (they match the query's own turn, which
+    other turns' scores are read against), but beside them, not in the place of the terms the
+    graph holds, of which at least `MIN_HELD_RANKED` rank ("what was that novel you told me to
+    bring for the long flight?" ranks by "novel" and "flight", not by eight words of its own)."""
     keys = {term: stem(term) for term in terms}
     df, total = document_frequencies(conn, graph, set(keys.values()))
+    most = MAX_RANKED_TERMS
+    mine: list[str] = []  # terms only the query's own messages hold
+    if own:
+        mine = [t for t in terms if 0 < df.get(keys[t], 0) <= own.get(keys[t], 0)]
+        most = max(MIN_HELD_RANKED, MAX_RANKED_TERMS - len(mine))
+        terms = [t for t in terms if t not in mine]
     position = {term: n for n, term in enumerate(terms)}
     order = sorted(terms, key=lambda t: (df.get(keys[t], 0), position[t]))
     checked = total >= CHECKED_FROM
@@ -83,7 +103,7 @@ def plan_query(conn: sqlite3.Connection, graph: int, terms: Sequence[str]) -> Qu
     used = 0
     for term in order:
         count = df.get(keys[term], 0)
-        if ranked and (used + count > ROW_BUDGET or len(ranked) == MAX_RANKED_TERMS):
+        if ranked and (used + count > ROW_BUDGET or len(ranked) >= most):
             break
         if (checked or count == 0) and used + count <= ROW_BUDGET:
             count = _index_matches(conn, graph, term, ROW_BUDGET - used + 1)
@@ -95,6 +115,9 @@ def plan_query(conn: sqlite3.Connection, graph: int, terms: Sequence[str]) -> Qu
                 continue
         ranked.append(term)
         used += count
+    for term in mine:  # they match the query's own turn, which sets the scores' scale
+        ranked.append(term)
+        used += df.get(keys[term], 0)
     fraction = min(1.0, ROW_BUDGET / used) if used else 1.0
     if checked and fraction < 1.0:
         # One term, over the budget by the counts alone, which may underrate it as much as any:

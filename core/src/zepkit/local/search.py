@@ -96,9 +96,12 @@ class TurnMatches:
     profile: list[ProfileRow]
 
 
-def match_block_turns(conn: sqlite3.Connection, graph: int, terms: Sequence[str]) -> TurnMatches:
-    """What `context_block` would read lexically for `terms`, read now."""
-    plan = plan_query(conn, graph, terms)
+def match_block_turns(
+    conn: sqlite3.Connection, graph: int, terms: Sequence[str], own: Mapping[str, int]
+) -> TurnMatches:
+    """What `context_block` would read lexically for `terms` (`own`: see `plan_query`), read
+    now."""
+    plan = plan_query(conn, graph, terms, own)
     ids = plan.id_range(conn, "episodes", graph)
     matched = match_episodes(conn, plan.ranked, ids, BLOCK_POOL)
     relevance = _lexical_relevance(plan, matched)
@@ -146,8 +149,10 @@ class GraphSearch:
         retrieval: Retrieval | None = None,
         ahead: TurnMatches | None = None,
         nearest: list[tuple[int, float]] | None = None,
+        own: Mapping[str, int] | None = None,
     ) -> None:
-        # `nearest`: the dense retriever's `BLOCK_POOL` closest episodes, found already.
+        # `nearest`: the dense retriever's `BLOCK_POOL` closest episodes, found already; `own`:
+        # the counts of the messages the query comes from (see `plan_query`).
         self._conn = conn
         self._graph = graph
         self.terms = terms
@@ -158,7 +163,7 @@ class GraphSearch:
             self._nearest[BLOCK_POOL] = nearest
         self.ahead = ahead if ahead is not None and ahead.terms == tuple(terms) else None
         self.plan: QueryPlan = (
-            self.ahead.plan if self.ahead is not None else plan_query(conn, graph, terms)
+            self.ahead.plan if self.ahead is not None else plan_query(conn, graph, terms, own)
         )
         self.periods = named_periods(self._retrieval.query)
 
@@ -332,11 +337,13 @@ def context_block(
     exclude: Mapping[int, str],
     ahead: TurnMatches | None = None,
     nearest: list[tuple[int, float]] | None = None,
+    own: Mapping[str, int] | None = None,
 ) -> str | None:
     """The USER_PROFILE / FACTS / ENTITIES block for `terms`, leaving out the statements in
     `exclude` (what the current thread says: id -> sentence) and anything that repeats them;
     `ahead`: the lexical matches when they were read already (used only if made for the same
-    terms); `nearest`: the episodes nearest `retrieval`'s vector, when found already.
+    terms); `nearest`: the episodes nearest `retrieval`'s vector, when found already; `own`:
+    the counts of the messages `terms` come from (see `plan_query`).
 
     Facts are the statements of the best turns (episode ranking credits a turn's neighbours and
     thread, which finds answers a sentence alone misses), one entry per turn; an assistant's
@@ -348,7 +355,7 @@ def context_block(
     summary of the user leads the block; turns it has not read (yet) show the rules' statements
     as before.
     """
-    search = GraphSearch(conn, graph, terms, retrieval, ahead, nearest)
+    search = GraphSearch(conn, graph, terms, retrieval, ahead, nearest, own)
     said = {fact_key(text) for text in exclude.values()}
     relevance, rows = fact_relevance(conn, search, exclude) if terms else ({}, {})
     hits = {key: row for key, row in rows.items() if fact_key(row.text) not in said}

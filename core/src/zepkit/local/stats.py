@@ -20,6 +20,16 @@ def message_sentences(content: str, speaker: str | None) -> list[str]:
     return [prefix + sentence for sentence in sentences(content)]
 
 
+def sentence_counts(contents: Sequence[str]) -> dict[str, int]:
+    """How many sentences of `contents` hold each stem, as `count_terms` counts a message (its
+    speaker's name aside): what these messages add to the graph's counts."""
+    counts: Counter[str] = Counter()
+    for content in contents:
+        for sentence in sentences(content):
+            counts.update(stems(sentence))
+    return dict(counts)
+
+
 def count_terms(conn: sqlite3.Connection, graph: int, texts: Sequence[str], *, sign: int) -> None:
     """Add (sign 1) or remove (sign -1) statements from the graph's term and statement counts."""
     if not texts:
