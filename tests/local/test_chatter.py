@@ -209,6 +209,8 @@ def test_chatter(sentence: str, role: str) -> None:
         ("When we moved to Leeds we had nothing.", "user"),  # "we", but no verb before it
         ("Please don't use abbreviations or tech jargon with me.", "user"),  # every answer's form
         ("Please answer in simple English, I am still learning.", "user"),
+        ("it's twins!!", "user"),  # a baby's news, not a cheer
+        ("It's a girl!", "user"),
         ("when i was a kid i lived in spain", "user"),  # "when", but no question's verb
         ("when my son was little he loved trains", "user"),
         ("what a great day it was at the lake with my kids", "user"),

@@ -264,6 +264,7 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Working remotely these days.",
         "Been playing guitar in a covers band for years.",  # a pastime kept for years
         "30 min practice on digital piano every day.",  # an instrument, a routine's time
+        "update!! it's twins!!",  # a baby's news
         "I like that band a lot.",  # a taste, not a pick
         "I like 3 sugars in my tea.",
         "I love it in Lisbon.",
@@ -621,6 +622,7 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "ok I like the second option.",
         "I like 2 but change the title.",
         "I like that",
+        "It's a girl thing.",  # no baby's news
     ],
 )
 def test_what_is_not_the_speaker_stays_out(sentence: str) -> None:

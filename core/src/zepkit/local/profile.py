@@ -227,14 +227,18 @@ _ANY_KIND = re.compile(
     r"(?:[\w-]+ )?(?:person|cook|baker|drinker|eater|reader|sleeper|planner|travell?er|runner|"
     r"swimmer|dancer|driver|talker)\b|"
     r"^\W*(?:an? )?(?:avid|keen|passionate|enthusiastic|amateur|lifelong|die-?hard) "
-    r"(?:(?-i:[A-Z])[\w-]* )?[\w-]*(?:er|ist|or|ian|fan|buff|junkie)s?\b",
+    r"(?:(?-i:[A-Z])[\w-]* )?[\w-]*(?:er|ist|or|ian|fan|buff|junkie)s?\b|"
+    r"^\W*(?:(?:and|so|well|turns out|update)\W+)?(?:it['’]?s|its|it is|they['’]re|they are) "
+    r"(?:a (?:baby |little )?(?:boy|girl)|twins|triplets|identical twins|(?:two|2) (?:boys|girls))"
+    r"\W*$",
     re.IGNORECASE,
 )
 """Sentences without "I" that are the speaker's whatever their kind: a trip to a named place
 ("Heading to Barcelona on Friday.", "Off to Iceland next month!", "Gonna be in Tokyo all of next
 week.", "Planning a trip to Japan in October.", "Just got back from Japan.", "New to Chicago."),
-what kind of person they are not ("Not a morning person.", "Not much of a cook") and what they
-keenly are ("Avid reader, mostly sci-fi.", "Keen cyclist.")."""
+what kind of person they are not ("Not a morning person.", "Not much of a cook"), what they
+keenly are ("Avid reader, mostly sci-fi.", "Keen cyclist.") and a baby's news ("it's twins!!",
+"It's a girl!")."""
 
 _TASTE_OPENER = re.compile(
     r"(?:love|loving|enjoy|enjoying|hate|hating|prefer|(?<!moved )(?<!moving )into|"
