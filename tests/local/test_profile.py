@@ -265,6 +265,8 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Been playing guitar in a covers band for years.",  # a pastime kept for years
         "30 min practice on digital piano every day.",  # an instrument, a routine's time
         "update!! it's twins!!",  # a baby's news
+        "I'm a data engineer and I write Python all day.",  # of a kind: code words or none
+        "running this on my raspberry pi 4 homelab (4gb) if that matters",
         "I like that band a lot.",  # a taste, not a pick
         "I like 3 sugars in my tea.",
         "I love it in Lisbon.",
@@ -623,6 +625,10 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "I like 2 but change the title.",
         "I like that",
         "It's a girl thing.",  # no baby's news
+        # the task at hand in code, file or error names, of no kind
+        "I have orders(id, customer_id, total, created_at).",
+        "Getting 'ModuleNotFoundError: No module named requests' but I installed it with pip.",
+        "My config.yaml has debug = true.",
     ],
 )
 def test_what_is_not_the_speaker_stays_out(sentence: str) -> None:

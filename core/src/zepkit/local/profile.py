@@ -1692,6 +1692,16 @@ _PICKED = re.compile(
 3.", "I like that"): it says which, not what the user likes, apart from what was shown."""
 
 
+_CODE = re.compile(
+    r"`|\b[a-z]\w*_\w+\b|\b\w+\([^)]*\)|[{}]|\s==?\s|\\[wdsb]|"
+    r"\b\w+\.(?:py|js|ts|tsx|jsx|rb|go|rs|java|c|cpp|h|sh|sql|csv|json|ya?ml|toml|xml|html|"
+    r"css|md|txt|log|jpe?g|png|gif|pdf|docx?|xlsx?|zip)\b|\b\w*(?:Error|Exception)\b",
+)
+"""Code, file names and error names in a sentence ("orders(id, customer_id, total)", "my
+pattern in backticks", "holiday_001.jpg", "ModuleNotFoundError"): talk of the task at hand; a
+sentence of no kind with them is no fact about the user for every later turn."""
+
+
 def self_statement(sentence: str) -> SelfStatement | None:
     """The profile reading of a sentence its speaker says about themselves, else None.
 
@@ -1734,6 +1744,8 @@ def self_statement(sentence: str) -> SelfStatement | None:
     kinds = kind_weights(sentence)
     if kinds.keys() == {"tastes"} and _PICKED.match(sentence):
         return None  # "I like the third one.": a pick among the assistant's options
+    if not kinds and _CODE.search(sentence):
+        return None  # "I have orders(id, customer_id, total).": the task, not the user
     dropped: tuple[str, ...] = ()  # the subjects read with a dropped "I", when that made it so
     if someone and "people" not in kinds:
         kinds["people"] = _PEOPLE_WEIGHT  # "sofia turns five in three weeks": one of theirs
