@@ -95,7 +95,7 @@ def plan_query(
     if own:
         mine = [t for t in terms if 0 < df.get(keys[t], 0) <= own.get(keys[t], 0)]
         most = max(MIN_HELD_RANKED, MAX_RANKED_TERMS - len(mine))
-        terms = [t for t in terms if t not in mine]
+        terms = [t for t in terms if t not in set(mine)]
     position = {term: n for n, term in enumerate(terms)}
     order = sorted(terms, key=lambda t: (df.get(keys[t], 0), position[t]))
     checked = total >= CHECKED_FROM

@@ -369,30 +369,21 @@ def context_block(
     turns: dict[int, list[StatementHit]] = {}  # a turn's statements make one entry
     scores: dict[int, float] = {}
     replies = assistant_turns(conn, {hit.episode for hit in hits.values()})
-    openings: dict[int, int] = {}  # an assistant's turn -> its first statement
-    for hit in hits.values():
-        if hit.episode in replies:
-            openings[hit.episode] = min(hit.id, openings.get(hit.episode, hit.id))
-    # The best assistant's turn, and every one when the query asks back what the assistant
-    # said, reads from its start: the answer it gave is seldom the sentence that shares the
-    # question's words ("I'd learn the half-Windsor", "leave at least 4 hours between coats").
     asked_back = retrieval is not None and asks_back(retrieval.query)
-    heads = _reply_heads(hits.values(), _read_on(relevance, hits, replies, all_of=asked_back))
+    beside_best = _reply_statements(
+        hits.values(), replies, _read_on(relevance, hits, replies, all_of=asked_back)
+    )
     for hit in unique_hits([hits[key] for key in relevance]):
         if fact_key(hit.text) in shown:
             continue
         if hit.episode not in turns and len(turns) == CONTEXT_FACTS:
             continue
         entry = turns.setdefault(hit.episode, [])
-        # an assistant's turn shows its best statement and its opening one (the answer, most
-        # often: "I'd go with Ticket to Ride."), so the block's room goes to what the user said
+        # an assistant's turn shows its best statement and, beside it, its opening one (the
+        # answer, most often: "I'd go with Ticket to Ride."), so the block's room goes to what
+        # the user said; or its first ones, when it reads on (`_read_on`)
         if entry and (
-            (hit.episode in heads and hit.id not in heads[hit.episode])
-            or (
-                hit.episode in replies
-                and hit.id != openings[hit.episode]
-                and hit.episode not in heads
-            )
+            (hit.episode in beside_best and hit.id not in beside_best[hit.episode])
             or sum(len(h.text) for h in entry) + len(hit.text) > ENTRY_CHARS
         ):
             continue
@@ -431,32 +422,39 @@ def _read_on(
     *,
     all_of: bool,
 ) -> set[int]:
-    """The assistant's turns that show their sentences as said (`_reply_heads`): the best
-    ranked one (`relevance` is best first), or all of them when `all_of`."""
+    """The assistant's turns that show their sentences as said: the best ranked one
+    (`relevance` is best first), or all of them when `all_of` (the query asks back what the
+    assistant said). The answer it gave is seldom the sentence that shares the question's
+    words ("I'd learn the half-Windsor", "Leave at least 4 hours between coats")."""
     if all_of:
         return set(replies)
     best = next((hits[key].episode for key in relevance if hits[key].episode in replies), None)
     return set() if best is None else {best}
 
 
-def _reply_heads(hits: Iterable[StatementHit], replies: Collection[int]) -> dict[int, set[int]]:
-    """For each assistant turn among `hits`, its statements from the first up to about
-    `ENTRY_CHARS`, as read."""
+def _reply_statements(
+    hits: Iterable[StatementHit], replies: Collection[int], read_on: Collection[int]
+) -> dict[int, set[int]]:
+    """For each assistant's turn among `hits`, the statements it may show beside its best one:
+    its opening statement, or, for a turn in `read_on`, its statements from the first up to
+    about `ENTRY_CHARS`."""
     by_turn: dict[int, list[StatementHit]] = {}
     for hit in hits:
         if hit.episode in replies:
             by_turn.setdefault(hit.episode, []).append(hit)
-    heads: dict[int, set[int]] = {}
+    shown: dict[int, set[int]] = {}
     for turn, said in by_turn.items():
-        taken: set[int] = set()
-        length = 0
-        for hit in sorted(said, key=lambda hit: hit.id):
-            length += len(hit.text)
-            if taken and length > ENTRY_CHARS:
-                break
-            taken.add(hit.id)
-        heads[turn] = taken
-    return heads
+        said.sort(key=lambda hit: hit.id)
+        taken = {said[0].id}
+        length = len(said[0].text)
+        if turn in read_on:
+            for hit in said[1:]:
+                length += len(hit.text)
+                if length > ENTRY_CHARS:
+                    break
+                taken.add(hit.id)
+        shown[turn] = taken
+    return shown
 
 
 def _as_stored(stored: str, row: int) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 from zepkit.local.bulk import insert_rows
 from zepkit.local.text import sentences, stems
@@ -20,23 +20,25 @@ def message_sentences(content: str, speaker: str | None) -> list[str]:
     return [prefix + sentence for sentence in sentences(content)]
 
 
+def _held_by(texts: Iterable[str]) -> Counter[str]:
+    """How many of `texts` hold each stem."""
+    counts: Counter[str] = Counter()
+    for text in texts:
+        counts.update(stems(text))
+    return counts
+
+
 def sentence_counts(contents: Sequence[str]) -> dict[str, int]:
     """How many sentences of `contents` hold each stem, as `count_terms` counts a message (its
     speaker's name aside): what these messages add to the graph's counts."""
-    counts: Counter[str] = Counter()
-    for content in contents:
-        for sentence in sentences(content):
-            counts.update(stems(sentence))
-    return dict(counts)
+    return dict(_held_by(sentence for content in contents for sentence in sentences(content)))
 
 
 def count_terms(conn: sqlite3.Connection, graph: int, texts: Sequence[str], *, sign: int) -> None:
     """Add (sign 1) or remove (sign -1) statements from the graph's term and statement counts."""
     if not texts:
         return
-    counts: Counter[str] = Counter()
-    for text in texts:
-        counts.update(stems(text))
+    counts = _held_by(texts)
     insert_rows(
         conn,
         "INSERT INTO terms (graph, term, df)",
