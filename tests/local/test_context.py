@@ -137,6 +137,35 @@ async def test_asked_back_every_assistants_turn_reads_from_its_start(alice: Loca
     assert "half-Windsor" not in entry
 
 
+async def test_only_the_users_words_ask_back(alice: LocalBackend) -> None:
+    """The assistant's own "as you mentioned" in the thread asks nothing back: the turn that is
+    not the best still shows its opening and best statements only."""
+    knots = (
+        "The four-in-hand knot is the easiest, but it comes out narrow. I'd learn the "
+        "half-Windsor: it's symmetrical. Practise it the night before."
+    )
+    ties = "A tie knot sits best with a spread collar. Pick a silk tie, a tie knot holds in silk."
+    await alice.add_messages("a1", [Message("assistant", knots), Message("assistant", ties)])
+    await alice.add_messages(
+        "a2",
+        [
+            Message("user", "I have a wedding on Saturday."),
+            Message("assistant", "As you mentioned, the wedding is on Saturday."),
+            Message("user", "Which tie knot suits a silk tie and a spread collar?"),
+        ],
+    )
+    context = await alice.get_context("a2")
+    assert context is not None
+    [entry] = [line for line in context.splitlines() if "four-in-hand" in line]
+    assert "half-Windsor" not in entry
+    # the same said by the user asks back
+    await alice.add_messages("a2", [Message("user", "Which tie knot did you say I should learn?")])
+    context = await alice.get_context("a2")
+    assert context is not None
+    [entry] = [line for line in context.splitlines() if "four-in-hand" in line]
+    assert "half-Windsor" in entry
+
+
 async def test_a_message_of_new_words_finds_the_facts_of_the_two_it_shares(
     lexical: LocalBackend,
 ) -> None:

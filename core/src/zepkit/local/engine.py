@@ -34,6 +34,7 @@ from zepkit.core._models import (
 from zepkit.core._unicode import well_formed
 from zepkit.local import backfill, deletion, jobs, listing, provision, writekeys
 from zepkit.local.answers import Lead, lead_of
+from zepkit.local.askback import asks_back
 from zepkit.local.codec import encode_metadata, encode_time, now
 from zepkit.local.connection import read_transaction, try_write_lock, write_transaction
 from zepkit.local.dense import BlockVector, Dense
@@ -88,6 +89,8 @@ class BlockQuery:
     """The episodes nearest `vector` (the block's pool), when found ahead (inside the write)."""
     own: Mapping[str, int] = field(default_factory=dict)
     """What those messages add to the graph's term counts (`sentence_counts`)."""
+    asked_back: bool = False
+    """Whether the user's messages among them ask back what the assistant said (`asks_back`)."""
 
 
 @dataclass(frozen=True)
@@ -336,17 +339,20 @@ class Engine:
     def _block_query(self, conn: sqlite3.Connection, thread: provision.ThreadRef) -> BlockQuery:
         """The thread's block query as `conn` sees it now (its vector is `_with_vector`'s)."""
         recent = _recent(conn, thread.id)
-        messages = [message for message, _ in recent]
-        terms = _recent_terms([content for _, content in recent])
+        messages = [message for message, _, _ in recent]
+        contents = [content for _, content, _ in recent]
+        terms = _recent_terms(contents)
         if not terms:
             return BlockQuery(thread.graph, messages, terms, "", {})
         return BlockQuery(
             thread.graph,
             messages,
             terms,
-            query="\n".join(content for _, content in reversed(recent)),
+            query="\n".join(reversed(contents)),
             exclude=thread_statements(conn, thread.id, THREAD_MESSAGES_EXCLUDED),
-            own=sentence_counts([content for _, content in recent]),
+            own=sentence_counts(contents),
+            # the user's words only: the assistant's own "as you mentioned" asks nothing
+            asked_back=any(role == "user" and asks_back(text) for _, text, role in recent),
         )
 
     def _dense_half(
@@ -398,6 +404,7 @@ class Engine:
                 ahead=block.ahead,
                 nearest=block.nearest,
                 own=block.own,
+                asked_back=block.asked_back,
             )
 
     def read(self, query: Callable[[sqlite3.Connection], T]) -> T:
@@ -576,10 +583,10 @@ class Engine:
             return listing.list_facts(conn, user_id, cursor, limit)
 
 
-def _recent(conn: sqlite3.Connection, thread: int) -> list[tuple[int, str]]:
-    """The thread's last `CONTEXT_MESSAGES` messages, newest first: (id, content)."""
+def _recent(conn: sqlite3.Connection, thread: int) -> list[tuple[int, str, str]]:
+    """The thread's last `CONTEXT_MESSAGES` messages, newest first: (id, content, role)."""
     return conn.execute(
-        "SELECT id, content FROM message_rows WHERE thread = ? ORDER BY id DESC LIMIT ?",
+        "SELECT id, content, role FROM message_rows WHERE thread = ? ORDER BY id DESC LIMIT ?",
         (thread, CONTEXT_MESSAGES),
     ).fetchall()
 

@@ -12,7 +12,6 @@ from operator import itemgetter
 from zepkit.core._limits import DEFAULT_MMR_LAMBDA
 from zepkit.core._models import Entity, Episode, Fact, Reranker, Scope, SearchResults
 from zepkit.core._rendering import compose_context
-from zepkit.local.askback import asks_back
 from zepkit.local.codec import decode_metadata, decode_time
 from zepkit.local.dates import named_periods
 from zepkit.local.hybrid import Retrieval, date_credit, fused, neighbours_of, spread
@@ -338,18 +337,20 @@ def context_block(
     ahead: TurnMatches | None = None,
     nearest: list[tuple[int, float]] | None = None,
     own: Mapping[str, int] | None = None,
+    asked_back: bool = False,
 ) -> str | None:
     """The USER_PROFILE / FACTS / ENTITIES block for `terms`, leaving out the statements in
     `exclude` (what the current thread says: id -> sentence) and anything that repeats them;
     `ahead`: the lexical matches when they were read already (used only if made for the same
     terms); `nearest`: the episodes nearest `retrieval`'s vector, when found already; `own`:
-    the counts of the messages `terms` come from (see `plan_query`).
+    the counts of the messages `terms` come from (see `plan_query`); `asked_back`: the user's
+    messages among them ask back what the assistant said (`asks_back`).
 
     Facts are the statements of the best turns (episode ranking credits a turn's neighbours and
     thread, which finds answers a sentence alone misses), one entry per turn; an assistant's
     turn shows only its best and its opening statements, so what the user said fills the room,
-    but for the best ranked one, and every one when the query asks back what the assistant said
-    (`asks_back`): those read from their start, up to an entry's room.
+    but for the best ranked one, and every one when `asked_back`: those read from their start,
+    up to an entry's room.
     Where a language model has read a turn, its facts stand for the turn instead of the rules'
     sentences (in FACTS and USER_PROFILE), its entity summaries replace the rules' and its
     summary of the user leads the block; turns it has not read (yet) show the rules' statements
@@ -369,7 +370,6 @@ def context_block(
     turns: dict[int, list[StatementHit]] = {}  # a turn's statements make one entry
     scores: dict[int, float] = {}
     replies = assistant_turns(conn, {hit.episode for hit in hits.values()})
-    asked_back = retrieval is not None and asks_back(retrieval.query)
     beside_best = _reply_statements(
         hits.values(), replies, _read_on(relevance, hits, replies, all_of=asked_back)
     )
