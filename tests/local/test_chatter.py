@@ -179,6 +179,9 @@ def test_chatter(sentence: str, role: str) -> None:
         ("My usual please.", "user"),
         ("how long i have lived here: 10 years", "user"),
         ("Half Japanese, half Scottish.", "user"),  # a heritage, not names said in passing
+        ("It is an HP LaserJet Pro M15w.", "user"),  # what a thing is, by its make
+        ("Mine's a Pixel 7.", "user"),
+        ("A Toyota Corolla.", "user"),  # a belonging named
         ("Promoted to head chef!", "user"),  # the user's news, not a cheer
         ("help me plan a party for my son, he is turning 6 and loves dinosaurs", "user"),
         ("Write a poem for my wife, she loves roses.", "user"),  # going on about someone

@@ -83,9 +83,13 @@ _REQUEST_OPENERS = re.compile(
 )
 """How a request opens: asking for something is not saying something."""
 
-_NAMES_TELL = frozenset({"identity", "people", "pets", "health", "diet", "work"})
-"""Kinds a sentence of only names still tells of ("Half Japanese, half Scottish."); not the
-"from" of "Great to hear from you, Sam" (a home)."""
+_NAMES_TELL = frozenset({"identity", "people", "pets", "health", "diet", "work", "belongings"})
+"""Kinds a sentence of only names still tells of ("Half Japanese, half Scottish.", "A Toyota
+Corolla."); not the "from" of "Great to hear from you, Sam" (a home)."""
+
+_A_NAMED_THING = re.compile(r"\b(?:is|was|['’]s)\s+(?:a|an)\s+[A-Z0-9]")
+"""What something is, told by its make or model ("It is an HP LaserJet Pro.", "Mine's a Pixel
+7."): said of a thing, the names are no greeting."""
 
 _PLEASE_AFTER = re.compile(
     r"^\W*(?![^.!?]*\b(?:no|not|without|never|don'?t|only|always|anymore)\b)"
@@ -163,7 +167,8 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
         return True  # "brb, coffee", "gtg, dinner's ready"
     if _FIRST_PERSON.search(text) is None and _only_names(text, rest):
         # names said in passing ("Thanks, Melanie!"), not a heritage or a breed ("Half Italian.")
-        return not _NAMES_TELL & kinds_in(text)
+        # nor what a thing is ("It is an HP LaserJet Pro.", "Mine's a Pixel 7.")
+        return _A_NAMED_THING.search(text) is None and not _NAMES_TELL & kinds_in(text)
     if _is_cheer(text, role):
         return not (role == "user" and _SHORT_NEWS.match(text) is not None)
     if role == "user":  # advice taken; a request, unless it stands for every later turn
