@@ -39,6 +39,12 @@ from zepkit.local.embedders import Embedder
             "So you're vegan and cycling to work - got it!",
         ),
         ("Just to confirm, you have two cats.", "Just to confirm, you have two cats."),
+        # a choice of what the thing the user just told of is, without "you"
+        (
+            "How exciting! Is it a garden, patio or balcony, and how much sun does it get?",
+            "Is it a garden, patio or balcony, and how much sun does it get?",
+        ),
+        ("Are they indoor or outdoor cats?", "Are they indoor or outdoor cats?"),
     ],
 )
 def test_a_question_about_the_user_is_the_last_one_in_the_second_person(
@@ -182,6 +188,42 @@ def test_a_yes_before_more_is_read_with_the_question() -> None:
     assert thanks.text == "Kim: I found the form online."
 
 
+@pytest.mark.parametrize(
+    ("question", "reply", "answer"),
+    [
+        # the option an either-or question offers, whatever follows it
+        (
+            "Do you own or rent the place?",
+            "renting, landlord says no nails or screws in the walls",
+            "renting, landlord says no nails or screws in the walls",
+        ),
+        (
+            "Do you own or rent the place?",
+            "Own it, but it's a listed building so no drilling on the front.",
+            "Own it, but it's a listed building so no drilling on the front.",
+        ),
+        (
+            "Is it a garden, patio or balcony, and how much sun does it get?",
+            "small balcony, north facing, 3rd floor, and the wind up here is brutal most days",
+            "small balcony, north facing, 3rd floor, and the wind up here is brutal most days",
+        ),
+        # an answer given with doubt, a question mark and no question word
+        (
+            "What's your current level, roughly?",
+            "A2 maybe? I can order food and ask where the bathroom is lol.",
+            "A2 maybe?",
+        ),
+        ("Which city are you in?", "lisbon? for now anyway. we move a lot", "lisbon?"),
+    ],
+)
+def test_an_option_picked_or_an_answer_given_with_doubt_is_read_with_the_question(
+    question: str, reply: str, answer: str
+) -> None:
+    found = RuleExtractor().extract_reply(reply, speaker="Kim", question=question)
+    assert found[0].text == f'Kim, asked "{question}": {answer}'
+    assert found[0].profile is not None
+
+
 def test_an_exclaimed_answer_is_read_on_with_what_it_goes_on_about() -> None:
     """ "My dad's got a new obsession." "What is it?" "Birdwatching! He's out every morning.":
     the answer, the sentence it opens and the statement before are one."""
@@ -216,6 +258,8 @@ def test_an_exclaimed_answer_is_read_on_with_what_it_goes_on_about() -> None:
         ("What is the capital called?", "Paris is the capital."),  # nothing of the user's
         ("Are you vegetarian?", "I am going to the shop."),  # "I am" with more of its own
         ("Is that all?", "I do, thanks."),  # a question about the answer, not the user
+        ("Do you want tea or coffee?", "Honestly I'd rather not, thanks."),  # no option picked
+        ("What's your level?", "Why? I'm just curious."),  # asked back, not answered
         ("How was your weekend?", "the weather was awful so we stayed in"),  # no kind of theirs
         ("Do you want the recipe?", "the one with chicken, please"),
     ],

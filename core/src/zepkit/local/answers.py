@@ -21,6 +21,7 @@ from zepkit.local.text import (
     first_clause,
     opens_without_subject,
     sentences,
+    stem,
     words,
 )
 
@@ -130,10 +131,19 @@ def question_to_user(text: str) -> str | None:
     question = asked[-1].strip()
     if len(question) > MAX_QUESTION_CHARS or _NOT_ABOUT_USER.search(question):
         return None
-    if names_the_user(question):
+    if names_the_user(question) or _CHOICE_OF_THEIRS.match(question):
         return question
     # a short follow-up on what the user just said ("What breed?", "How old is he?")
     return question if len(words(question)) <= MAX_FOLLOW_UP_WORDS else None
+
+
+_CHOICE_OF_THEIRS = re.compile(
+    r"^\W*(?:(?:and|so|ok(?:ay)?)\W+)?(?:is|was|are|were) (?:it|they|he|she|that|this)\b[^?]*"
+    r"\bor\b",
+    re.IGNORECASE,
+)
+"""A choice of what the thing the user just told of is ("Is it a garden, patio or balcony?",
+"Are they indoor or outdoor cats?"): asked of theirs, though it says no "you"."""
 
 
 def _check_ended_on(text: str) -> str | None:
@@ -215,6 +225,39 @@ answer all the same."""
 def unhedged(sentence: str) -> str:
     """The sentence without its hedges ("I think", "as far as I know")."""
     return _HEDGE.sub(" ", sentence).strip()
+
+
+def picks_an_option(sentence: str, question: str) -> bool:
+    """Whether a reply opens with one of the options an either-or question offers ("Do you own or
+    rent?" "renting, landlord says no nails."): a short first clause sharing a word with the
+    question answers it, whatever the clauses after it say."""
+    first = words(first_clause(after_yes_or_no(sentence)))
+    if not first or len(first) > MAX_OPTION_WORDS:
+        return False
+    options = _options(question)
+    return any(stem(word) in options for word in first)
+
+
+MAX_OPTION_WORDS = 3
+"""An option picked is named in a few words ("renting", "a small balcony")."""
+
+_OR = re.compile(r"\s+or\s+", re.IGNORECASE)
+_NO_OPTION = frozenset({"a", "an", "the", "not", "no", "something", "else"})
+
+
+def _options(question: str) -> set[str]:
+    """The stems of the options an either-or question offers: the word after each "or", and the
+    last word of each item of the list before it ("a garden, patio or balcony")."""
+    found: set[str] = set()
+    for match in _OR.finditer(question):
+        found.update([w for w in words(question[match.end() :]) if w not in _NO_OPTION][:1])
+        for item in reversed(question[: match.start()].split(",")):
+            said = words(item)
+            if said:
+                found.add(said[-1])
+            if len(said) != 1:
+                break  # the list's first item, with the words that lead to it
+    return {stem(word) for word in found - _NO_OPTION}
 
 
 def is_fragment(sentence: str) -> bool:

@@ -23,6 +23,7 @@ from zepkit.local.answers import (
     is_elliptic,
     is_fragment,
     names_the_user,
+    picks_an_option,
     refers_back,
     unhedged,
 )
@@ -133,11 +134,14 @@ class RuleExtractor:
             return [statement for _, statement in read]
         asked = f'{speaker}, asked "{question}": ' if speaker else f'Asked "{question}": '
         found = []
-        for sentence, statement in read:
+        for at, (sentence, statement) in enumerate(read):
             hedged = unhedged(sentence)
             elliptic = is_elliptic(hedged) and names_the_user(question)
             if (statement.profile is None or hedged != sentence or elliptic) and (
-                elliptic or is_fragment(hedged) or (len(read) == 1 and _answers(sentence, question))
+                elliptic
+                or is_fragment(hedged)
+                or (len(read) == 1 and _answers(sentence, question))
+                or (at == 0 and picks_an_option(hedged, question))
             ):
                 statement = self._answer(asked + sentence, sentence, question, alone=len(read) == 1)
             found.append(statement)
@@ -163,13 +167,17 @@ class RuleExtractor:
         """A user's message as (sentence, statement) pairs; when its first sentence goes on about
         the subject of the last profile statement of `before` (the user's previous message), that
         statement and the sentence are one. `answering`: the message replies to a question,
-        whose answer may come first as an exclamation ("Birdwatching! He's out every morning")."""
+        whose answer may come first as an exclamation ("Birdwatching! He's out every morning")
+        or with a question mark of doubt ("A2 maybe? I can order food.")."""
         kept = self._kept(listed_inline(text), prefix, "user")
-        if answering and len(kept) > 0 and goes_on(kept[0]):
+        if answering:
             said = sentences(text)
             first = said[0].removeprefix(prefix) if said else ""
-            if first != kept[0] and _exclaimed_answer(first):
-                kept[0] = f"{first} {kept[0]}"  # read on with what it goes on about
+            if first and (not kept or first != kept[0]):  # the first sentence was chatter
+                if kept and goes_on(kept[0]) and _exclaimed_answer(first):
+                    kept[0] = f"{first} {kept[0]}"  # read on with what it goes on about
+                elif _unsure_answer(first):
+                    kept.insert(0, first)
         if before is None or not kept or not goes_on(kept[0]):
             return self._joined(kept, prefix)
         # only its last statement counts, and a joined statement is short: a long message's
@@ -287,6 +295,29 @@ def _exclaimed_answer(sentence: str) -> bool:
         bare != sentence.rstrip()
         and len(bare.split()) <= MAX_EXCLAIMED_ANSWER_WORDS
         and not is_chatter(f"{bare}.", role="user")
+    )
+
+
+MAX_UNSURE_ANSWER_WORDS = 4
+
+_ASKS_BACK = re.compile(
+    r"^\W*(?:what|how|why|when|where|who|whom|whose|which|can|could|would|will|shall|should|do|"
+    r"does|did|is|are|was|were|am|have|has|had|may|might|must|any|really|seriously|sorry|you|u|"
+    r"and|or|so|huh|eh)\b",
+    re.IGNORECASE,
+)
+
+
+def _unsure_answer(sentence: str) -> bool:
+    """Whether a short sentence with a question mark, opening with no question word, answers the
+    question before it with doubt ("A2 maybe?", "Lisbon?", "around 300?"), not asks back
+    ("Why?", "Do I have to?", "Sorry?")."""
+    bare = sentence.rstrip()
+    return (
+        bare.endswith("?")
+        and len(bare.split()) <= MAX_UNSURE_ANSWER_WORDS
+        and _ASKS_BACK.match(bare) is None
+        and not is_chatter(f"{bare.rstrip('?')}.", role="user")
     )
 
 
