@@ -180,6 +180,9 @@ def test_chatter(sentence: str, role: str) -> None:
         ("how long i have lived here: 10 years", "user"),
         ("Half Japanese, half Scottish.", "user"),  # a heritage, not names said in passing
         ("It is an HP LaserJet Pro M15w.", "user"),  # what a thing is, by its make
+        # a statement typed with a question mark of doubt or wonder, asking nothing
+        ("callum's dragged me bouldering 3 times this month n i actually kinda love it??", "user"),
+        ("i think i'm lactose intolerant?", "user"),
         ("Mine's a Pixel 7.", "user"),
         ("A Toyota Corolla.", "user"),  # a belonging named
         ("Promoted to head chef!", "user"),  # the user's news, not a cheer
@@ -266,6 +269,9 @@ def test_facts(sentence: str, role: str | None) -> None:
     [
         "Thanks, Melanie!",
         "Caroline: Cool!",
+        "so I just add water?",  # a check, of no kind of the user's
+        "I need a visa for Japan?",  # asked, with "need"
+        "Any tips for keeping my sourdough starter alive while I'm traveling for 2 weeks?",
         "Hey Mel, long time no chat!",
         "That's great news about your friend!",
         "Your garden looks amazing!",

@@ -155,6 +155,7 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
                 or _reveals(text)
                 or names_with_age(text)
                 or (_ASKED_OF_YOU.match(text) is not None and is_standing(text))
+                or _told_with_doubt(text)
             )
         )
     if _FOR_A_FRIEND.match(text) or (role == "user" and _reacts(text)):
@@ -320,6 +321,33 @@ _THE_OWN = re.compile(
 )
 """A thing of the household's told with "the" before a question ("the car's a 2014 skoda
 octavia estate, worth a service before winter?"): what it is, not a question of it."""
+
+
+_ASKED_ANYWHERE = re.compile(
+    r"\b(?:what|how|why|when|where|which|who|whom|whose|whats|hows|or|any|anyone|anybody|"
+    r"anything|tips?|ideas?|advice|suggestions?|recommendations?|thoughts|normal|ok|okay|"
+    r"please|right)\b|"
+    r"\b(?:can|could|would|will|should|shall|do|does|did|is|are|was|were|have|has|may|might|"
+    r"must|am)\s+(?:i|u|you|we|he|she|they|it|this|that|there)\b|"
+    r"\b(?:i|we)\s+(?:should|shall|can|could|need|must|may|might|have to|gotta|ought|wonder)\b",
+    re.IGNORECASE,
+)
+MIN_DOUBTED_WORDS = 4
+
+
+def _told_with_doubt(text: str) -> bool:
+    """A user's statement typed with a question mark of doubt or wonder, as chat often is
+    ("callum's dragged me bouldering 3 times this month n i actually kinda love it??", "i think
+    i'm lactose intolerant?"): of the speaker, of a kind, and asking nothing (no question word,
+    no inverted verb, no "or", no asking for tips or whether it is normal, not to "you")."""
+    return (
+        len(text.split()) >= MIN_DOUBTED_WORDS
+        and _QUESTION_OPENER.match(text) is None
+        and _FIRST_PERSON.search(text) is not None
+        and _ASKED_ANYWHERE.search(text) is None
+        and _SECOND_PERSON.search(text) is None
+        and bool(kinds_in(text))
+    )
 
 
 def _speaks_as(text: str) -> bool:
