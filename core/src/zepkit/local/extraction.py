@@ -170,7 +170,7 @@ class RuleExtractor:
         whose answer may come first as an exclamation ("Birdwatching! He's out every morning")
         or with a question mark of doubt ("A2 maybe? I can order food.")."""
         kept = self._kept(listed_inline(text), prefix, "user")
-        if answering:
+        if answering and ("?" in text or (kept and goes_on(kept[0]))):
             said = sentences(text)
             first = said[0].removeprefix(prefix) if said else ""
             if first and (not kept or first != kept[0]):  # the first sentence was chatter
