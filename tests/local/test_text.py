@@ -56,6 +56,15 @@ def test_the_split_read_from_spaces_parts_text_exactly_where_the_full_split_does
     ]
 
 
+def test_a_quotation_ending_in_a_mark_inside_a_sentence_does_not_end_it() -> None:
+    said = "Please stop saying 'Great question!' every time, it's patronizing. I'm a litigator."
+    assert sentences(said) == [
+        "Please stop saying 'Great question!' every time, it's patronizing.",
+        "I'm a litigator.",
+    ]
+    assert sentences('He said "Hi!" Then he left.') == ['He said "Hi!"', "Then he left."]
+
+
 def test_sentences_are_fresh_lists_for_chat_and_documents_alike() -> None:
     short = "I moved to Lisbon. I work at a bakery."
     first = sentences(short)

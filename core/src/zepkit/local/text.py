@@ -79,10 +79,17 @@ word or a number that is no ordinal ("im 6 months postpartum"), so "i.e." is no 
 is German's "im Garten" or "im 3. Stock"): a regex alternative, to be bounded by the pattern
 using it."""
 _HAS_WORD = re.compile(r"[^\W_]")
-_BOUNDARY = re.compile(r"(?:(?<=[.!?…])|(?<=[.!?…][\"'”’)\]]))\s+|(?<=[。！？])|\s*\n\s*")
-"""Where sentences part: the spaces after an end mark (and a closing quote or bracket), right
-after a full-width end mark, and line breaks with the spaces around them."""
-_SPACE_BOUNDARY = re.compile(r"\s(?:(?<=[.!?…]\s)|(?<=[.!?…][\"'”’)\]]\s)|(?<=\n)|(?=\s*\n))\s*")
+_BOUNDARY = re.compile(
+    r"(?:(?<=[.!?…])|(?<=\.[\"'”’)\]])|(?<=[!?…][\"'”’)\]])(?!\s+[a-z]))\s+|(?<=[。！？])|"
+    r"\s*\n\s*"
+)
+"""Where sentences part: the spaces after an end mark (and a closing quote or bracket, unless a
+quoted exclamation or question goes on in lower case: "stop saying 'Great question!' every
+time"), right after a full-width end mark, and line breaks with the spaces around them."""
+_SPACE_BOUNDARY = re.compile(
+    r"\s(?:(?<=[.!?…]\s)|(?<=\.[\"'”’)\]]\s)|(?<=[!?…][\"'”’)\]]\s)(?!\s*[a-z])|(?<=\n)|"
+    r"(?=\s*\n))\s*"
+)
 """`_BOUNDARY` for a text without full-width end marks: the same splits, each read from the
 first space of a run (the engine skips to the next space; `_BOUNDARY` tries every position
 against every branch, three times as slow on chat)."""
