@@ -170,6 +170,12 @@ def test_chatter(sentence: str, role: str) -> None:
         ("Is it safe for me to eat sushi while pregnant?", "user"),  # gives the user away
         ("How do I stop my new puppy from chewing shoes?", "user"),
         ("Please always reply in Spanish.", "user"),  # a request that stands for every turn
+        # how to speak, asked as a question or a request to stop
+        ("Can you not use emojis with me?", "user"),
+        ("please don't call me dear or sweetie, it's weird coming from an AI.", "user"),
+        ("Can you drop the follow-up questions at the end?", "user"),
+        ("please don't sugarcoat, be brutally honest.", "user"),
+        ("please don't moralize, I'm a crime reporter, I know it's bad.", "user"),
         ("From now on, keep your answers short.", "user"),
         ("Please don't suggest anything with mushrooms.", "user"),  # what never to offer
         ("Please use metric units.", "user"),  # units for every answer

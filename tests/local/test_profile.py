@@ -205,6 +205,14 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Met someone!",
         "Please stop apologising so much.",  # how to speak, in a request's form
         "Skip the pleasantries and get to the point.",
+        # how to speak, said as a complaint or a request to stop
+        "Can you not use emojis with me?",
+        "please don't call me dear or sweetie, it's weird coming from an AI.",
+        "Can you drop the follow-up questions at the end?",
+        "please don't sugarcoat, be brutally honest.",
+        "Please stop saying 'Great question!' every time, it's patronizing.",
+        "please don't moralize, I'm a crime reporter, I know it's bad.",
+        "lol ur so formal, talk normal bro",
         "Prices in euros please.",
         "Use 24 hour time.",
         "Please reply in Welsh where you can.",

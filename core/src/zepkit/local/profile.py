@@ -678,7 +678,26 @@ _NEVER_OFFER = (
     r"(?:(?:reply|respond|answer|write|speak|talk|explain(?: things)?)(?: to me)? in|use) "
     r"(?:simple|simpler|plain|easy|basic|everyday) (?:english|words|language|terms|sentences)|"
     r"(?:stop|quit) apologi[sz]ing|skip the (?:pleasantries|small talk|preamble|fluff)|"
-    r"be (?:more )?(?:blunt|direct|concise|brief) with me|explain (?:things|everything) like)\b"
+    r"be (?:more )?(?:blunt|direct|concise|brief) with me|explain (?:things|everything) like)\b|"
+    # how the user wants to be spoken to, said as a complaint or a request to stop
+    r"^\W*(?![^.!?]*\b(?:this time|for (?:this|that) (?:one|email|message|post|letter|reply|"
+    r"text|essay|piece)|just (?:for )?(?:this|here|now))\b)"
+    r"(?:(?:ok|okay|also|and|oh|lol|ugh|pls|plz|please|seriously|honestly|btw|"
+    r"(?:can|could|would|will) (?:you|u))\W+)*"
+    r"(?:(?:(?:don'?t|do not|never|stop|quit|no need to|not)\s+(?:ever\s+)?(?:"
+    r"call(?:ing)? me (?!(?:before|after|at|on|in|by|during|until|till|to|tomorrow|tonight|"
+    r"today|back|later|when|if|again|up|out|anymore)\b)|sugar-?coat\w*|morali[sz]\w*|"
+    r"lectur\w*|preach\w*(?! to the)|patroni[sz]\w*|judg\w* me|"
+    r"(?:add|adding|give|giving|include|including|put|putting|end|ending)(?: me)? (?:all )?"
+    r"(?:the |those |these |any |with )?(?:disclaimers|warnings|caveats|follow[- ]up questions)|"
+    r"ask(?:ing)?(?: me)? (?:follow[- ]up )?questions at the end|say(?:ing)? [\"'‘“]|"
+    r"(?:use|using) (?:emojis?|emoticons|bullet points|markdown|exclamation marks)))|"
+    r"(?:drop|skip|ditch|lose|cut(?: out)?|lay off|enough with|no more)\s+(?:the |all the |"
+    r"those |these |your )?(?:follow[- ]up questions|disclaimers|warnings|caveats|pep talks?|"
+    r"compliments|flattery|praise)|"
+    r"talk (?:normal|normally|like a (?:normal )?(?:person|human))|"
+    r"(?:ur|you['’]?re|you are|u r) (?:so|too|way too|a bit|kinda) (?:formal|stiff|wordy|"
+    r"long-winded|verbose|robotic|preachy|cheesy|chirpy))\b"
 )
 """A standing instruction in a request's form, written in lower case: what never to offer
 ("Please don't suggest anything with mushrooms.") and which units or spelling to use or not
