@@ -1655,6 +1655,44 @@ def test_a_sentence_going_on_about_someone_joins_their_profile_statement() -> No
     assert len(said) == 2
 
 
+@pytest.mark.parametrize(
+    ("said", "told"),
+    [
+        (
+            "Is soy sauce safe with coeliac disease?? I'm 3 weeks into the diagnosis and it's "
+            "doing my head in",
+            "coeliac",
+        ),
+        ("How far can my Nissan Leaf really go in winter? The display says 210 km.", "Leaf"),
+        (
+            "what veg grows on a north-facing balcony in Glasgow?? tried tomatoes last year",
+            "Glasgow",
+        ),
+        (
+            "how do i make £40 a week last as a student in leeds. i'm living on beans on toast",
+            "£40",
+        ),
+    ],
+)
+def test_a_question_before_what_the_user_tells_of_it_is_kept_with_that(
+    said: str, told: str
+) -> None:
+    [kept] = RuleExtractor().extract(said, speaker="Kim", source="message", role="user")
+    assert told in kept.text and kept.text == f"Kim: {said}"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Any tips for Rome? The food there is amazing, I hear.",  # hearsay, not their situation
+        "How was your weekend? I finally finished the shed.",  # asked of the listener
+    ],
+)
+def test_a_question_before_what_is_not_the_users_situation_stays_out(said: str) -> None:
+    found = RuleExtractor().extract(said, speaker="Kim", source="message", role="user")
+    assert all("?" not in s.text for s in found)
+
+
 def test_a_question_the_user_says_is_about_them_is_kept_with_that() -> None:
     extractor = RuleExtractor()
     asked = "What's a good hobby for someone who works from home? Asking for me lol"

@@ -30,6 +30,7 @@ from zepkit.local.text import (
     STOP_WORDS,
     _wordset,
     name_mentions,
+    opens_without_subject,
     words,
 )
 
@@ -137,6 +138,31 @@ _GREETING = re.compile(
 _CAPITAL_WORD = re.compile(r"\b[A-Z]\w*")
 _FIRST_PERSON = re.compile(rf"(?<![\w'’])(?:{SPEAKER_I}|my|My|me|we|We|our|Our)\b")
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|you're|you’re|you've|you’ve)\b", re.IGNORECASE)
+
+
+def asks_of_own_situation(question: str, after: str) -> bool:
+    """Whether a user's question, followed in their message by `after`, asks about what `after`
+    tells of their own situation ("Is soy sauce safe with coeliac disease?? I'm 3 weeks into the
+    diagnosis", "How far can my Nissan Leaf really go in winter? The display says 210 km"): a
+    question, not to "you", before a sentence that is no chatter. The two say it together."""
+    text = SPEAKER_LABEL.sub("", question.strip(), count=1)
+    return (
+        (text.rstrip("\"'”’)]*_ ").endswith("?") or _asks_unmarked(text))
+        and _SECOND_PERSON.search(text) is None
+        and (
+            _FIRST_PERSON.search(text) is not None
+            or _FIRST_PERSON.search(_HEARSAY.sub(" ", after)) is not None
+            or opens_without_subject(after)
+        )
+        and not is_chatter(after, role="user")
+    )
+
+
+_HEARSAY = re.compile(
+    r"\b(?:I|i) (?:think|hear|heard|guess|believe|suppose|reckon|read|gather|imagine)\b"
+)
+"""The speaker's hedge on what they heard or think ("The food there is amazing, I hear."): no
+situation of theirs."""
 
 
 def is_chatter(sentence: str, *, role: str | None) -> bool:

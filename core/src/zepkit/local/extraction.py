@@ -27,7 +27,7 @@ from zepkit.local.answers import (
     refers_back,
     unhedged,
 )
-from zepkit.local.chatter import is_chatter, names_only
+from zepkit.local.chatter import asks_of_own_situation, is_chatter, names_only
 from zepkit.local.profile import (
     MAX_JOINED_CHARS,
     TOLD_KINDS,
@@ -269,9 +269,14 @@ class RuleExtractor:
                 kept.append(sentence)
             elif (
                 role == "user"
-                and sentence.rstrip().endswith("?")
                 and at + 1 < len(said)
-                and (_FOR_ME.match(said[at + 1]) or points_back_there(said[at + 1]))
+                and (
+                    (
+                        sentence.rstrip().endswith("?")
+                        and (_FOR_ME.match(said[at + 1]) or points_back_there(said[at + 1]))
+                    )
+                    or asks_of_own_situation(_as_read(sentence), _as_read(said[at + 1]))
+                )
             ):
                 at += 1
                 kept.append(f"{sentence} {said[at]}")
