@@ -163,6 +163,13 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("We pitched a partner company today.", "people", False),
         ("I smoke about ten a day.", "health", True),
         ("How do I tell if my smoke alarm battery is low?", "health", False),
+        # "work out" is exercise, or figuring something out: never a job
+        ("I work out three times a week.", "fitness", True),
+        ("I work out three times a week.", "work", False),
+        ("How do I work out what to charge for a new product?", "fitness", False),
+        ("How do I work out what to charge for a new product?", "work", False),
+        ("It worked out fine in the end.", "fitness", False),
+        ("My workout is short.", "work", False),
         ("Our smoke detectors keep beeping.", "health", False),
     ],
 )
@@ -213,6 +220,7 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Please stop saying 'Great question!' every time, it's patronizing.",
         "please don't moralize, I'm a crime reporter, I know it's bad.",
         "lol ur so formal, talk normal bro",
+        "car is finally paid off!!!",  # a thing of theirs with the "my" dropped
         "Prices in euros please.",
         "Use 24 hour time.",
         "Please reply in Welsh where you can.",

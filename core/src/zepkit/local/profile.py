@@ -909,7 +909,8 @@ _KINDS: tuple[_Kind, ...] = tuple(
         (
             "work",
             2.0,
-            r"\b(?:work\w*|jobs?|career|profession|teach\w*|student|stud(?:y|ying|ied)|exams?|"
+            r"\b(?:work(?!outs?\b)\w*\b(?!\s+out\b)|jobs?|career|profession|teach\w*|student|"
+            r"stud(?:y|ying|ied)|exams?|"
             r"wfh|commut\w*|(?:parental|maternity|paternity) leave|"
             r"degree|phd|master'?s|bachelor'?s|universit\w*|college|school|dissertation|thesis|"
             r"msc|bsc|mba|mphil|pgce|cfa|acca|cima|cpa|"
@@ -991,7 +992,10 @@ _KINDS: tuple[_Kind, ...] = tuple(
         (
             "fitness",
             1.5,
-            r"\b(?:gym|workouts?|work out|exercis\w*|fitness|running|jog\w*|cycling|cycle|biking|"
+            r"\b(?:gym|workouts?|work(?:s|ed|ing)? out\b(?!\s+(?:what|how|whether|if|why|when|"
+            r"where|which|who|the|a|an|my|your|our|his|her|their|it|this|that|fine|well|ok|okay|"
+            r"great|perfectly|badly|nicely|alright|better|for the best|in the end)\b)|exercis\w*|"
+            r"fitness|running|jog\w*|cycling|cycle|biking|"
             r"swim\w*|yoga|pilates|hik(?:e|es|ed|ing)|climbing|boulder\w*|sports?|football|"
             r"soccer|tennis|judo|karate|taekwondo|jiu[- ]?jitsu|kickboxing|martial arts|"
             r"black belt|"
@@ -1661,15 +1665,17 @@ def names_with_age(sentence: str) -> bool:
 
 _MY_DROPPED = re.compile(
     r"^\W*(?:(?:the )?(?:landlord|landlady|letting agent|boss|flatmate|housemate|commute|rent|"
-    r"mortgage)|the (?:whole|entire) (?:flat|apartment|house|place)|flat|apartment|house|kitchen|"
+    r"mortgage)|car|van|the (?:whole|entire) (?:flat|apartment|house|place)|flat|apartment|"
+    r"house|kitchen|"
     r"garden|balcony|bedroom|living room|lounge|bathroom|oven|hob|boiler|salary|budget)"
     r"(?:['’]s| is| was| has| says| said| won['’]?t| doesn['’]?t| only| basically)\b",
     re.IGNORECASE,
 )
 """A sentence about the speaker's home, household or work with chat's dropped "my"
 ("landlord was really clear, no drilling", "kitchen is one counter and a two-ring hob", "the
-whole flat is tiny"): theirs, as no one else's would be told this way. With "the", only what
-is always someone's own ("the landlord says no pets"; "the house is ..." may be a rental's)."""
+whole flat is tiny", "car is finally paid off"): theirs, as no one else's would be told this
+way. With "the", only what is always someone's own ("the landlord says no pets"; "the house is
+..." may be a rental's)."""
 
 
 _TOLD_OF_ELSEWHERE = re.compile(
