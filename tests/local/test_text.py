@@ -42,7 +42,7 @@ def test_the_split_read_from_spaces_parts_text_exactly_where_the_full_split_does
     # Every end mark, closing quote and bracket, kind of space and line break, in random order:
     # the split for text without full-width marks must part it at the same places.
     rng = random.Random(20261205)
-    alphabet = [*".!?…\"'”’)] \n\t\r\x0b\u00a0\u2028ab", "。", "！", "？"]
+    alphabet = [*".!?…\"'”’)] \n\t\r\x0b\u00a0\u2028ab😅🤦🏽\ufe0f\u200d♀", "。", "！", "？"]
     for _ in range(30000):
         sample = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
         if not any(mark in sample for mark in "。！？"):
@@ -63,6 +63,17 @@ def test_a_quotation_ending_in_a_mark_inside_a_sentence_does_not_end_it() -> Non
         "I'm a litigator.",
     ]
     assert sentences('He said "Hi!" Then he left.') == ['He said "Hi!"', "Then he left."]
+
+
+def test_a_face_emoji_ends_a_sentence_as_a_full_stop_would() -> None:
+    said = "7 months pregnant and the nursery is still empty 😅 what are the essentials?"
+    assert sentences(said) == [
+        "7 months pregnant and the nursery is still empty 😅",
+        "what are the essentials?",
+    ]
+    assert sentences("ugh 🤦\u200d♀️ my boss again") == ["ugh 🤦\u200d♀️", "my boss again"]
+    assert sentences("thanks 🙏🏽 will do") == ["thanks 🙏🏽", "will do"]
+    assert sentences("i love 🍕 so much") == ["i love 🍕 so much"]  # a thing, not a face
 
 
 def test_sentences_are_fresh_lists_for_chat_and_documents_alike() -> None:

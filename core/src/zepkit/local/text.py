@@ -79,16 +79,26 @@ word or a number that is no ordinal ("im 6 months postpartum"), so "i.e." is no 
 is German's "im Garten" or "im 3. Stock"): a regex alternative, to be bounded by the pattern
 using it."""
 _HAS_WORD = re.compile(r"[^\W_]")
+_FACES = "\U0001f600-\U0001f64f\U0001f910-\U0001f92f\U0001f970-\U0001f97a\U0001fae0-\U0001fae8☹☺"
+"""Emoji of faces and hands, which chat puts where a full stop would be ("... still completely
+empty 😅 what are the essentials?")."""
+_FACE_ENDS = (
+    f"[{_FACES}]",
+    f"[{_FACES}][\U0001f3fb-\U0001f3ff\ufe0f]",  # with a skin tone or as an emoji
+    "\u200d[♀♂]\ufe0f",  # a face with a gender joined on
+)
 _BOUNDARY = re.compile(
-    r"(?:(?<=[.!?…])|(?<=\.[\"'”’)\]])|(?<=[!?…][\"'”’)\]])(?!\s+[a-z]))\s+|(?<=[。！？])|"
-    r"\s*\n\s*"
+    r"(?:(?<=[.!?…])|(?<=\.[\"'”’)\]])|(?<=[!?…][\"'”’)\]])(?!\s+[a-z])|"
+    + "|".join(f"(?<={end})" for end in _FACE_ENDS)
+    + r")\s+|(?<=[。！？])|\s*\n\s*"
 )
 """Where sentences part: the spaces after an end mark (and a closing quote or bracket, unless a
 quoted exclamation or question goes on in lower case: "stop saying 'Great question!' every
-time"), right after a full-width end mark, and line breaks with the spaces around them."""
+time") or after a face's emoji, right after a full-width end mark, and line breaks with the
+spaces around them."""
 _SPACE_BOUNDARY = re.compile(
     r"\s(?:(?<=[.!?…]\s)|(?<=\.[\"'”’)\]]\s)|(?<=[!?…][\"'”’)\]]\s)(?!\s*[a-z])|(?<=\n)|"
-    r"(?=\s*\n))\s*"
+    r"(?=\s*\n)|" + "|".join(f"(?<={end}\\s)" for end in _FACE_ENDS) + r")\s*"
 )
 """`_BOUNDARY` for a text without full-width end marks: the same splits, each read from the
 first space of a run (the engine skips to the next space; `_BOUNDARY` tries every position
