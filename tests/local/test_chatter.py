@@ -186,6 +186,14 @@ def test_chatter(sentence: str, role: str) -> None:
         ("how long i have lived here: 10 years", "user"),
         ("Half Japanese, half Scottish.", "user"),  # a heritage, not names said in passing
         ("It is an HP LaserJet Pro M15w.", "user"),  # what a thing is, by its make
+        # asked as what the speaker is, by a role or "X here"
+        (
+            "Speaking as a sub-3 marathoner (2:57 in Berlin last year), are carbon shoes worth "
+            "it for training?",
+            "user",
+        ),
+        ("first-time buyer here, what does a 'mortgage in principle' mean?", "user"),
+        ("Yours truly is 7 months pregnant, what are the absolute essentials?", "user"),
         # a statement typed with a question mark of doubt or wonder, asking nothing
         ("callum's dragged me bouldering 3 times this month n i actually kinda love it??", "user"),
         ("i think i'm lactose intolerant?", "user"),

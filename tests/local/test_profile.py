@@ -221,6 +221,8 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "please don't moralize, I'm a crime reporter, I know it's bad.",
         "lol ur so formal, talk normal bro",
         "car is finally paid off!!!",  # a thing of theirs with the "my" dropped
+        "Yours truly is 7 months pregnant.",  # the speaker by a stock phrase
+        "first-time buyer here, scared witless",  # "X here" and an aside
         "Prices in euros please.",
         "Use 24 hour time.",
         "Please reply in Welsh where you can.",

@@ -20,6 +20,7 @@ from zepkit.local.profile import (
     headline,
     is_standing,
     kinds_in,
+    names_self,
     names_with_age,
     shorthand_of_self,
     speaking_as,
@@ -136,7 +137,7 @@ _GREETING = re.compile(
 """Greetings and farewells, matched in lower-cased text (faster than IGNORECASE)."""
 
 _CAPITAL_WORD = re.compile(r"\b[A-Z]\w*")
-_FIRST_PERSON = re.compile(rf"(?<![\w'’])(?:{SPEAKER_I}|my|My|me|we|We|our|Our)\b")
+_FIRST_PERSON = re.compile(rf"(?<![\w'’])(?:{SPEAKER_I}|my|My|me|we|We|our|Our|[Yy]ours truly)\b")
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|you're|you’re|you've|you’ve)\b", re.IGNORECASE)
 
 
@@ -336,7 +337,9 @@ def _says_before_asking(text: str) -> bool:
     content = [w for w in words(clause) if len(w) > 1 and w not in STOP_WORDS]
     has_content = any(w not in PHATIC_WORDS and w not in _ASKING_WORDS for w in content)
     return has_content and (
-        _FIRST_PERSON.search(clause) is not None or _THE_OWN.match(clause) is not None
+        _FIRST_PERSON.search(clause) is not None
+        or _THE_OWN.match(clause) is not None
+        or names_self(clause)  # "first-time buyer here, what does ... mean?"
     )
 
 

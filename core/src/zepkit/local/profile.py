@@ -22,11 +22,12 @@ from zepkit.local.text import (
     STOP_WORDS,
     STORED_LABEL,
     SUPPOSED,
+    first_clause,
     opens_without_subject,
     without_subject,
 )
 
-_SELF = re.compile(rf"(?<![\w'’])(?:{SPEAKER_I}|[Mm]y|MY|[Mm]e|mine|[Mm]yself)\b")
+_SELF = re.compile(rf"(?<![\w'’])(?:{SPEAKER_I}|[Mm]y|MY|[Mm]e|mine|[Mm]yself|[Yy]ours truly)\b")
 """The speaker talking about themselves (in chat's spellings too)."""
 
 _SAYS_SO = re.compile(
@@ -61,8 +62,12 @@ comes before "here" ("Started raining here.")."""
 
 
 def names_self(sentence: str) -> bool:
-    """Whether a sentence names what its speaker is, "X here" (`_HERE_I_AM`)."""
-    return _HERE_I_AM.match(sentence) is not None and without_subject(sentence)
+    """Whether a sentence names what its speaker is, "X here" (`_HERE_I_AM`), alone or as its
+    first clause ("first-time buyer here, scared witless")."""
+    return (
+        _HERE_I_AM.match(sentence) is not None
+        or _HERE_I_AM.match(first_clause(sentence)) is not None
+    ) and without_subject(sentence)
 
 
 def _says_so(sentence: str, kinds: Iterable[str]) -> bool:
@@ -85,7 +90,9 @@ budget is 100 a night", "Please help me, I'm diabetic"): not tastes or plans, wh
 speaks of in passing ("Write it again, I didn't like it")."""
 
 _SPEAKING_AS = re.compile(
-    r"^\W*(?:as|being) (?:an?|someone|somebody|one)\b[^,;:—–?]*(?:[,;:—–]|\s-\s)", re.IGNORECASE
+    r"^\W*(?:(?:speaking|asking|writing|talking) as|coming from|as|being) "
+    r"(?:an?|someone|somebody|one)\b[^,;:—–?]*(?:[,;:—–]|\s-\s)",
+    re.IGNORECASE,
 )
 _ONCE = re.compile(
     r"^\W*as an? (?:kid|child|teen|teenager|youngster|boy|girl|baby|toddler|student)\b",
@@ -95,12 +102,12 @@ _ONCE = re.compile(
 
 def speaking_as(sentence: str) -> re.Match[str] | None:
     """The opening clause of a sentence naming what its speaker is ("As a nurse on night shifts,
-    ...", "Being a single dad, ...", "As a left-hander, ..."), when it tells of their work,
-    health, people... (`TOLD_KINDS`); not what they were once ("As a kid, ...")."""
+    ...", "Being a single dad, ...", "Speaking as a sub-3 marathoner, ..."), when it touches a
+    kind (work, health, fitness...); not what they were once ("As a kid, ...")."""
     lead = _SPEAKING_AS.match(sentence)
     if lead is None or _ONCE.match(sentence) is not None:
         return None
-    return lead if kinds_in(lead[0]) & TOLD_KINDS else None
+    return lead if kinds_in(lead[0]) else None
 
 
 _LEARNING = r"learning(?: (?:how )?to)?|taking up|took up"
