@@ -65,6 +65,11 @@ def test_a_quotation_ending_in_a_mark_inside_a_sentence_does_not_end_it() -> Non
     assert sentences('He said "Hi!" Then he left.') == ['He said "Hi!"', "Then he left."]
 
 
+def test_a_title_before_a_name_does_not_end_a_sentence() -> None:
+    said = "Please address me as Mx. Okafor in anything formal. Thanks."
+    assert sentences(said) == ["Please address me as Mx. Okafor in anything formal.", "Thanks."]
+
+
 def test_a_face_emoji_ends_a_sentence_as_a_full_stop_would() -> None:
     said = "7 months pregnant and the nursery is still empty 😅 what are the essentials?"
     assert sentences(said) == [

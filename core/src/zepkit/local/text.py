@@ -64,7 +64,7 @@ _CONNECTORS: frozenset[str] = frozenset({"of", "de", "da", "del", "der", "van", 
 """Lower-case words allowed inside a name when capitalised words surround them ("Bank of Spain")."""
 
 _ABBREVIATIONS: frozenset[str] = frozenset(
-    {"mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "vs", "e.g", "i.e", "approx", "dept"}
+    {"mr", "mrs", "ms", "mx", "dr", "prof", "st", "jr", "sr", "vs", "e.g", "i.e", "approx", "dept"}
 )
 
 _WORD = re.compile(r"\w+")
