@@ -413,6 +413,9 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "We are all vegetarians.",
         "We're a same-sex couple planning to adopt.",
         "Our stack is Django and React, deployed on AWS.",  # the speaker's workplace
+        "Our security team blocks ChatGPT plugins.",  # its rules and tools, of any kind
+        "we're on GKE autopilot.",
+        "we use Xero and Shopify",
         "We're a B2B SaaS company selling to hospitals.",
         "Our team is fully remote across 6 time zones.",
         "Our fiscal year ends in June.",
@@ -566,6 +569,7 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "We spent a couple of days in Rome.",  # "a couple of" is no couple
         "We should buy a boat someday, haha.",
         "Our company just bought a new truck.",
+        "We're on Monday's flight.",  # a day, not a tool
         "Crazy about the weather today.",  # a taste is named bare
         "Enjoy the show.",
         "Enjoy your meal!",

@@ -517,6 +517,24 @@ _OUR_WORKPLACE = re.compile(
 SaaS company selling to hospitals."; not "Our company just bought a new truck."): read when the
 sentence is about work, as its kinds say."""
 
+_MONTHS_AND_DAYS = (
+    r"january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+)
+_OUR_SETUP = re.compile(
+    r"\bour (?:[\w-]+ )?(?:team|department|dept|it|security|compliance|legal|company|firm|"
+    r"employer|policy|hospital|school|ward|office|client|ceo|cto|manager|boss)"
+    r" (?:blocks?|bans?|forbids?|requires?|mandates?|only (?:allows?|lets?)|"
+    r"won['’]?t (?:allow|let)|doesn['’]?t (?:allow|let)|does not (?:allow|let))\b|"
+    rf"\bwe(?:['’]re| are) (?:all |still |now )?(?:on|running|using) (?!(?i:{_MONTHS_AND_DAYS})\b)"
+    r"(?-i:[A-Z])[\w.-]*\b|"
+    rf"\bwe (?:use|run|deploy (?:to|on)|host on) (?!(?i:{_MONTHS_AND_DAYS})\b)(?-i:[A-Z])[\w.-]*\b",
+    re.IGNORECASE,
+)
+"""The speaker's workplace by its rules or tools ("Our security team blocks ChatGPT plugins",
+"we're on GKE autopilot", "we use Xero and Shopify"): how their work is set up, whatever the
+sentence's kinds."""
+
 _WE_EACH = re.compile(
     r"\bwe(?:['’]re| are) (?:all|both)\b(?! (?:going|heading|off|set|ready|here|there|so|too|"
     r"very|really|just|still|in|at|on)\b)",
@@ -595,7 +613,7 @@ def _of_the_household(sentence: str, kinds: Iterable[str]) -> bool:
         return True
     if (found - {"plans"} and _WE_EACH.search(sentence)) or _WE_EACH_WORK.search(sentence):
         return True
-    if "work" in found and _OUR_WORKPLACE.search(sentence):
+    if ("work" in found and _OUR_WORKPLACE.search(sentence)) or _OUR_SETUP.search(sentence):
         return True
     if "identity" in found and _WE_FAITH.search(sentence):
         return True
