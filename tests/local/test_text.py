@@ -65,20 +65,35 @@ def test_a_quotation_ending_in_a_mark_inside_a_sentence_does_not_end_it() -> Non
     assert sentences('He said "Hi!" Then he left.') == ['He said "Hi!"', "Then he left."]
 
 
+def test_a_numbering_abbreviation_before_its_number_does_not_end_a_sentence() -> None:
+    said = "I'm playing Chopin Ballade No. 1 and a Debussy prelude. The coda is hard."
+    assert sentences(said) == [
+        "I'm playing Chopin Ballade No. 1 and a Debussy prelude.",
+        "The coda is hard.",
+    ]
+    assert sentences("Are you coming? No. Sorry.") == ["Are you coming?", "No.", "Sorry."]
+
+
 def test_a_title_before_a_name_does_not_end_a_sentence() -> None:
     said = "Please address me as Mx. Okafor in anything formal. Thanks."
     assert sentences(said) == ["Please address me as Mx. Okafor in anything formal.", "Thanks."]
 
 
-def test_a_face_emoji_ends_a_sentence_as_a_full_stop_would() -> None:
+def test_a_face_emoji_before_a_question_ends_a_sentence_as_a_full_stop_would() -> None:
     said = "7 months pregnant and the nursery is still empty 😅 what are the essentials?"
     assert sentences(said) == [
         "7 months pregnant and the nursery is still empty 😅",
         "what are the essentials?",
     ]
-    assert sentences("ugh 🤦\u200d♀️ my boss again") == ["ugh 🤦\u200d♀️", "my boss again"]
-    assert sentences("thanks 🙏🏽 will do") == ["thanks 🙏🏽", "will do"]
-    assert sentences("i love 🍕 so much") == ["i love 🍕 so much"]  # a thing, not a face
+    assert sentences("ugh 🤦\u200d♀️ why me?") == ["ugh 🤦\u200d♀️", "why me?"]
+    assert sentences("moving next week 🎉 can you help?") == [
+        "moving next week 🎉",
+        "can you help?",
+    ]
+    assert sentences("i love 🍕 so much?") == ["i love 🍕 so much?"]  # a thing, not a face
+    # before a statement the emoji stays: news told alone would read as a cheer
+    said = "finally unpacked the last box in Denver 🎉 the altitude is no joke."
+    assert sentences(said) == [said]
 
 
 def test_sentences_are_fresh_lists_for_chat_and_documents_alike() -> None:

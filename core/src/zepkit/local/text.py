@@ -79,9 +79,15 @@ word or a number that is no ordinal ("im 6 months postpartum"), so "i.e." is no 
 is German's "im Garten" or "im 3. Stock"): a regex alternative, to be bounded by the pattern
 using it."""
 _HAS_WORD = re.compile(r"[^\W_]")
-_FACES = "\U0001f600-\U0001f64f\U0001f910-\U0001f92f\U0001f970-\U0001f97a\U0001fae0-\U0001fae8☹☺"
-"""Emoji of faces and hands, which chat puts where a full stop would be ("... still completely
-empty 😅 what are the essentials?")."""
+_FACES = (
+    "\U0001f600-\U0001f64f\U0001f910-\U0001f92f\U0001f970-\U0001f97a\U0001fae0-\U0001fae8☹☺"
+    "🎉🎊🔥💀👍👎👏💪✨💯❤"
+)
+"""Emoji of faces, hands and cheers, which chat puts where a full stop would be before a
+question ("... still completely empty 😅 what are the essentials?", "moving next week 🎉 can
+you make me a checklist?"); before a statement they stay in its sentence, as news told alone
+("finally unpacked the last box in Denver 🎉") reads as a cheer."""
+_BEFORE_A_QUESTION = r"(?=[^.!?\n]*\?)"
 _FACE_ENDS = (
     f"[{_FACES}]",
     f"[{_FACES}][\U0001f3fb-\U0001f3ff\ufe0f]",  # with a skin tone or as an emoji
@@ -89,16 +95,16 @@ _FACE_ENDS = (
 )
 _BOUNDARY = re.compile(
     r"(?:(?<=[.!?…])|(?<=\.[\"'”’)\]])|(?<=[!?…][\"'”’)\]])(?!\s+[a-z])|"
-    + "|".join(f"(?<={end})" for end in _FACE_ENDS)
+    + "|".join(f"(?<={end}){_BEFORE_A_QUESTION}" for end in _FACE_ENDS)
     + r")\s+|(?<=[。！？])|\s*\n\s*"
 )
 """Where sentences part: the spaces after an end mark (and a closing quote or bracket, unless a
 quoted exclamation or question goes on in lower case: "stop saying 'Great question!' every
-time") or after a face's emoji, right after a full-width end mark, and line breaks with the
-spaces around them."""
+time") or after a face's emoji before a question, right after a full-width end mark, and line
+breaks with the spaces around them."""
 _SPACE_BOUNDARY = re.compile(
     r"\s(?:(?<=[.!?…]\s)|(?<=\.[\"'”’)\]]\s)|(?<=[!?…][\"'”’)\]]\s)(?!\s*[a-z])|(?<=\n)|"
-    r"(?=\s*\n)|" + "|".join(f"(?<={end}\\s)" for end in _FACE_ENDS) + r")\s*"
+    r"(?=\s*\n)|" + "|".join(f"(?<={end}\\s){_BEFORE_A_QUESTION}" for end in _FACE_ENDS) + r")\s*"
 )
 """`_BOUNDARY` for a text without full-width end marks: the same splits, each read from the
 first space of a run (the engine skips to the next space; `_BOUNDARY` tries every position
@@ -173,11 +179,26 @@ def _split(text: str) -> tuple[str, ...]:
         pending = f"{pending} {piece}" if pending else piece
         if pending.endswith(".") and _ends_with_abbreviation(pending):
             continue
-        found.append(pending)
+        _add_sentence(found, pending)
         pending = ""
     if pending:
-        found.append(pending)
+        _add_sentence(found, pending)
     return tuple(sentence for sentence in found if has_words(sentence))
+
+
+def _add_sentence(found: list[str], sentence: str) -> None:
+    """Append `sentence`, or join it to the last one when that ended on a numbering abbreviation
+    and this opens with its number ("Chopin Ballade No." and "1 and a Debussy prelude.")."""
+    if found and sentence[0].isdigit() and found[-1].endswith("."):
+        last = found[-1].rsplit(None, 1)[-1].rstrip(".").lower()
+        if last in _NUMBERING:
+            found[-1] = f"{found[-1]} {sentence}"
+            return
+    found.append(sentence)
+
+
+_NUMBERING = frozenset({"no", "nos", "nr", "op", "vol", "pt", "fig", "p", "pp", "ch", "art"})
+"""Abbreviations before a number ("No. 1", "Op. 23", "p. 4"); "No." alone is an answer."""
 
 
 _kept_split = functools.lru_cache(maxsize=256)(_split)
