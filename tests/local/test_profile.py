@@ -1696,6 +1696,19 @@ def test_a_question_before_what_the_user_tells_of_it_is_kept_with_that(
 
 
 @pytest.mark.parametrize(
+    ("said", "dated"),
+    [
+        ("My company is moving me to the Fukuoka office. Moving day is April 28.", "April 28"),
+        ("I need to pass the Polish B1 exam. Exam is 14 June in Kraków.", "14 June"),
+        ("surgeon rang. rotator cuff repair on the 14th, right shoulder.", "the 14th"),
+    ],
+)
+def test_a_date_said_after_a_statement_is_kept_with_it(said: str, dated: str) -> None:
+    [kept] = RuleExtractor().extract(said, speaker="Kim", source="message", role="user")
+    assert dated in kept.text and kept.profile is not None
+
+
+@pytest.mark.parametrize(
     "said",
     [
         "Any tips for Rome? The food there is amazing, I hear.",  # hearsay, not their situation

@@ -34,6 +34,7 @@ from zepkit.local.profile import (
     answer_salience,
     answer_topics,
     continues,
+    dated_note,
     goes_on,
     kinds_asked,
     kinds_in,
@@ -214,7 +215,16 @@ class RuleExtractor:
                 joined = f"{read[-1][0]} {sentence}"
                 read[-1] = (joined, self._said(joined, prefix, "user"))
                 continue
-            if read and read[-1][1].profile is not None and continues(sentence, read[-1][0]):
+            if (
+                read
+                and read[-1][1].profile is not None
+                and (
+                    continues(sentence, read[-1][0])
+                    or (
+                        dated_note(sentence) and len(read[-1][0]) + len(sentence) < MAX_JOINED_CHARS
+                    )
+                )
+            ):  # "I have a dog. His name is Rex.", "Surgeon rang. Knee op on the 14th."
                 joined = f"{read[-1][0]} {sentence}"
                 said = self._said(joined, prefix, "user")
                 if said.profile is None:  # a note without a subject led ("New kitten! Her ...")

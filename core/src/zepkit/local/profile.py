@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
+from zepkit.local.dates import MONTH_NAMES
 from zepkit.local.factoring import PatternSet, factored
 from zepkit.local.outcomes import NOT_TO_LIVE_IN
 from zepkit.local.text import (
@@ -1572,6 +1573,27 @@ def continues(sentence: str, before: str) -> bool:
     if len(before) + len(sentence) >= MAX_JOINED_CHARS or not goes_on(sentence):
         return False
     return about_someone(before)
+
+
+_DATED = re.compile(
+    rf"\b(?:\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{MONTH_NAMES})\b|"
+    rf"(?:{MONTH_NAMES})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b|the \d{{1,2}}(?:st|nd|rd|th)\b|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day\b)",
+    re.IGNORECASE,
+)
+_A_SUBJECT = re.compile(r"\b(?:i|i['’]m|we|you|he|she|they|it|it['’]s)\b", re.IGNORECASE)
+MAX_DATED_NOTE_WORDS = 12
+
+
+def dated_note(sentence: str) -> bool:
+    """Whether a short sentence, said right after a statement of the speaker's, only dates what
+    that statement told ("Moving day is April 28.", "Exam is 14 June in Kraków.", "rotator cuff
+    repair on the 14th, right shoulder."): no subject of its own, and a day or a date."""
+    return (
+        len(sentence.split()) <= MAX_DATED_NOTE_WORDS
+        and _DATED.search(sentence) is not None
+        and _A_SUBJECT.search(sentence) is None
+    )
 
 
 _THERE = re.compile(
