@@ -222,6 +222,14 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "lol ur so formal, talk normal bro",
         "car is finally paid off!!!",  # a thing of theirs with the "my" dropped
         "Yours truly is 7 months pregnant.",  # the speaker by a stock phrase
+        # a home taken, with the "I" dropped
+        "Just bought a place outside Wasilla.",
+        "just rented a 2bhk in Koramangala with a big balcony.",
+        "We just signed a lease in Dubai Marina.",
+        # a treatment, with the "I" dropped
+        "ok so doing IVF injections this month",
+        "on ozempic since jan, down 18 lbs.",
+        "Taking metformin for my diabetes.",
         "first-time buyer here, scared witless",  # "X here" and an aside
         "Prices in euros please.",
         "Use 24 hour time.",
@@ -595,6 +603,8 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Run a quick search for flights.",  # a request to the listener
         "Drive a hard bargain.",
         "Renting a car for the trip.",  # not a home
+        "rented a car for the trip",
+        "Doing the dishes now.",
         "Based in reality, that's unlikely.",  # no place
         "The new job market is tough.",
         "Mine was better.",
