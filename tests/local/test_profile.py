@@ -228,6 +228,9 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "We just signed a lease in Dubai Marina.",
         # a treatment, with the "I" dropped
         "ok so doing IVF injections this month",
+        # a long one read by its first clause, up to an emoji or a sign
+        "ok so doing IVF injections this month 💉 stims every night + trigger next week "
+        "hopefully, fingers crossed",
         "on ozempic since jan, down 18 lbs.",
         "Taking metformin for my diabetes.",
         "first-time buyer here, scared witless",  # "X here" and an aside

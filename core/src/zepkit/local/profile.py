@@ -307,8 +307,9 @@ _IMPLIED_KINDS = frozenset(
     {*_PERSONAL_KINDS, "pets", "belongings", "fitness", "tastes", "constraints"}
 )
 MAX_IMPLIED_WORDS = 16
-_CLAUSE_BREAK = re.compile(r"\s+[—–-]\s+|;\s*|:\s+")
-"""Where a sentence's first clause ends, short of a comma: a dash, a semicolon or a colon."""
+_CLAUSE_BREAK = re.compile(r"\s+[—–-]\s+|;\s*|:\s+|\s+[^\w\s,.;:!?'\"’”“()]+\s+")
+"""Where a sentence's first clause ends, short of a comma: a dash, a semicolon, a colon, or an
+emoji or a sign between spaces ("doing IVF injections this month 💉 stims every night")."""
 
 
 def says_of_self_without_i(sentence: str, kinds: Iterable[str] | None = None) -> bool:
