@@ -169,6 +169,8 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("How do I work out what to charge for a new product?", "fitness", False),
         ("How do I work out what to charge for a new product?", "work", False),
         ("It worked out fine in the end.", "fitness", False),
+        ("1st year at SGH, economics program in English.", "work", True),  # a year of study
+        ("first year in the flat was rough", "work", False),
         ("My workout is short.", "work", False),
         ("Our smoke detectors keep beeping.", "health", False),
     ],

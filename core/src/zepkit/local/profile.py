@@ -952,6 +952,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"retir\w*|business|employer|intern\w*|shift\w*|hired|promot\w*|salary|for a living|"
             r"startup|firm|freelanc\w*|self-employed|unemployed|colleagues?|coworkers?|"
             r"bootcamp|apprenticeship|traineeship|"
+            r"(?:\d(?:st|nd|rd|th)|first|second|third|fourth|final) year (?:at|of|student)|"
             r"furlough\w*|signed off|sick leave|(?:new|first|current) role|role (?:as|at)|"
             r"on call|"
             r"earn(?:s|ing)? (?:about |around |roughly |over |under )?[£$€]?\d[\d,.]*k?|"
