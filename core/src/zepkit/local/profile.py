@@ -710,10 +710,12 @@ _NEVER_OFFER = (
     r"(?:stop|quit) apologi[sz]ing|skip the (?:pleasantries|small talk|preamble|fluff)|"
     r"be (?:more )?(?:blunt|direct|concise|brief) with me|explain (?:things|everything) like)\b|"
     # how the user wants to be spoken to, said as a complaint or a request to stop
-    r"^\W*(?![^.!?]*\b(?:this time|for (?:this|that) (?:one|email|message|post|letter|reply|"
-    r"text|essay|piece)|just (?:for )?(?:this|here|now))\b)"
-    r"(?:(?:ok|okay|also|and|oh|lol|ugh|pls|plz|please|seriously|honestly|btw|"
+    r"^\W*(?:(?:ok|okay|also|and|oh|lol|ugh|pls|plz|please|seriously|honestly|btw|"
     r"(?:can|could|would|will) (?:you|u))\W+)*"
+    # the one-off exclusion is read only where such an instruction may start (it scans on)
+    r"(?=(?:don|do|never|stop|quit|no|not|drop|skip|ditch|lose|cut|lay|enough|talk|ur|you|u)\b)"
+    r"(?![^.!?]*\b(?:this time|for (?:this|that) (?:one|email|message|post|letter|reply|"
+    r"text|essay|piece)|just (?:for )?(?:this|here|now))\b)"
     r"(?:(?:(?:don'?t|do not|never|stop|quit|no need to|not)\s+(?:ever\s+)?(?:"
     r"call(?:ing)? me (?!(?:before|after|at|on|in|by|during|until|till|to|tomorrow|tonight|"
     r"today|back|later|when|if|again|up|out|anymore)\b)|sugar-?coat\w*|morali[sz]\w*|"

@@ -88,14 +88,12 @@ question ("... still completely empty 😅 what are the essentials?", "moving ne
 you make me a checklist?"); before a statement they stay in its sentence, as news told alone
 ("finally unpacked the last box in Denver 🎉") reads as a cheer."""
 _BEFORE_A_QUESTION = r"(?=[^.!?\n]*\?)"
-_FACE_ENDS = (
-    f"[{_FACES}]",
-    f"[{_FACES}][\U0001f3fb-\U0001f3ff\ufe0f]",  # with a skin tone or as an emoji
-    "\u200d[♀♂]\ufe0f",  # a face with a gender joined on
-)
+_FACE_END = f"[{_FACES}\U0001f3fb-\U0001f3ff\ufe0f]"
+"""How a face's emoji ends: itself, a skin tone, or the emoji selector (after a gender joined
+on, or any emoji shown as one); one class, so a split tries one more look back at a space."""
 _BOUNDARY = re.compile(
     r"(?:(?<=[.!?…])|(?<=\.[\"'”’)\]])|(?<=[!?…][\"'”’)\]])(?!\s+[a-z])|"
-    + "|".join(f"(?<={end}){_BEFORE_A_QUESTION}" for end in _FACE_ENDS)
+    + f"(?<={_FACE_END}){_BEFORE_A_QUESTION}"
     + r")\s+|(?<=[。！？])|\s*\n\s*"
 )
 """Where sentences part: the spaces after an end mark (and a closing quote or bracket, unless a
@@ -104,7 +102,7 @@ time") or after a face's emoji before a question, right after a full-width end m
 breaks with the spaces around them."""
 _SPACE_BOUNDARY = re.compile(
     r"\s(?:(?<=[.!?…]\s)|(?<=\.[\"'”’)\]]\s)|(?<=[!?…][\"'”’)\]]\s)(?!\s*[a-z])|(?<=\n)|"
-    r"(?=\s*\n)|" + "|".join(f"(?<={end}\\s){_BEFORE_A_QUESTION}" for end in _FACE_ENDS) + r")\s*"
+    r"(?=\s*\n)|" + f"(?<={_FACE_END}\\s){_BEFORE_A_QUESTION}" + r")\s*"
 )
 """`_BOUNDARY` for a text without full-width end marks: the same splits, each read from the
 first space of a run (the engine skips to the next space; `_BOUNDARY` tries every position
@@ -179,22 +177,22 @@ def _split(text: str) -> tuple[str, ...]:
         pending = f"{pending} {piece}" if pending else piece
         if pending.endswith(".") and _ends_with_abbreviation(pending):
             continue
-        _add_sentence(found, pending)
+        if found and pending[0].isdigit() and _ends_with_numbering(found[-1]):
+            found[-1] = f"{found[-1]} {pending}"  # "Chopin Ballade No." and "1 and a ..."
+        else:
+            found.append(pending)
         pending = ""
     if pending:
-        _add_sentence(found, pending)
+        if found and pending[0].isdigit() and _ends_with_numbering(found[-1]):
+            found[-1] = f"{found[-1]} {pending}"
+        else:
+            found.append(pending)
     return tuple(sentence for sentence in found if has_words(sentence))
 
 
-def _add_sentence(found: list[str], sentence: str) -> None:
-    """Append `sentence`, or join it to the last one when that ended on a numbering abbreviation
-    and this opens with its number ("Chopin Ballade No." and "1 and a Debussy prelude.")."""
-    if found and sentence[0].isdigit() and found[-1].endswith("."):
-        last = found[-1].rsplit(None, 1)[-1].rstrip(".").lower()
-        if last in _NUMBERING:
-            found[-1] = f"{found[-1]} {sentence}"
-            return
-    found.append(sentence)
+def _ends_with_numbering(sentence: str) -> bool:
+    """Whether a sentence ends on an abbreviation that a number follows ("No.", "Op.", "p.")."""
+    return sentence.endswith(".") and sentence.rsplit(None, 1)[-1].rstrip(".").lower() in _NUMBERING
 
 
 _NUMBERING = frozenset({"no", "nos", "nr", "op", "vol", "pt", "fig", "p", "pp", "ch", "art"})
