@@ -522,18 +522,15 @@ _OUR_WORKPLACE = re.compile(
 SaaS company selling to hospitals."; not "Our company just bought a new truck."): read when the
 sentence is about work, as its kinds say."""
 
-_MONTHS_AND_DAYS = (
-    r"january|february|march|april|may|june|july|august|september|october|november|december|"
-    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday"
-)
+_MONTH_OR_DAY = f"(?:{MONTH_NAMES}|{_DAYS})"
 _OUR_SETUP = re.compile(
     r"\bour (?:[\w-]+ )?(?:team|department|dept|it|security|compliance|legal|company|firm|"
     r"employer|policy|hospital|school|ward|office|client|ceo|cto|manager|boss)"
     r" (?:blocks?|bans?|forbids?|requires?|mandates?|only (?:allows?|lets?)|"
     r"won['’]?t (?:allow|let)|doesn['’]?t (?:allow|let)|does not (?:allow|let))\b|"
-    rf"\bwe(?:['’]re| are) (?:all |still |now )?(?:on|running|using) (?!(?i:{_MONTHS_AND_DAYS})\b)"
+    rf"\bwe(?:['’]re| are) (?:all |still |now )?(?:on|running|using) (?!(?i:{_MONTH_OR_DAY})\b)"
     r"(?-i:[A-Z])[\w.-]*\b|"
-    rf"\bwe (?:use|run|deploy (?:to|on)|host on) (?!(?i:{_MONTHS_AND_DAYS})\b)(?-i:[A-Z])[\w.-]*\b",
+    rf"\bwe (?:use|run|deploy (?:to|on)|host on) (?!(?i:{_MONTH_OR_DAY})\b)(?-i:[A-Z])[\w.-]*\b",
     re.IGNORECASE,
 )
 """The speaker's workplace by its rules or tools ("Our security team blocks ChatGPT plugins",
@@ -1587,7 +1584,7 @@ def continues(sentence: str, before: str) -> bool:
 _DATED = re.compile(
     rf"\b(?:\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{MONTH_NAMES})\b|"
     rf"(?:{MONTH_NAMES})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b|the \d{{1,2}}(?:st|nd|rd|th)\b|"
-    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day\b)",
+    rf"{_DAYS}\b)",
     re.IGNORECASE,
 )
 _A_SUBJECT = re.compile(r"\b(?:i|i['’]m|we|you|he|she|they|it|it['’]s)\b", re.IGNORECASE)
