@@ -203,6 +203,7 @@ def test_chatter(sentence: str, role: str) -> None:
         ("help me plan a party for my son, he is turning 6 and loves dinosaurs", "user"),
         ("Write a poem for my wife, she loves roses.", "user"),  # going on about someone
         ("Just got engaged!!", "user"),  # news without "I", not a cheer
+        ("Finally settled in Kitsilano!!", "user"),  # a home, not a cheer
         ("Turning 30 next week!", "user"),  # a number is news, not a cheer
         ("New puppy!!!", "user"),  # so is a headline of the speaker's own
         ("Three months smoke-free now!", "user"),  # and a span counted: a milestone

@@ -228,6 +228,7 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Just bought a place outside Wasilla.",
         "just rented a 2bhk in Koramangala with a big balcony.",
         "We just signed a lease in Dubai Marina.",
+        "Finally settled in Kitsilano!!",
         # a treatment, with the "I" dropped
         "ok so doing IVF injections this month",
         # a long one read by its first clause, up to an emoji or a sign
@@ -869,6 +870,10 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("Always give distances in km, not miles.", ("manner-distance",)),
         # a state noted without "I'm"
         ("Based in Leeds.", ("home",)),
+        ("Finally settled in Kitsilano!!", ("home",)),  # a place settled in
+        ("We've settled into the Bay Area nicely.", ("home",)),
+        ("I've settled in the Monday team at work.", ()),  # a day's name is no place
+        ("I settled in June at the new job.", ()),
         ("Pescatarian mostly.", ("diet",)),
         ("Married with two kids.", ("relationship",)),
         ("NHS nurse, mostly nights.", ()),

@@ -977,6 +977,8 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"bathroom|house|flat|loft|attic|basement|garden|living room|bedroom|garage|"
             r"farmhouse|cottage|barn|cabin|home|place|property))\b|"
             r"\bwhere (?:\w+ ){0,3}based\b",
+            # "Finally settled in Kitsilano!": a place's name, not a month or a day
+            rf"\bsettl(?:ed|ing) in(?:to)? (?:the )?(?!(?i:{_MONTH_OR_DAY})\b)(?-i:[A-Z])",
         ),
         (
             "identity",
@@ -1250,6 +1252,8 @@ _TOPICS = _named_patterns(
             rf"\bI(?:['’]?ve| have)? (?:just |recently |finally |now )?"
             rf"(?:moved|relocated){_NO_OBJECT}{_NOT_A_HOME_MOVED}(?! (?:here|there)\b)\b|"
             r"\bI no longer live\b|\bI'?m based in\b|\bmy (?:new )?home is\b|"
+            rf"\b(?:I|we)(?:['’]ve| have)? (?:just |recently |finally |now )?settled in(?:to)? "
+            rf"(?!(?:the )?(?i:{_MONTH_OR_DAY})\b){_PLACE}|"
             rf"\b(?:I|we)(?:['’]m| am|['’]re| are)? (?:now |still |currently )?(?:rent|renting) "
             rf"(?:a|an|our|my) (?:[\w'’-]+ ){{0,3}}?{_DWELLING} (?:in|on) {_PLACE}|"
             rf"\bgot the keys (?:to|for) (?:a|an|our|my|the) (?:[\w'’-]+ ){{0,3}}?{_DWELLING} "
