@@ -28,6 +28,7 @@ from zepkit.local.answers import (
     unhedged,
 )
 from zepkit.local.chatter import asks_of_own_situation, is_chatter, names_only
+from zepkit.local.corrections import corrected
 from zepkit.local.profile import (
     MAX_JOINED_CHARS,
     TOLD_KINDS,
@@ -167,9 +168,17 @@ class RuleExtractor:
     ) -> list[tuple[str, ExtractedStatement]]:
         """A user's message as (sentence, statement) pairs; when its first sentence goes on about
         the subject of the last profile statement of `before` (the user's previous message), that
-        statement and the sentence are one. `answering`: the message replies to a question,
+        statement and the sentence are one; when it corrects a word of `before` ("*Galway"),
+        the sentence of `before` it fixes is read, fixed, in its place. `answering`: the message replies to a question,
         whose answer may come first as an exclamation ("Birdwatching! He's out every morning")
         or with a question mark of doubt ("A2 maybe? I can order food.")."""
+        if before is not None and (fix := corrected(text, before)) is not None:
+            # "*Galway lol": the previous message's sentence as it was meant, then the rest
+            fixed, rest = fix
+            kept = self._kept(fixed, prefix, "user") + self._kept(
+                listed_inline(rest), prefix, "user"
+            )
+            return self._joined(kept, prefix)
         kept = self._kept(listed_inline(text), prefix, "user")
         if answering and ("?" in text or (kept and goes_on(kept[0]))):
             said = sentences(text)
