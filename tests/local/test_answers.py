@@ -214,6 +214,9 @@ def test_a_yes_before_more_is_read_with_the_question() -> None:
             "A2 maybe?",
         ),
         ("Which city are you in?", "lisbon? for now anyway. we move a lot", "lisbon?"),
+        # a name exclaimed to a question asking which or what, before more of theirs
+        ("Which language?", "Korean! I've been doing it for about 3 months", "Korean!"),
+        ("What team do you support?", "Arsenal! I've had a season ticket for years.", "Arsenal!"),
     ],
 )
 def test_an_option_picked_or_an_answer_given_with_doubt_is_read_with_the_question(
@@ -222,6 +225,20 @@ def test_an_option_picked_or_an_answer_given_with_doubt_is_read_with_the_questio
     found = RuleExtractor().extract_reply(reply, speaker="Kim", question=question)
     assert found[0].text == f'Kim, asked "{question}": {answer}'
     assert found[0].profile is not None
+
+
+@pytest.mark.parametrize(
+    ("question", "reply"),
+    [
+        ("Which language?", "Great question! I've been wondering too."),  # politeness
+        ("Which language?", "OMG! I love that you asked."),  # shouted
+        ("Are you excited about it?", "Woo-Hoo! It comes out next month."),  # no which or what
+    ],
+)
+def test_an_exclamation_that_names_nothing_asked_is_no_answer(question: str, reply: str) -> None:
+    exclaimed = reply.split("!")[0]
+    found = RuleExtractor().extract_reply(reply, speaker="Kim", question=question)
+    assert not any(s.text.startswith("Kim, asked") and exclaimed in s.text for s in found)
 
 
 def test_an_exclaimed_answer_is_read_on_with_what_it_goes_on_about() -> None:

@@ -27,7 +27,7 @@ from zepkit.local.answers import (
     refers_back,
     unhedged,
 )
-from zepkit.local.chatter import asks_of_own_situation, is_chatter, names_only
+from zepkit.local.chatter import PHATIC_WORDS, asks_of_own_situation, is_chatter, names_only
 from zepkit.local.corrections import corrected
 from zepkit.local.profile import (
     MAX_JOINED_CHARS,
@@ -131,7 +131,7 @@ class RuleExtractor:
         or pet of the user's previous statement ("His name is Rex.") is stored joined to it; the
         rest reads as usual."""
         prefix = f"{speaker}: " if speaker else ""
-        read = self._read(text, prefix, before, answering=question is not None)
+        read = self._read(text, prefix, before, question)
         if question is None or len(text) > MAX_REPLY_CHARS:
             return [statement for _, statement in read]
         asked = f'{speaker}, asked "{question}": ' if speaker else f'Asked "{question}": '
@@ -164,14 +164,15 @@ class RuleExtractor:
         return [self._answer(asked + bare[0], bare[0], question, alone=False)] if bare else []
 
     def _read(
-        self, text: str, prefix: str, before: str | None, *, answering: bool = False
+        self, text: str, prefix: str, before: str | None, question: str | None = None
     ) -> list[tuple[str, ExtractedStatement]]:
         """A user's message as (sentence, statement) pairs; when its first sentence goes on about
         the subject of the last profile statement of `before` (the user's previous message), that
         statement and the sentence are one; when it corrects a word of `before` ("*Galway"),
-        the sentence of `before` it fixes is read, fixed, in its place. `answering`: the message replies to a question,
-        whose answer may come first as an exclamation ("Birdwatching! He's out every morning")
-        or with a question mark of doubt ("A2 maybe? I can order food.")."""
+        the sentence of `before` it fixes is read, fixed, in its place. `question`: the one the
+        message replies to, whose answer may come first as an exclamation ("Birdwatching! He's
+        out every morning", "Korean! I've been at it three months." to "Which language?") or
+        with a question mark of doubt ("A2 maybe? I can order food.")."""
         if before is not None and (fix := corrected(text, before)) is not None:
             # "*Galway lol": the previous message's sentence as it was meant, then the rest
             fixed, rest = fix
@@ -180,13 +181,15 @@ class RuleExtractor:
             )
             return self._joined(kept, prefix)
         kept = self._kept(listed_inline(text), prefix, "user")
-        if answering and ("?" in text or (kept and goes_on(kept[0]))):
+        if question is not None and ("?" in text or "!" in text or (kept and goes_on(kept[0]))):
             said = sentences(text)
             first = said[0].removeprefix(prefix) if said else ""
             if first and (not kept or first != kept[0]):  # the first sentence was chatter
                 if kept and goes_on(kept[0]) and _exclaimed_answer(first):
                     kept[0] = f"{first} {kept[0]}"  # read on with what it goes on about
-                elif _unsure_answer(first):
+                elif _unsure_answer(first) or (
+                    _WHICH.match(question) is not None and _named_answer(first)
+                ):
                     kept.insert(0, first)
         if before is None or not kept or not goes_on(kept[0]):
             return self._joined(kept, prefix)
@@ -321,6 +324,28 @@ def _exclaimed_answer(sentence: str) -> bool:
         and not is_chatter(f"{bare}.", role="user")
     )
 
+
+MAX_NAMED_ANSWER_WORDS = 3
+
+
+def _named_answer(sentence: str) -> bool:
+    """Whether a short exclamation of capitalised words, none of politeness, answers the
+    question before it by naming what was asked ("Which language?" "Korean! I've been at it
+    three months."; not "Great question!", "OMG!")."""
+    bare = sentence.rstrip().rstrip("!")
+    named = [word for word in bare.split() if word.lower() not in _JOINING]
+    return (
+        bare != sentence.rstrip()
+        and 0 < len(named) <= MAX_NAMED_ANSWER_WORDS
+        and not bare.isupper()
+        and all(word[:1].isupper() and word.lower() not in PHATIC_WORDS for word in named)
+        and _exclaimed_answer(sentence)
+    )
+
+
+_JOINING = frozenset({"and", "or", "&"})
+_WHICH = re.compile(r"^\W*(?:which|what)\b", re.IGNORECASE)
+"""A question asking for something named ("Which language?", "What breed is she?")."""
 
 MAX_UNSURE_ANSWER_WORDS = 4
 
