@@ -90,6 +90,7 @@ PUBLIC: dict[str, list[str]] = {
         "ExtractedStatement",
         "ExtractionRun",
         "Extractor",
+        "FollowUpExtractor",
         "HttpEmbedder",
         "LLMExtractor",
         "LocalBackend",

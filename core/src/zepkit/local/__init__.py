@@ -4,7 +4,13 @@ from zepkit.local.backend import LocalBackend
 from zepkit.local.connection import check_fts5
 from zepkit.local.dense import RetrieverMode
 from zepkit.local.embedders import Embedder, HttpEmbedder
-from zepkit.local.extraction import ExtractedStatement, Extractor, ReplyExtractor, RuleExtractor
+from zepkit.local.extraction import (
+    ExtractedStatement,
+    Extractor,
+    FollowUpExtractor,
+    ReplyExtractor,
+    RuleExtractor,
+)
 from zepkit.local.llm import LLMExtractor
 from zepkit.local.llmworker import ExtractionRun
 from zepkit.local.minilm import MiniLMEmbedder
@@ -14,6 +20,7 @@ __all__ = [
     "ExtractedStatement",
     "ExtractionRun",
     "Extractor",
+    "FollowUpExtractor",
     "HttpEmbedder",
     "LLMExtractor",
     "LocalBackend",

@@ -67,10 +67,12 @@ says something ("Do you have kids?" "No.")."""
 class Lead:
     """What came just before a user's message in its thread: the assistant's question about the
     user that it replies to, and the user's own previous message when no more than the
-    assistant's reply lies between ("I have a dog." "Lovely!" "His name is Rex.")."""
+    assistant's reply lies between ("I have a dog." "Lovely!" "His name is Rex."); `follows`:
+    that message came right before this one, with no reply between."""
 
     question: str | None = None
     before: str | None = None
+    follows: bool = False
 
 
 def lead_of(history: Sequence[tuple[str, str]]) -> Lead | None:
@@ -80,7 +82,7 @@ def lead_of(history: Sequence[tuple[str, str]]) -> Lead | None:
     if last is None:
         return None
     if last[0] == "user":
-        return Lead(before=last[1])
+        return Lead(before=last[1], follows=True)
     if last[0] != "assistant":
         return None
     question = question_to_user(last[1])

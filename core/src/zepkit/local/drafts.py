@@ -12,7 +12,7 @@ from typing import Any, cast
 from zepkit.core._models import DataType, Message
 from zepkit.local.answers import Lead
 from zepkit.local.codec import encode_metadata, encode_time, now
-from zepkit.local.extraction import Extractor, ReplyExtractor
+from zepkit.local.extraction import Extractor, FollowUpExtractor, ReplyExtractor
 from zepkit.local.stats import message_sentences
 from zepkit.local.text import split_turns
 
@@ -55,7 +55,13 @@ def draft_message(extractor: Extractor, message: Message, lead: Lead | None = No
     # What `isinstance(extractor, ReplyExtractor)` tests, without a protocol check's cost (about
     # 10 us, once for every message written).
     reads_replies = getattr(extractor, "extract_reply", None) is not None
-    if lead is not None and message.role == "user" and reads_replies:
+    follow_up = getattr(extractor, "extract_follow_up", None)
+    by_user = message.role == "user"
+    if by_user and lead is not None and lead.follows and lead.before and follow_up is not None:
+        found = cast(FollowUpExtractor, extractor).extract_follow_up(
+            message.content, speaker=speaker, before=lead.before
+        )
+    elif by_user and lead is not None and reads_replies:
         found = cast(ReplyExtractor, extractor).extract_reply(
             message.content, speaker=speaker, question=lead.question, before=lead.before
         )
@@ -63,7 +69,6 @@ def draft_message(extractor: Extractor, message: Message, lead: Lead | None = No
         found = extractor.extract(
             message.content, speaker=speaker, source="message", role=message.role
         )
-    by_user = message.role == "user"
     statements = tuple(
         DraftStatement(
             s.text,

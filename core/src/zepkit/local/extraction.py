@@ -34,6 +34,7 @@ from zepkit.local.profile import (
     TOLD_KINDS,
     answer_salience,
     answer_topics,
+    carries_on,
     continues,
     dated_note,
     goes_on,
@@ -92,6 +93,20 @@ class ReplyExtractor(Protocol):
         """The statements of the user's message `text`; `question`: the assistant's question about
         the user it replies to; `before`: the user's previous message, when no more than the
         assistant's reply lies between (either may be None)."""
+        ...
+
+
+@runtime_checkable
+class FollowUpExtractor(Protocol):
+    """An extractor that can also read a user's message sent right after their own previous one,
+    with no reply between: chat sends a thought in pieces ("I'm doing a PhD", then "marine
+    biology, coral bleaching in the Caribbean"). Optional, as `ReplyExtractor` is; such a
+    message is otherwise read by `extract_reply` (or alone)."""
+
+    def extract_follow_up(
+        self, text: str, *, speaker: str | None, before: str
+    ) -> Sequence[ExtractedStatement]:
+        """The statements of the user's message `text`; `before`: their message just before."""
         ...
 
 
@@ -163,13 +178,29 @@ class RuleExtractor:
             bare = said  # "That would be Jordan." reads as politeness alone
         return [self._answer(asked + bare[0], bare[0], question, alone=False)] if bare else []
 
+    def extract_follow_up(
+        self, text: str, *, speaker: str | None, before: str
+    ) -> Sequence[ExtractedStatement]:
+        """See `FollowUpExtractor.extract_follow_up`: a first sentence that carries on the
+        previous message, sent unfinished (`carries_on`), is one statement with its end; the
+        rest reads as `extract_reply` reads a message after the user's own."""
+        prefix = f"{speaker}: " if speaker else ""
+        return [statement for _, statement in self._read(text, prefix, before, follows=True)]
+
     def _read(
-        self, text: str, prefix: str, before: str | None, question: str | None = None
+        self,
+        text: str,
+        prefix: str,
+        before: str | None,
+        question: str | None = None,
+        *,
+        follows: bool = False,
     ) -> list[tuple[str, ExtractedStatement]]:
         """A user's message as (sentence, statement) pairs; when its first sentence goes on about
         the subject of the last profile statement of `before` (the user's previous message), that
         statement and the sentence are one; when it corrects a word of `before` ("*Galway"),
-        the sentence of `before` it fixes is read, fixed, in its place. `question`: the one the
+        the sentence of `before` it fixes is read, fixed, in its place; when `before` came
+        right before it (`follows`) unfinished, its first sentence ends it. `question`: the one the
         message replies to, whose answer may come first as an exclamation ("Birdwatching! He's
         out every morning", "Korean! I've been at it three months." to "Which language?") or
         with a question mark of doubt ("A2 maybe? I can order food.")."""
@@ -191,6 +222,10 @@ class RuleExtractor:
                     _WHICH.match(question) is not None and _named_answer(first)
                 ):
                     kept.insert(0, first)
+        if follows and before is not None and kept and sentences(text)[:1] == kept[:1]:
+            unfinished = sentences(before[-MAX_JOINED_CHARS:])[-1:]
+            if unfinished and carries_on(kept[0], unfinished[0]):
+                return self._carried_on(unfinished[0], kept, prefix)
         if before is None or not kept or not goes_on(kept[0]):
             return self._joined(kept, prefix)
         # only its last statement counts, and a joined statement is short: a long message's
@@ -202,6 +237,22 @@ class RuleExtractor:
         seed = earlier[-1][0]
         read = self._joined([seed, *kept], prefix)
         return read[1:] if read[0][0] == seed else read  # not joined: the seed is stored already
+
+    def _carried_on(
+        self, unfinished: str, kept: list[str], prefix: str
+    ) -> list[tuple[str, ExtractedStatement]]:
+        """A message whose first sentence carries on the user's unfinished previous one (see
+        `carries_on`): the two are one statement, the profile's when the previous one was."""
+        seed = self._said(unfinished, prefix, "user")
+        if seed.profile is None:
+            return self._joined(kept, prefix)
+        # "landlord is super strict, no nails ...", but "my husband is in the navy"
+        last = words(unfinished)[-1:]
+        joined = f"{unfinished}{' ' if last and last[0] in STOP_WORDS else ', '}{kept[0]}"
+        said = self._said(joined, prefix, "user")
+        if said.profile is None:
+            said = replace(said, profile=seed.profile, topics=seed.topics)
+        return [(joined, said), *self._joined(kept[1:], prefix)]
 
     def _joined(self, kept: list[str], prefix: str) -> list[tuple[str, ExtractedStatement]]:
         """A user's kept sentences read as statements, a sentence that goes on about the subject

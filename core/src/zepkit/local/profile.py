@@ -1606,6 +1606,33 @@ def dated_note(sentence: str) -> bool:
     )
 
 
+MAX_UNFINISHED_WORDS = 12
+_UNFINISHED_ENDS = ("...", "…", ",", ";", ":", "-", "–", "—")
+"""A message's last marks that leave it open; an end mark, an emoji or a sign closes it."""
+_OWN_SUBJECT = re.compile(
+    r"^\s*\*|^\W*(?:i|i['’](?:m|ve|d|ll)|im|ive|we|we['’](?:re|ve|d|ll)|you|u|he|she|they|it|its|"
+    r"it['’]s|my|our|your|his|her|their|this|that|these|those|there|here|who|what|how|why|when|"
+    r"where|which|can|could|would|should|do|does|did|is|are|was|were|will|ok|okay|oh|so|and|"
+    r"but|or|anyway|also|btw|thanks|thank|yes|yeah|yep|no(?=\W*$)|nope|not|lol|haha|sorry)\b",
+    re.IGNORECASE,
+)
+"""A sentence opening that makes it a statement (or a word to the listener) of its own; or a
+starred word, a correction (`corrections`) read on its own."""
+
+
+def carries_on(sentence: str, before: str) -> bool:
+    """Whether a message's first sentence carries on the user's previous message, sent before
+    it was finished: that one ends short and without an end mark ("I'm doing a PhD", "landlord
+    is super strict"), and this one opens with no subject of its own ("marine biology, coral
+    bleaching in the Caribbean.", "no nails in the walls, it's in the contract.")."""
+    return (
+        (before.rstrip()[-1:].isalnum() or before.rstrip().endswith(_UNFINISHED_ENDS))
+        and len(before.split()) <= MAX_UNFINISHED_WORDS
+        and _OWN_SUBJECT.match(sentence) is None
+        and len(before) + len(sentence) < MAX_JOINED_CHARS
+    )
+
+
 _THERE = re.compile(
     r"^\W*(?:(?:and|so|but|actually|well),?\s+)?(?:i|we)\b[^.!?]{0,40}?\bthere\b"
     r"(?!['’](?:s|re|ll|d)\b|\s+(?:is|are|was|were|will|would|might|may|must|should|could|can|"
