@@ -173,6 +173,12 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("first year in the flat was rough", "work", False),
         ("My workout is short.", "work", False),
         ("Our smoke detectors keep beeping.", "health", False),
+        ("he's using a walker now", "health", True),  # a walking aid
+        ("Our dog walker is great.", "health", False),
+        ("Currently growing a human, 24 weeks.", "health", True),  # a pregnancy
+        ("I'm growing a beard for charity.", "health", False),
+        ("We count carbs for every meal.", "diet", True),  # carb counting
+        ("I count the days until the holiday.", "diet", False),
     ],
 )
 def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read: bool) -> None:
@@ -224,6 +230,10 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "lol ur so formal, talk normal bro",
         "car is finally paid off!!!",  # a thing of theirs with the "my" dropped
         "Yours truly is 7 months pregnant.",  # the speaker by a stock phrase
+        # owning and expecting, said as a joke
+        "proud owner of one (1) lactose intolerant gut 🙃 had paneer butter masala last night "
+        "and regretted every life choice",
+        "Currently growing a human 🤰 24 weeks, send snacks.",
         # a home taken, with the "I" dropped
         "Just bought a place outside Wasilla.",
         "just rented a 2bhk in Koramangala with a big balcony.",
@@ -1687,6 +1697,39 @@ def test_a_sentence_going_on_about_someone_joins_their_profile_statement() -> No
         "My cat Tom. He purrs.", speaker="bot", source="message", role="assistant"
     )
     assert len(said) == 2
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "my daughter kayla is 14 and has epilepsy. seizures mostly controlled on keppra but "
+        "flashing lights set her off sometimes.",
+        "husband had a stroke in january. left side is weak, he's using a walker now.",
+        "My cat Miso has chronic kidney disease. The vet's put her on a renal diet.",
+    ],
+)
+def test_their_health_told_on_with_a_later_pronoun_joins_the_statement(said: str) -> None:
+    """The second sentence tells of the same person's health with "he" or "she" further on:
+    alone it names no one of the user's and would stay out of the profile."""
+    [joined] = RuleExtractor().extract(said, speaker="Kim", source="message", role="user")
+    assert joined.text == f"Kim: {said}" and joined.profile is not None
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # someone else named before the pronoun: their own statement
+        "My sister is getting married. Dad had his knee replacement last week.",
+        # the speaker's own health, or the household's
+        "My son has asthma. I gave him his inhaler and my chest feels tight too.",
+        "My son has asthma. We keep his inhaler by the door and check it for allergies.",
+        # no health or diet of theirs
+        "My son is 8. The teacher says she loves his drawings.",
+    ],
+)
+def test_what_is_not_their_health_told_on(said: str) -> None:
+    found = RuleExtractor().extract(said, speaker="Kim", source="message", role="user")
+    assert len(found) == 2
 
 
 @pytest.mark.parametrize(

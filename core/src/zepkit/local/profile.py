@@ -187,6 +187,8 @@ _IMPLIED_I = re.compile(
     r"home|condo|bedsit|cottage)\b)|"
     r"(?:a )?(?:big|huge|massive|lifelong|die-?hard) (?:[\w'’-]+ ){1,3}fan\b|"
     r"(?:drive|own|run)(?= (?:a|an|two|three)\b)|"
+    r"(?:a |the )?(?:proud|happy|new|first-time|current) owner of|"
+    r"growing a (?:tiny |little |small |mini )?(?:human|baby|person)|"
     r"(?:big|huge|super|massively) into|love|loving|enjoy|enjoying|hate|hating|into|"
     r"obsessed with|addicted to|crazy about|big on|passionate about|keen on|"
     r"can'?t get enough of|"
@@ -855,6 +857,8 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"physiotherapy|physio (?:sessions?|appointments?|exercises?)|rehab|breastfeed\w*|"
             r"biopsy|(?:hip|knee|joint) replacements?|my operation|"
             r"walking (?:frame|sticks?|aids?)|zimmer|crutches|mobility scooter|"
+            r"(?:using|uses|use|on|with|needs?|needing|got) (?:a |his |her |my |the )?walker|"
+            r"growing a (?:tiny |little |small |mini )?(?:human|baby|person)|bun in the oven|"
             r"hives|anaphyla\w*|(?:comes?|came|coming) (?:out|up) in (?:a |hives|spots|a rash)|"
             r"(?:had|having|getting|got) (?:my |the |a |her |his )?(?:hip|knee|shoulder|cataracts?|"
             r"gallbladder|hernia|bunions?|appendix|tonsils|wisdom teeth) (?:done|replaced|removed|"
@@ -879,6 +883,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"teetotal(?:ler)?|tee-total|non-?drinker|"
             r"diet\w*|don'?t eat|do not eat|can'?t eat|don'?t drink|spicy|sugar|meat|nuts?|"
             r"caffeine|coffees?|veggie|keto|paleo|whole30|low[- ]carb|fodmap|plant[- ]based|"
+            r"count(?:ing|s)? (?:the |his |her |their |our |my )?carbs|carb[- ]?count\w*|"
             r"(?:intermittent )?fasting)\b",
         ),
         (
@@ -1579,10 +1584,26 @@ def goes_on(sentence: str) -> bool:
 def continues(sentence: str, before: str) -> bool:
     """Whether `sentence`, said right after the profile statement `before` about someone (a
     person or a pet), goes on about them: it opens with he, she, they, his, her or their ("I
-    have a dog. His name is Rex.")."""
-    if len(before) + len(sentence) >= MAX_JOINED_CHARS or not goes_on(sentence):
+    have a dog. His name is Rex."), or tells of their health or diet with he or she further on
+    and nothing of the speaker's ("My daughter has epilepsy. Seizures mostly controlled on
+    keppra but flashing lights set her off.")."""
+    if len(before) + len(sentence) >= MAX_JOINED_CHARS:
         return False
-    return about_someone(before)
+    if goes_on(sentence):
+        return about_someone(before)
+    pronoun = _HE_OR_SHE.search(sentence)
+    return (
+        pronoun is not None
+        and _SELF.search(sentence) is None
+        and _HOUSEHOLD.search(sentence) is None
+        and not _CARED_FOR_KINDS.isdisjoint(kinds_in(sentence))
+        and not about_someone(sentence[: pronoun.start()])  # "Dad had his knee done": Dad's
+        and about_someone(before)
+    )
+
+
+_HE_OR_SHE = re.compile(r"(?<![\w'’])(?:he|she|him|her|his|hers)\b", re.IGNORECASE)
+_CARED_FOR_KINDS = frozenset({"health", "diet"})
 
 
 _DATED = re.compile(
