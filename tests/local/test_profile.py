@@ -405,6 +405,8 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Our old Volvo finally died.",  # a car by its maker's name
         "We own a cabin near Tahoe.",
         "We don't have a garden, just a small balcony.",  # what it lacks tells as much
+        "We're an Apple household so it's going to be an Apple Watch.",  # its things' brand
+        "We're a two-car household.",
         "Just bought a motorbike.",
         "Got a new car last week.",
         # where the speaker lives, comes from, goes
@@ -677,6 +679,7 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "I have orders(id, customer_id, total, created_at).",
         "Getting 'ModuleNotFoundError: No module named requests' but I installed it with pip.",
         "My config.yaml has debug = true.",
+        "They're an Apple household.",  # someone else's household
     ],
 )
 def test_what_is_not_the_speaker_stays_out(sentence: str) -> None:

@@ -472,6 +472,7 @@ _HOUSEHOLD_OWNS = re.compile(
     rf"(?<![\w'’])(?:our (?:[\w-]+ )?(?:{_OWNED})\b|we(?:['’]ve| have)?(?: just| recently| "
     r"finally| still)? (?:have|has|own|got|bought|drive|keep|ride|sold)\b|"
     r"we (?:don['’]?t|do not|no longer) (?:have|own)\b|we (?:haven['’]?t|have not) got\b|"
+    r"we(?:['’]re| are) (?:a|an) (?:[\w&'’-]+ ){1,2}household\b|"
     r"we(?:['’]re| are) (?:thinking (?:of|about)|planning (?:on|to)|going to|about to|saving "
     r"(?:up )?(?:for|to)|looking (?:at|into)) (?:buy(?:ing)?|get(?:ting)?)\b)",
     re.IGNORECASE,
@@ -939,7 +940,8 @@ _KINDS: tuple[_Kind, ...] = tuple(
         (
             "belongings",
             1.5,
-            rf"\b(?:{_OWNED})\b",
+            # "We're an Apple household": the brand its things are
+            rf"\b(?:{_OWNED}|(?:a|an) (?:[\w&'’-]+ ){{1,2}}household)\b",
         ),
         (
             "work",
