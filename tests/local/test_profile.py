@@ -512,6 +512,9 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Update! We've revised our target down to £15k.",
         "We're saving £400 a month for a deposit.",
         "Can you suggest a dinner that Cillian, who's 6, and Nora, who's 3, will eat?",
+        # a pet or a child with its age, and more, beside the name
+        "Toast (poodle mix, 3) has separation anxiety.",
+        "Leo (7, obsessed with lego) wants a dinosaur party.",
     ],
 )
 def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) -> None:
@@ -680,6 +683,7 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Getting 'ModuleNotFoundError: No module named requests' but I installed it with pip.",
         "My config.yaml has debug = true.",
         "They're an Apple household.",  # someone else's household
+        "Python (3.8, the old one) is what runs.",  # no age beside a name
     ],
 )
 def test_what_is_not_the_speaker_stays_out(sentence: str) -> None:

@@ -1758,11 +1758,12 @@ _AGED_NAME = re.compile(
     r"\b(?-i:[A-Z])[a-z]+(?:,? who(?:['’]s| is) (?:just |nearly |almost )?"
     r"(?:1\d|[1-9]|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b"
     r"(?! ?(?:am|pm|o['’]?clock|%|minutes|hours|times|feet|foot|ft|cm|kg|months? late))|"
-    r" \((?:aged? )?\d{1,2}\))",
+    r" \((?:[^(),]{1,30}, )?(?:aged? )?\d{1,2}(?:, [^(),]{1,30})?\))",
     re.IGNORECASE,
 )
 """Someone young named with their age beside the name ("Cillian, who's 6, and Nora, who's 3",
-"Mia (4)"): a child of the user's household, told even inside a request."""
+"Mia (4)", "Toast (poodle mix, 3)"): a child or a pet of the user's household, told even
+inside a request."""
 
 
 def names_with_age(sentence: str) -> bool:
