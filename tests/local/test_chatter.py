@@ -204,6 +204,8 @@ def test_chatter(sentence: str, role: str) -> None:
         ("Write a poem for my wife, she loves roses.", "user"),  # going on about someone
         ("Just got engaged!!", "user"),  # news without "I", not a cheer
         ("Finally settled in Kitsilano!!", "user"),  # a home, not a cheer
+        # doubt typed as "??" after a "have" that is no question's ("I don't have that many")
+        ("it's a Pixel 7a with 128GB and I don't have that many photos??", "user"),
         ("Turning 30 next week!", "user"),  # a number is news, not a cheer
         ("New puppy!!!", "user"),  # so is a headline of the speaker's own
         ("Three months smoke-free now!", "user"),  # and a span counted: a milestone

@@ -179,6 +179,13 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("I'm growing a beard for charity.", "health", False),
         ("We count carbs for every meal.", "diet", True),  # carb counting
         ("I count the days until the holiday.", "diet", False),
+        # phones and computers, by a word that owns them or a model's name
+        ("it's a Pixel 7a with 128GB", "belongings", True),
+        ("My laptop is a 2015 MacBook Air.", "belongings", True),
+        ("We got the kids a Kindle each.", "belongings", True),
+        ("I need to phone the bank.", "belongings", False),
+        ("The image is 300 pixels wide.", "belongings", False),
+        ("the tablets make me dozy", "belongings", False),  # a medicine
     ],
 )
 def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read: bool) -> None:

@@ -356,6 +356,8 @@ _ASKED_ANYWHERE = re.compile(
     r"\b(?:what|how|why|when|where|which|who|whom|whose|whats|hows|or|any|anyone|anybody|"
     r"anything|tips?|ideas?|advice|suggestions?|recommendations?|thoughts|normal|ok|okay|"
     r"please|right)\b|"
+    # a verb before its subject, not after one or a "not" ("I don't have that many photos")
+    r"(?<!n't )(?<!n’t )(?<!not )(?<!\bi )(?<!\bwe )(?<!\bthey )"
     r"\b(?:can|could|would|will|should|shall|do|does|did|is|are|was|were|have|has|may|might|"
     r"must|am)\s+(?:i|u|you|we|he|she|they|it|this|that|there)\b|"
     r"\b(?:i|we)\s+(?:should|shall|can|could|need|must|may|might|have to|gotta|ought|wonder)\b",

@@ -468,6 +468,15 @@ _OWNED = (
 )
 """What a household may own (the kind `belongings`), cars also by their makers' names, in lower
 case."""
+_DEVICES = (
+    r"(?:my|our|a|an|the|new|old|work|\d+ ?gb) (?:[\w-]+ ){0,2}(?:phone|smartphone|laptop|"
+    r"tablet|router|printer|e-?reader|smart ?watch|desktop|pc|computer)|iphones?|ipads?|"
+    r"macbooks?|chromebooks?|thinkpads?|kindles?|pixel \d\w*|galaxy (?:s|a|z|note|tab) ?\d+\w*|"
+    r"oneplus|fairphone"
+)
+"""Phones, computers and their kin, by a word that owns them ("my phone", "a 2015 laptop") or
+by a model's name ("Pixel 7a", "MacBook"): "to phone", "pixels" and "the tablets" (a medicine)
+are no device."""
 _HOUSEHOLD_OWNS = re.compile(
     rf"(?<![\w'’])(?:our (?:[\w-]+ )?(?:{_OWNED})\b|we(?:['’]ve| have)?(?: just| recently| "
     r"finally| still)? (?:have|has|own|got|bought|drive|keep|ride|sold)\b|"
@@ -941,7 +950,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             "belongings",
             1.5,
             # "We're an Apple household": the brand its things are
-            rf"\b(?:{_OWNED}|(?:a|an) (?:[\w&'’-]+ ){{1,2}}household)\b",
+            rf"\b(?:{_OWNED}|(?:a|an) (?:[\w&'’-]+ ){{1,2}}household|{_DEVICES})\b",
         ),
         (
             "work",
