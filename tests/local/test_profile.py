@@ -519,6 +519,13 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Update! We've revised our target down to £15k.",
         "We're saving £400 a month for a deposit.",
         "Can you suggest a dinner that Cillian, who's 6, and Nora, who's 3, will eat?",
+        # the fact offered as an aside, not a supposition
+        "if relevant, I'm lactose intolerant — what's a good breakfast that isn't eggs?",
+        "if it matters, I'm a wheelchair user, so the walls are probably out",
+        "In case it helps, we're vegetarian.",
+        # service, with the "I" dropped
+        "did two tours in Helmand with the army, 2008 and 2010.",
+        "served in the navy for 12 years.",
         # a pet or a child with its age, and more, beside the name
         "Toast (poodle mix, 3) has separation anxiety.",
         "Leo (7, obsessed with lego) wants a dinosaur party.",
@@ -691,6 +698,9 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "My config.yaml has debug = true.",
         "They're an Apple household.",  # someone else's household
         "Python (3.8, the old one) is what runs.",  # no age beside a name
+        "If I moved to Berlin, I'd need a new job.",  # a supposition
+        "In case I forget, remind me about the dentist.",
+        "We did three tours of the vineyards.",  # tours of no duty
     ],
 )
 def test_what_is_not_the_speaker_stays_out(sentence: str) -> None:

@@ -188,6 +188,8 @@ _IMPLIED_I = re.compile(
     r"(?:a )?(?:big|huge|massive|lifelong|die-?hard) (?:[\w'’-]+ ){1,3}fan\b|"
     r"(?:drive|own|run)(?= (?:a|an|two|three)\b)|"
     r"(?:a |the )?(?:proud|happy|new|first-time|current) owner of|"
+    r"(?:did|done|served|spent)(?= (?:a|an|one|two|three|four|five|six|\d+) (?:tours?|years?|"
+    r"stints?|terms?)\b)|served(?= (?:in|with) the\b)|"
     r"growing a (?:tiny |little |small |mini )?(?:human|baby|person)|"
     r"(?:big|huge|super|massively) into|love|loving|enjoy|enjoying|hate|hating|into|"
     r"obsessed with|addicted to|crazy about|big on|passionate about|keen on|"
@@ -648,10 +650,15 @@ _YOU = re.compile(r"\b(?:you|your|you're|you’re|u)\b", re.IGNORECASE)
 you want"), not the speaker's household ("our" still is: "Our son loves your cookies")."""
 
 _HYPOTHETICAL = re.compile(
-    r"^\W*(?:hypothetically,? )?(?:if|what if|suppose|imagine|when you|in case)\b|"
+    r"^\W*(?:hypothetically,? )?(?:if|what if|suppose|imagine|when you|in case)\b"
+    r"(?!,? (?:(?:it|that|this)(?:['’]s| is)? )?(?:relevant|matters|helps|important|useful|"
+    r"needed)\b|,? you(?:['’]re| are)? (?:need to know|must know|wondering|care|curious)\b)|"
     r"\b(?:would like to know|wonder)\b",
     re.IGNORECASE,
 )
+"""A sentence about what might be, not what is ("If I moved to Berlin, ..."); an aside that only
+offers the fact ("if relevant, I'm lactose intolerant", "in case it helps, we're in Perth", "if
+you must know, I'm 67") is none."""
 
 BASE_SALIENCE = 1.0
 """Every self-statement; each kind of subject it touches adds its weight below."""
@@ -958,6 +965,9 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"\b(?:work(?!outs?\b)\w*\b(?!\s+out\b)|jobs?|career|profession|teach\w*|student|"
             r"stud(?:y|ying|ied)|exams?|"
             r"wfh|commut\w*|(?:parental|maternity|paternity) leave|"
+            r"tours? of duty|(?:two|three|four|five|\d) tours (?:in|of)|(?:in|with|joined|left) "
+            r"the (?:army|navy|"
+            r"air force|raf|marines|military|armed forces|reserves)|"
             r"degree|phd|master'?s|bachelor'?s|universit\w*|college|school|dissertation|thesis|"
             r"msc|bsc|mba|mphil|pgce|cfa|acca|cima|cpa|"
             r"supervis(?:e|es|ing|or|ors)|(?:on|do|doing|work|working) nights|"
