@@ -40,6 +40,7 @@ from zepkit.local.profile import (
     goes_on,
     kinds_asked,
     kinds_in,
+    named_self_statement,
     points_back_there,
     self_statement,
     subjects_apart,
@@ -304,9 +305,12 @@ class RuleExtractor:
         return read
 
     def _said(self, sentence: str, prefix: str, role: str | None) -> ExtractedStatement:
-        """A kept sentence's statement, with its profile reading when the user says it."""
+        """A kept sentence's statement, with its profile reading when the user says it (also
+        when it has their own name: a signature, a letter's header)."""
         statement = self._statement(prefix + sentence, sentence)
         reading = self_statement(_as_read(sentence)) if role == "user" else None
+        if reading is None and role == "user" and (name := own_name(prefix)) is not None:
+            reading = named_self_statement(sentence, name)
         if reading is None:
             named = statement.entities or statement.maybe_entities
             if role == "user" and named and tells_an_ending(sentence):
@@ -331,6 +335,9 @@ class RuleExtractor:
         """The sentences of `text` that are not chatter, without the speaker's prefix; a user's
         question that the next sentence says is about them ("What's a good hobby for someone
         who works from home? Asking for me lol") is kept with it."""
+        name = own_name(prefix) if role == "user" else None
+        if name is not None:
+            text = signed_inline(text, name)
         said = [
             sentence.removeprefix(prefix) if prefix else sentence for sentence in sentences(text)
         ]
@@ -338,7 +345,9 @@ class RuleExtractor:
         at = 0
         while at < len(said):
             sentence = said[at]
-            if not is_chatter(_as_read(sentence), role=role):
+            if not is_chatter(_as_read(sentence), role=role) or (
+                name is not None and named_self_statement(sentence, name) is not None
+            ):
                 kept.append(sentence)
             elif (
                 role == "user"
@@ -494,6 +503,56 @@ _THE_USERS = re.compile(
 of."""
 MAX_DEFINITE_REPLY_WORDS = 20
 _OWN_KINDS = TOLD_KINDS | {"belongings"}
+
+
+def own_name(prefix: str) -> str | None:
+    """The first word of the speaker's name in a statement's prefix ("Siobhan Doyle: "), when
+    it is a person's: capitalised, and not a role ("user")."""
+    first = prefix.removesuffix(": ").split(" ", 1)[0]
+    if len(first) < MIN_OWN_NAME_CHARS or not first[0].isupper() or not first.isalpha():
+        return None
+    return None if first.lower() in _ROLE_NAMES else first
+
+
+MIN_OWN_NAME_CHARS = 2
+_ROLE_NAMES = frozenset({"user", "assistant", "system", "human", "ai", "bot", "me"})
+MAX_SIGNATURE_LINES = 5
+MAX_SIGNATURE_LINE_WORDS = 12
+MAX_SIGNED_NAME_WORDS = 4
+
+
+def signed_inline(text: str, name: str) -> str:
+    """A signature block as one line: a line that is the speaker's name alone ("Aroha Ngata")
+    and the short lines under it ("Kaiako · Te Kura Kaupapa Māori o Te Rito", "Flat 3, 14
+    Harbour Row", "Cobh, Co. Cork") are read as one when together they are of a kind of the
+    profile; each alone would name no one, the name says whose they are."""
+    if name not in text:
+        return text
+    lines = text.split("\n")
+    out: list[str] = []
+    at = 0
+    while at < len(lines):
+        line = lines[at].strip()
+        words = line.split()
+        if words and words[0] == name and len(words) <= MAX_SIGNED_NAME_WORDS:
+            block = [line]
+            while (
+                at + 1 < len(lines)
+                and len(block) <= MAX_SIGNATURE_LINES
+                and 0 < len(lines[at + 1].split()) <= MAX_SIGNATURE_LINE_WORDS
+                and not lines[at + 1].rstrip().endswith((".", "!", "?", ":"))
+            ):
+                at += 1
+                block.append(lines[at].strip())
+            signed = " · ".join(block)
+            if len(block) > 1 and named_self_statement(signed, name) is not None:
+                out.append(signed)
+            else:  # a name of no kind of theirs: the lines as they were
+                out.extend(lines[at - len(block) + 1 : at + 1])
+        else:
+            out.append(lines[at])
+        at += 1
+    return "\n".join(out)
 
 
 _LISTED = re.compile(

@@ -1505,6 +1505,35 @@ class SelfStatement:
     ends_mentions: bool = False
 
 
+MIN_NAMED_SELF_WORDS = 3
+
+
+def named_self_statement(sentence: str, name: str) -> SelfStatement | None:
+    """The profile reading of a sentence its speaker writes with their own name in it, as a
+    signature, a letter's header or in the third person ("From: Siobhan Doyle, Head of Modern
+    Foreign Languages", "Bram | '09 Honda Jazz 1.4"); None without the name, or of no kind (a
+    sign-off: "Best regards, Yuki Tanaka")."""
+    if len(sentence.split()) < MIN_NAMED_SELF_WORDS or not names_own(sentence, name):
+        return None
+    kinds = kind_weights(sentence)
+    if not kinds:
+        return None
+    return SelfStatement(BASE_SALIENCE + sum(kinds.values()), (), tells_an_ending(sentence))
+
+
+def names_own(sentence: str, name: str) -> bool:
+    """Whether `sentence` has the speaker's `name` (a first name) as a word of its own."""
+    at = sentence.find(name)
+    while at >= 0:
+        end = at + len(name)
+        before = sentence[at - 1 : at] if at else " "
+        after = sentence[end : end + 1] or " "
+        if not (before.isalnum() or before in "'’") and not (after.isalnum() or after in "'’"):
+            return True
+        at = sentence.find(name, end)
+    return False
+
+
 def kinds_asked(query: str) -> frozenset[str]:
     """The kinds of profile statement a search names (`_ASKED`), often none."""
     return frozenset(_ASKED_RULES.matching(query))
