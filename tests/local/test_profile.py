@@ -179,6 +179,12 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("I'm growing a beard for charity.", "health", False),
         ("We count carbs for every meal.", "diet", True),  # carb counting
         ("I count the days until the holiday.", "diet", False),
+        ("We have twin boys, 4 years old.", "people", True),
+        ("I have two little girls.", "people", True),
+        ("Two girls from the office came.", "people", True),  # someone's, not the speaker's
+        ("The twin engines failed.", "people", False),
+        ("We're off-grid up in the Kootenays, solar only.", "home", True),
+        ("The grid view is off.", "home", False),
         # phones and computers, by a word that owns them or a model's name
         ("it's a Pixel 7a with 128GB", "belongings", True),
         ("My laptop is a 2015 MacBook Air.", "belongings", True),
@@ -523,6 +529,9 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "if relevant, I'm lactose intolerant — what's a good breakfast that isn't eggs?",
         "if it matters, I'm a wheelchair user, so the walls are probably out",
         "In case it helps, we're vegetarian.",
+        # the household's
+        "We have twin boys, 4 years old, and every morning they fight at breakfast.",
+        "We're off-grid up here in the Kootenays, solar only with a 10 kWh battery bank.",
         # service, with the "I" dropped
         "did two tours in Helmand with the army, 2008 and 2010.",
         "served in the navy for 12 years.",

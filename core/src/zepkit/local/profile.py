@@ -912,7 +912,8 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"accounts?|portals?|apis?|integrations?|stores?|shops?|retailers?|vendors?|charit"
             r"(?:y|ies)|manager|track|level|meeting|call|deck|pitch|deal|contract|agreement))|"
             r"missus|missis|the mrs|other half|better half|"
-            r"twins|baby|"
+            r"twins|baby|twin (?:boys|girls|sons|daughters|brothers?|sisters?)|"
+            r"(?:two|three|four|\d) (?:little )?(?:boys|girls)\b|"
             r"babies|toddlers?|newborns?|infants?|teenagers?|(?:\d+|one|two|three|four|five|six|"
             r"seven|eight|nine|ten)[- ](?:year|month)[- ]olds?|"
             r"step(?:son|daughter|kid|child|children|mom|mum|dad|mother|father)s?|"
@@ -996,6 +997,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             2.0,
             r"\b(?:live|lived|living|moved|moving|relocat\w*|flat|apartment|house|home|renovat\w*|"
             r"neighbou?rhood|rent\w*|grew up|born|raised (?:in|on)|from(?! now on)|based in|"
+            r"off[- ]grid|"
             r"landlord|landlady|letting agent|tenancy|(?:signed|signing) (?:a|the|our) lease|"
             r"\d ?bhk|(?:bought|buying|leas(?:ed|ing)) (?:a|an|our|my|the) (?:[\w-]+ )?place|"
             r"(?:redo(?:ing)?|redid|re-doing|doing up|did up|remodel\w*|refurb\w*|refit\w*|"
