@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
-from zepkit.core._backend import UserProfile
 from zepkit.core._models import Message
 from zepkit.local import LocalBackend, RuleExtractor
 from zepkit.local.corrections import corrected
@@ -76,22 +73,15 @@ def test_the_fixed_sentence_is_read_in_the_correction_s_place() -> None:
     assert all("relocating" not in statement.text for statement in alone)
 
 
-@pytest.fixture
-async def kim() -> AsyncIterator[LocalBackend]:
-    backend = LocalBackend(retriever="lexical")
-    await backend.ensure_user(UserProfile("kim", first_name="Kim"))
-    for thread in ("k1", "now"):
-        await backend.ensure_thread(thread, "kim")
-    yield backend
-    await backend.aclose()
-
-
-async def test_a_fixed_typo_reaches_a_new_conversation(kim: LocalBackend) -> None:
-    await kim.add_messages("k1", [Message("user", RELOCATING, name="Kim")])
-    await kim.add_messages("k1", [Message("user", "*Galway lol. autocorrect", name="Kim")])
-    block = await kim.add_messages(
+async def test_a_fixed_typo_reaches_a_new_conversation(lexical_alice: LocalBackend) -> None:
+    await lexical_alice.ensure_thread("now", "alice")
+    await lexical_alice.add_messages("a1", [Message("user", RELOCATING, name="Alice")])
+    await lexical_alice.add_messages(
+        "a1", [Message("user", "*Galway lol. autocorrect", name="Alice")]
+    )
+    block = await lexical_alice.add_messages(
         "now",
-        [Message("user", "Which neighbourhoods should we look at?", name="Kim")],
+        [Message("user", "Which neighbourhoods should we look at?", name="Alice")],
         return_context=True,
     )
     assert block is not None

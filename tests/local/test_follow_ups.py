@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 
 import pytest
 
@@ -86,24 +86,15 @@ def test_a_lead_says_when_the_users_message_came_right_before() -> None:
     assert between == Lead(before="I'm doing a PhD", follows=False)
 
 
-@pytest.fixture
-async def kim() -> AsyncIterator[LocalBackend]:
-    backend = LocalBackend(retriever="lexical")
-    await backend.ensure_user(UserProfile("kim", first_name="Kim"))
-    for thread in ("k1", "now"):
-        await backend.ensure_thread(thread, "kim")
-    yield backend
-    await backend.aclose()
-
-
-async def test_pieces_sent_one_by_one_reach_a_new_conversation(kim: LocalBackend) -> None:
-    await kim.add_messages("k1", [Message("user", "I'm doing a PhD", name="Kim")])
-    await kim.add_messages(
-        "k1", [Message("user", "marine biology, coral bleaching. final year", name="Kim")]
+async def test_pieces_sent_one_by_one_reach_a_new_conversation(lexical_alice: LocalBackend) -> None:
+    await lexical_alice.ensure_thread("now", "alice")
+    await lexical_alice.add_messages("a1", [Message("user", "I'm doing a PhD", name="Alice")])
+    await lexical_alice.add_messages(
+        "a1", [Message("user", "marine biology, coral bleaching. final year", name="Alice")]
     )
-    block = await kim.add_messages(
+    block = await lexical_alice.add_messages(
         "now",
-        [Message("user", "Can you help me with a cover letter for a postdoc?", name="Kim")],
+        [Message("user", "Can you help me with a cover letter for a postdoc?", name="Alice")],
         return_context=True,
     )
     assert block is not None
