@@ -21,7 +21,13 @@ def read(text: str, speaker: str) -> list[tuple[str, float | None]]:
 
 @pytest.mark.parametrize(
     ("prefix", "name"),
-    [("Aroha: ", "Aroha"), ("Siobhan Doyle: ", "Siobhan"), ("user: ", None), ("kim: ", None)],
+    [
+        ("Aroha: ", "Aroha"),
+        ("Siobhan Doyle: ", "Siobhan"),
+        ("Dr Amal Haddad: ", "Amal"),  # a title is no name
+        ("user: ", None),
+        ("kim: ", None),
+    ],
 )
 def test_the_speakers_own_name_is_a_persons(prefix: str, name: str | None) -> None:
     assert own_name(prefix) == name

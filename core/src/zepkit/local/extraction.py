@@ -506,16 +506,18 @@ _OWN_KINDS = TOLD_KINDS | {"belongings"}
 
 
 def own_name(prefix: str) -> str | None:
-    """The first word of the speaker's name in a statement's prefix ("Siobhan Doyle: "), when
-    it is a person's: capitalised, and not a role ("user")."""
-    first = prefix.removesuffix(": ").split(" ", 1)[0]
+    """The first word of the speaker's name in a statement's prefix ("Siobhan Doyle: ", "Dr
+    Amal Haddad: "), when it is a person's: capitalised, and not a role ("user")."""
+    names = [word for word in prefix.removesuffix(": ").split() if word.lower() not in _TITLES]
+    first = names[0] if names else ""
     if len(first) < MIN_OWN_NAME_CHARS or not first[0].isupper() or not first.isalpha():
         return None
-    return None if first.lower() in _ROLE_NAMES else first
+    return None if first.lower() in _NO_NAMES else first
 
 
 MIN_OWN_NAME_CHARS = 2
-_ROLE_NAMES = frozenset({"user", "assistant", "system", "human", "ai", "bot", "me"})
+_NO_NAMES = frozenset({"user", "assistant", "system", "tool", "function", "human", "ai", "bot"})
+_TITLES = frozenset({"dr", "dr.", "mr", "mr.", "mrs", "mrs.", "ms", "ms.", "mx", "mx.", "prof"})
 MAX_SIGNATURE_LINES = 5
 MAX_SIGNATURE_LINE_WORDS = 12
 MAX_SIGNED_NAME_WORDS = 4
