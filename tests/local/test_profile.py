@@ -254,6 +254,9 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Finally settled in Kitsilano!!",
         # a treatment, with the "I" dropped
         "ok so doing IVF injections this month",
+        # a long one read by its first clause, up to a comma when nothing else ends it
+        "started doing keto 3 wks ago, lost 4kg already but feeling v tired in the evenings, "
+        "is this normal",
         # a long one read by its first clause, up to an emoji or a sign
         "ok so doing IVF injections this month 💉 stims every night + trigger next week "
         "hopefully, fingers crossed",

@@ -325,8 +325,11 @@ def says_of_self_without_i(sentence: str, kinds: Iterable[str] | None = None) ->
         return False
     if len(sentence.split()) > MAX_IMPLIED_WORDS:
         # a long sentence is read by its first clause: "the little one's got a thing with
-        # eggs — one bite and she comes up in hives, so ..."
+        # eggs — one bite and she comes up in hives, so ...", "started doing keto 3 wks ago,
+        # lost 4kg already but feeling v tired in the evenings, is this normal"
         first = _CLAUSE_BREAK.split(sentence, maxsplit=1)[0]
+        if first == sentence:
+            first = sentence.split(",", 1)[0]
         return first != sentence and says_of_self_without_i(first)
     if _POINTS_AWAY.match(sentence, opener.end()):
         return False
