@@ -532,6 +532,10 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "if relevant, I'm lactose intolerant — what's a good breakfast that isn't eggs?",
         "if it matters, I'm a wheelchair user, so the walls are probably out",
         "In case it helps, we're vegetarian.",
+        # the user's own trade's hours and prices, as "we"
+        "we open 6am to 2pm every day except thurs.",
+        "We charge 35 euros per hour, it includes the products.",
+        "Also the order for the supplier, we are closed on Mondays so delivery is Tuesday.",
         # the household's
         "We have twin boys, 4 years old, and every morning they fight at breakfast.",
         "We're off-grid up here in the Kootenays, solar only with a 10 kWh battery bank.",
@@ -713,6 +717,8 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "If I moved to Berlin, I'd need a new job.",  # a supposition
         "In case I forget, remind me about the dentist.",
         "We did three tours of the vineyards.",  # tours of no duty
+        "We're open to ideas.",  # open to no hours
+        "We open presents at Christmas.",
     ],
 )
 def test_what_is_not_the_speaker_stays_out(sentence: str) -> None:

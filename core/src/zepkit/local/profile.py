@@ -526,18 +526,27 @@ OCCUPATIONS = (
 )
 """Occupations: a kind of work, and with "I'm a" the user's job."""
 
+_TRADE = (
+    r"we(?:['’]re| are)? (?:open|closed|shut)(?= (?:on|from|at|till|until|every|daily|all|"
+    r"\d))|we (?:open|close)(?= (?:at|from|every|daily|\d))|we charge|opening hours"
+)
+"""A business's hours and prices told as "we" ("we open 6am to 2pm every day except thurs",
+"We are closed on Mondays", "We charge 35 euros per hour"): work, the user's own trade."""
+
 _OUR_WORKPLACE = re.compile(
     r"\b(?:our (?:[\w-]+ )?(?:company|startup|firm|business|agency|team|stack|codebase|product|"
     r"customers|clients|fiscal year|financial year|shop|store|practice|clinic|restaurant)"
     r"(?:['’]s| is| are| has| have| uses?| sells?| makes?| builds?| runs?| ends?| starts?| "
     r"serves?| spans?)|"
     r"we(?:['’]re| are) (?:a|an) (?:[\w-]+ ){0,3}(?:company|startup|firm|business|agency|team|"
-    r"shop|store|practice|clinic|charity|non-?profit|consultancy))\b",
+    r"shop|store|practice|clinic|charity|non-?profit|consultancy)|"
+    rf"{_TRADE})\b",
     re.IGNORECASE,
 )
 """The speaker's workplace as "we", described ("Our stack is Django and React.", "We're a B2B
-SaaS company selling to hospitals."; not "Our company just bought a new truck."): read when the
-sentence is about work, as its kinds say."""
+SaaS company selling to hospitals.", "we open 6am to 2pm", "We charge 35 euros per hour"; not
+"Our company just bought a new truck."): read when the sentence is about work, as its kinds
+say."""
 
 _MONTH_OR_DAY = f"(?:{MONTH_NAMES}|{_DAYS})"
 _OUR_SETUP = re.compile(
@@ -969,6 +978,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"\b(?:work(?!outs?\b)\w*\b(?!\s+out\b)|jobs?|career|profession|teach\w*|student|"
             r"stud(?:y|ying|ied)|exams?|"
             r"wfh|commut\w*|(?:parental|maternity|paternity) leave|"
+            rf"{_TRADE}|"
             r"tours? of duty|(?:two|three|four|five|\d) tours (?:in|of)|(?:in|with|joined|left) "
             r"the (?:army|navy|"
             r"air force|raf|marines|military|armed forces|reserves)|"
