@@ -184,6 +184,8 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("Two girls from the office came.", "people", True),  # someone's, not the speaker's
         ("The twin engines failed.", "people", False),
         ("We're off-grid up in the Kootenays, solar only.", "home", True),
+        ("doing dry january this year.", "diet", True),  # a month without drink
+        ("The summer was dry and January was cold.", "diet", False),
         ("The grid view is off.", "home", False),
         # phones and computers, by a word that owns them or a model's name
         ("it's a Pixel 7a with 128GB", "belongings", True),
