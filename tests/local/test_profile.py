@@ -185,6 +185,10 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("The twin engines failed.", "people", False),
         ("We're off-grid up in the Kootenays, solar only.", "home", True),
         ("doing dry january this year.", "diet", True),  # a month without drink
+        ("after stroke i have aphasia.", "health", True),
+        ("Below-knee amputation, 8 years now.", "health", True),
+        ("My prosthetic leg liner rubs.", "health", True),
+        ("The stroke of genius was hers.", "health", False),
         ("The summer was dry and January was cold.", "diet", False),
         ("The grid view is off.", "home", False),
         # phones and computers, by a word that owns them or a model's name

@@ -888,6 +888,8 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"walking (?:frame|sticks?|aids?)|zimmer|crutches|mobility scooter|"
             r"(?:using|uses|use|on|with|needs?|needing|got) (?:a |his |her |my |the )?walker|"
             r"growing a (?:tiny |little |small |mini )?(?:human|baby|person)|bun in the oven|"
+            r"aphasia|apraxia|dysarthria|dysphasia|prosthe(?:sis|ses|tic)|amput\w*|"
+            r"(?:after|since|post)[- ]stroke|"
             r"hives|anaphyla\w*|(?:comes?|came|coming) (?:out|up) in (?:a |hives|spots|a rash)|"
             r"(?:had|having|getting|got) (?:my |the |a |her |his )?(?:hip|knee|shoulder|cataracts?|"
             r"gallbladder|hernia|bunions?|appendix|tonsils|wisdom teeth) (?:done|replaced|removed|"
