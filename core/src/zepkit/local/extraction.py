@@ -46,7 +46,14 @@ from zepkit.local.profile import (
     subjects_apart,
     tells_an_ending,
 )
-from zepkit.local.text import STOP_WORDS, has_words, name_mentions, sentences, words
+from zepkit.local.text import (
+    ROLE_NAMES,
+    STOP_WORDS,
+    has_words,
+    name_mentions,
+    sentences,
+    words,
+)
 
 
 @dataclass(frozen=True)
@@ -516,7 +523,7 @@ def own_name(prefix: str) -> str | None:
 
 
 MIN_OWN_NAME_CHARS = 2
-_NO_NAMES = frozenset({"user", "assistant", "system", "tool", "function", "human", "ai", "bot"})
+_NO_NAMES = ROLE_NAMES | {"human", "ai", "bot"}
 _TITLES = frozenset({"dr", "dr.", "mr", "mr.", "mrs", "mrs.", "ms", "ms.", "mx", "mx.", "prof"})
 MAX_SIGNATURE_LINES = 5
 MAX_SIGNATURE_LINE_WORDS = 12

@@ -123,7 +123,8 @@ SUPPOSED = re.compile(r"\b(?:if|suppose|supposing|imagine|hypothetically|whether
 """A word that makes what follows it in its sentence a supposition, not news ("Hypothetically,
 if Tom and I separated, ...")."""
 _TURN = re.compile(r"^\s*([^\W\d_][\w.'’-]*(?: [\w.'’-]+){0,3})\s*:\s+(\S.*)$")
-_ROLE_NAMES = frozenset({"user", "assistant", "system", "tool", "function"})
+ROLE_NAMES = frozenset({"user", "assistant", "system", "tool", "function"})
+"""The roles a thread's turns are spoken in, which are no person's name."""
 _SUFFIXES = ("ing", "ed", "es", "s")
 MAX_QUERY_TERMS = 32
 MAX_NAME_WORDS = 6
@@ -288,7 +289,7 @@ def split_turns(text: str) -> list[tuple[str | None, str]]:
     turns: list[tuple[str | None, str]] = []
     for line in text.splitlines():
         match = _TURN.match(line)
-        if match and (match.group(1)[0].isupper() or match.group(1).lower() in _ROLE_NAMES):
+        if match and (match.group(1)[0].isupper() or match.group(1).lower() in ROLE_NAMES):
             turns.append((match.group(1), match.group(2)))
         elif turns:
             speaker, said = turns[-1]
