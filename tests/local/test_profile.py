@@ -121,6 +121,11 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("The loss is nan after epoch 3.", "people", False),  # not a grandmother
         ("I've got severe arachnophobia.", "health", True),
         ("My uncle is homophobic.", "health", False),
+        ("I'm afraid of heights.", "health", True),
+        ("I'm afraid to drive on motorways.", "health", True),
+        ("Since then I am very afraid with the internet.", "health", True),
+        ("Work question, I'm afraid.", "health", False),  # the apology, not a fear
+        ("I'm afraid I can't make it on Friday.", "health", False),
         ("Been off the booze for six months.", "diet", True),
         ("Dave's been made redundant.", "work", True),
         ("Single at the moment.", "people", True),
@@ -713,6 +718,8 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "ok I like the second option.",
         "I like 2 but change the title.",
         "I like that",
+        "I like the sound of that.",
+        "oh I love the idea of this one",
         "It's a girl thing.",  # no baby's news
         # the task at hand in code, file or error names, of no kind
         "I have orders(id, customer_id, total, created_at).",

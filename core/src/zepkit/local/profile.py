@@ -865,7 +865,8 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"disorder|syndrome|chronic|pain|injur\w*|surgery|medication|medicine|doctor|"
             r"blood pressure|epipen|condition|migraine\w*|anxiety|depress\w*|sick\w*|"
             r"disab\w*|deaf|blind|wheelchair|(?:arachno|claustro|agora|acro|emeto|trypo|ha?emo|"
-            r"cyno|ophidio|nycto|aero|thanato|social )?phobi(?:a|as|c)|fear|afraid|scared of|"
+            r"cyno|ophidio|nycto|aero|thanato|social )?phobi(?:a|as|c)|fear|afraid (?:of|to|with)|"
+            r"(?:very|so|really|terribly) afraid|scared of|"
             r"terrified of|frightened of|can'?t swim|cannot swim|"
             r"dyslex\w*|adhd|autis\w*|therapy|diagnos\w*|recover\w*|colou?rblind|"
             r"(?:short|near|far|long)[- ]?sighted|glasses|contact lenses|hearing aids?|chemo\w*|"
@@ -1882,7 +1883,8 @@ _PICKED = re.compile(
     r"^\W*(?:ok(?:ay)?\W+|oh\W+|yes\W+|hmm+\W+)?(?:i|we)\s+(?:(?:really|quite|also|do|think i|"
     r"think we)\s+)?(?:like|love|prefer|liked|loved|preferred)\s+(?:the\s+)?"
     r"(?:#?\d+|number \d+|no\.? ?\d+|first|second|third|fourth|fifth|last|other|latter|former|"
-    r"that|this|it|them|those|these|both|option \w+|version \w+)"
+    r"(?:(?:sound|look|idea|thought) of )?(?:that|this|it|them|those|these)|both|option \w+|"
+    r"version \w+)"
     r"(?:\s+(?:one|ones|option|options|version|idea|ideas|draft|suggestion|list))?"
     r"(?=\W*$|\s+(?:very much|a lot|best|most|more|better|too|tbh|but|and|though)\b|\s*[,.!;:)])",
     re.IGNORECASE,
