@@ -122,6 +122,13 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("I've got severe arachnophobia.", "health", True),
         ("My uncle is homophobic.", "health", False),
         ("I'm afraid of heights.", "health", True),
+        ("Dad had a triple bypass in May.", "health", True),
+        ("We're on the 4th floor.", "home", True),
+        ("It's about 18 square meters, shower included.", "home", True),
+        ("Our team made the semi finals.", "home", False),  # a semi-final, not a house
+        ("I'm a semi pro golfer.", "home", False),
+        ("We live in a tiny studio.", "home", True),
+        ("Which time zone are you in?", "home", False),
         ("I'm afraid to drive on motorways.", "health", True),
         ("Since then I am very afraid with the internet.", "health", True),
         ("Work question, I'm afraid.", "health", False),  # the apology, not a fear
@@ -293,6 +300,10 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "just adopted a kitten 🐱😍",
         "Have two dogs, both rescues.",
         "On a low-FODMAP diet for IBS.",
+        "Booked Kilimanjaro for Feb!!",  # a trip, told as news
+        "just booked 10 days in Oaxaca for February!!!",
+        "Had a stent put in back in March.",
+        "'I am allergic to penicillin.",  # a passage of their own in single quotes opens
         "Work from home Mondays and Fridays.",
         "Trying to lose about 10 kg before summer.",
         "Lactose intolerant here lol",
@@ -434,6 +445,14 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "We don't have a garden, just a small balcony.",  # what it lacks tells as much
         "We're an Apple household so it's going to be an Apple Watch.",  # its things' brand
         "We're a two-car household.",
+        "We've had a heat pump since last winter.",  # owned for a while
+        # the home itself: its kind, size, floor, zone and what is wrong with it
+        "Ours is a 1930s semi with a north-facing garden.",
+        "We've got a 1950s weatherboard in Karori.",
+        "we're on the 4th floor, no lift",
+        "We live in a 28 square metre studio flat.",
+        "fort collins, we're zone 5b, semi arid",
+        "The builder said there's asbestos in the ceiling, so we're leaving it alone.",
         "Just bought a motorbike.",
         "Got a new car last week.",
         # where the speaker lives, comes from, goes
@@ -732,6 +751,9 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "We did three tours of the vineyards.",  # tours of no duty
         "We're open to ideas.",  # open to no hours
         "We open presents at Christmas.",
+        "We had a boat once.",  # no longer theirs
+        "Booked it.",  # nothing named
+        "So 'I work here since three years' is wrong",  # words quoted, not said of oneself
     ],
 )
 def test_what_is_not_the_speaker_stays_out(sentence: str) -> None:

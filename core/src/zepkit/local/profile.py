@@ -188,6 +188,7 @@ _IMPLIED_I = re.compile(
     r"(?:a )?(?:big|huge|massive|lifelong|die-?hard) (?:[\w'’-]+ ){1,3}fan\b|"
     r"(?:drive|own|run)(?= (?:a|an|two|three)\b)|"
     r"(?:a |the )?(?:proud|happy|new|first-time|current) owner of|"
+    r"booked(?= (?:a|an|my|our|the|us|flights?|tickets?|\d+)\b| (?-i:[A-Z]))|"
     r"(?:did|done|served|spent)(?= (?:a|an|one|two|three|four|five|six|\d+) (?:tours?|years?|"
     r"stints?|terms?)\b)|served(?= (?:in|with) the\b)|"
     r"growing a (?:tiny |little |small |mini )?(?:human|baby|person)|"
@@ -343,6 +344,8 @@ def says_of_self_without_i(sentence: str, kinds: Iterable[str] | None = None) ->
         return named and bool(_IMPLIED_KINDS.intersection(found))
     if _FAN.search(opener[0]) is None and _LASTING.search(sentence) is None:
         found.discard("tastes")  # "Not a fan of mushrooms"; not "Been loving this weather"
+    if opener[0].rstrip().lower().endswith("booked") and "plans" in found:
+        return True  # "Booked Kilimanjaro for Feb!!": a trip of theirs, told as news
     return bool(_IMPLIED_KINDS.intersection(found))
 
 
@@ -453,7 +456,7 @@ _ROUTINE_KINDS = frozenset({"fitness", "tastes", "work"})
 """A note of a sport, a pastime or work that recurs is the speaker's routine ("Gym at 6am most
 days."), where opening hours or a collection day are not."""
 
-_HOUSEHOLD = re.compile(r"(?<![\w'’])(?:we|We|our|Our|us)\b")
+_HOUSEHOLD = re.compile(r"(?<![\w'’])(?:we|We|our|Our|us)\b|^\W*[Oo]urs\b")
 """We/our: the speaker's household when the sentence is about people, pets, home, health, diet
 or what the household owns ("We have two cats", "Our car is an old Prius"), else too often a
 group or the conversation itself (`_of_the_household`)."""
@@ -485,6 +488,7 @@ are no device."""
 _HOUSEHOLD_OWNS = re.compile(
     rf"(?<![\w'’])(?:our (?:[\w-]+ )?(?:{_OWNED})\b|we(?:['’]ve| have)?(?: just| recently| "
     r"finally| still)? (?:have|has|own|got|bought|drive|keep|ride|sold)\b|"
+    r"we(?:['’]ve| have) (?:just |recently |finally |still |always )?had\b|"
     r"we (?:don['’]?t|do not|no longer) (?:have|own)\b|we (?:haven['’]?t|have not) got\b|"
     r"we(?:['’]re| are) (?:a|an) (?:[\w&'’-]+ ){1,2}household\b|"
     r"we(?:['’]re| are) (?:thinking (?:of|about)|planning (?:on|to)|going to|about to|saving "
@@ -902,7 +906,8 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"birth control|painkillers?|hrt|levothyroxine|methotrexate|"
             r"cigarettes?|nicotine|bad (?:back|knees?|hips?|shoulders?|ankles?|heart)|"
             r"partially sighted|visually impaired|screen readers?|guide dog|crutches|"
-            r"walking stick|hard of hearing|cochlear|pacemaker|stoma|stammer\w*|stutter\w*|"
+            r"walking stick|hard of hearing|cochlear|pacemaker|stents?|angioplasty|"
+            r"(?:heart|coronary|triple|double|quadruple) bypass|stoma|stammer\w*|stutter\w*|"
             r"(?:broke|broken|fractured|sprained|twisted|tore|torn|dislocated|pulled) (?:my |a )?"
             r"(?:left |right )?(?:arm|leg|wrist|ankle|foot|hand|finger|thumb|toe|collarbone|ribs?|"
             r"hip|knee|back|nose|shoulder|elbow|hamstring|calf|acl|ligament|tendon|muscle)s?)\b",
@@ -1015,6 +1020,19 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"\b(?:live|lived|living|moved|moving|relocat\w*|flat|apartment|house|home|renovat\w*|"
             r"neighbou?rhood|rent\w*|grew up|born|raised (?:in|on)|from(?! now on)|based in|"
             r"off[- ]grid|"
+            r"bungalow|semi-detached|(?:end|mid)?[- ]?terrace(?:d)? house|townhouse|town house|"
+            r"condo|duplex|bedsit|maisonette|houseboat|weatherboard|tiny house|mobile home|"
+            r"council (?:house|flat|estate)|tower block|high[- ]rise|granny flat|row ?house|"
+            r"brownstone|walk-?up|farmhouse|studio (?:flat|apartment)|"
+            r"(?:tiny|small|little|cramped|one-room) studio|"
+            r"(?:a|our|my) (?:\d{4}s |[\w'-]+ )?semi(?!-| (?:finals?|pro|professional|automatic|"
+            r"retired|permanent|formal|regular|skimmed|colon|circle|trucks?)\b)|"
+            r"\d+(?:[.,]\d+)? ?(?:square (?:metres?|meters?|feet|foot)|sq\.? ?(?:m|ft|feet|metres|"
+            r"meters)|m²|m2|sqm|sqft)|"
+            r"(?:on|live on|living on) the (?:\d+(?:st|nd|rd|th)|ground|top|first|second|third|"
+            r"fourth|fifth|sixth|seventh|eighth|ninth|tenth|\w+teenth) floor|no (?:lift|elevator)|"
+            r"(?:hardiness |growing |usda |planting )?zone \d{1,2}[ab]?|"
+            r"asbestos|subsidence|dry rot|rising damp|hoa|strata|body corporate|"
             r"landlord|landlady|letting agent|tenancy|(?:signed|signing) (?:a|the|our) lease|"
             r"\d ?bhk|(?:bought|buying|leas(?:ed|ing)) (?:a|an|our|my|the) (?:[\w-]+ )?place|"
             r"(?:redo(?:ing)?|redid|re-doing|doing up|did up|remodel\w*|refurb\w*|refit\w*|"
@@ -1909,6 +1927,10 @@ def self_statement(sentence: str) -> SelfStatement | None:
     The caller has already ruled out chatter (questions, requests, politeness)."""
     if _HYPOTHETICAL.search(sentence) or _WHOLLY_QUOTED.match(sentence):
         return None
+    if sentence.lstrip()[:1] in ("'", "‘"):
+        # the first sentence of a passage in single quotes (a draft of the user's own to edit)
+        # reads as one in double quotes does: "'I am allergic to penicillin. I take ..."
+        sentence = sentence.lstrip()[1:]
     trip = _TRIP_TOLD.match(
         sentence if any(ch.isupper() for ch in sentence) else _capitals_restored(sentence)
     )
