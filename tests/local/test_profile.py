@@ -548,6 +548,7 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         # the speaker's home and household with a dropped "my"
         "landlord was really clear, no drilling at all, its in the contract",
         "kitchen is one counter and a two-ring hob, no oven",
+        "backyard in perth is pure sand mate, water just runs straight through it.",
         "the whole flat is tiny tbh",
         "The landlord says no pets.",
         # the trade of someone of theirs, named or "she"
@@ -754,6 +755,7 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "We had a boat once.",  # no longer theirs
         "Booked it.",  # nothing named
         "So 'I work here since three years' is wrong",  # words quoted, not said of oneself
+        "soil is wet yeah.",  # a pot's, not the home's
     ],
 )
 def test_what_is_not_the_speaker_stays_out(sentence: str) -> None:

@@ -1860,15 +1860,17 @@ _MY_DROPPED = re.compile(
     r"^\W*(?:(?:the )?(?:landlord|landlady|letting agent|boss|flatmate|housemate|commute|rent|"
     r"mortgage)|car|van|the (?:whole|entire) (?:flat|apartment|house|place)|flat|apartment|"
     r"house|kitchen|"
-    r"garden|balcony|bedroom|living room|lounge|bathroom|oven|hob|boiler|salary|budget)"
+    r"garden|backyard|yard|allotment|lawn|roof|driveway|garage|balcony|bedroom|"
+    r"living room|lounge|bathroom|oven|hob|boiler|salary|budget)"
+    r"(?: (?:in|at|on|out) [\w'’-]+)?"
     r"(?:['’]s| is| was| has| says| said| won['’]?t| doesn['’]?t| only| basically)\b",
     re.IGNORECASE,
 )
 """A sentence about the speaker's home, household or work with chat's dropped "my"
 ("landlord was really clear, no drilling", "kitchen is one counter and a two-ring hob", "the
-whole flat is tiny", "car is finally paid off"): theirs, as no one else's would be told this
-way. With "the", only what is always someone's own ("the landlord says no pets"; "the house is
-..." may be a rental's)."""
+whole flat is tiny", "car is finally paid off", "backyard in perth is pure sand"): theirs, as
+no one else's would be told this way. With "the", only what is always someone's own ("the
+landlord says no pets"; "the house is ..." may be a rental's)."""
 
 
 _TOLD_OF_ELSEWHERE = re.compile(
