@@ -123,6 +123,9 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("My uncle is homophobic.", "health", False),
         ("I'm afraid of heights.", "health", True),
         ("Dad had a triple bypass in May.", "health", True),
+        ("We are pure veg, even egg also we don't take.", "diet", True),
+        ("My husband is non-veg.", "diet", True),
+        ("Fry it in pure vegetable oil.", "diet", False),
         ("We're on the 4th floor.", "home", True),
         ("It's about 18 square meters, shower included.", "home", True),
         ("Our team made the semi finals.", "home", False),  # a semi-final, not a house

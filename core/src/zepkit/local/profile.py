@@ -920,6 +920,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"teetotal(?:ler)?|tee-total|non-?drinker|"
             r"diet\w*|don'?t eat|do not eat|can'?t eat|don'?t drink|spicy|sugar|meat|nuts?|"
             r"caffeine|coffees?|veggie|keto|paleo|whole30|low[- ]carb|fodmap|plant[- ]based|"
+            r"pure[- ]veg|non[- ]veg|eggetarian|"
             r"count(?:ing|s)? (?:the |his |her |their |our |my )?carbs|carb[- ]?count\w*|"
             r"dry (?:january|july|month)|sober (?:october|curious)|"
             r"(?:intermittent )?fasting)\b",
