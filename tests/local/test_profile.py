@@ -305,6 +305,8 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "On a low-FODMAP diet for IBS.",
         "Booked Kilimanjaro for Feb!!",  # a trip, told as news
         "just booked 10 days in Oaxaca for February!!!",
+        "learned Hangul last month!!",  # a skill taken up, told as news
+        "Learned to drive last year.",
         "Had a stent put in back in March.",
         "'I am allergic to penicillin.",  # a passage of their own in single quotes opens
         "Work from home Mondays and Fridays.",
@@ -759,6 +761,8 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Booked it.",  # nothing named
         "So 'I work here since three years' is wrong",  # words quoted, not said of oneself
         "soil is wet yeah.",  # a pot's, not the home's
+        "Learned that the hard way.",
+        "learned a lot today",
     ],
 )
 def test_what_is_not_the_speaker_stays_out(sentence: str) -> None:

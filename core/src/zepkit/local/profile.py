@@ -111,7 +111,7 @@ def speaking_as(sentence: str) -> re.Match[str] | None:
     return lead if kinds_in(lead[0]) else None
 
 
-_LEARNING = r"learning(?: (?:how )?to)?|taking up|took up"
+_LEARNING = r"learn(?:ing|ed|t)(?: (?:how )?to)?|taking up|took up"
 """Openers of a pastime being taken up ("Learning to play the piano."): a taste, named bare."""
 
 _NOT_THE_SUBJECT = (
@@ -1111,6 +1111,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             1.0,
             r"\b(?:love|like|enjoy|hate|dislike|prefer|favou?rite|fans?|into|can'?t stand|"
             r"hobby|hobbies|play|plays|playing|learning|collect\w*|obsessed|addicted|"
+            r"learn(?:ed|t) (?:how )?to|"
             r"(?:taking|took|taken) up(?! (?:(?:the|my|our|your|his|her|their) )?(?:whole|"
             r"entire|rest|time|day|days|evening|weekend|all|most|much|so much|too much|space|"
             r"room|a lot)\b)|"
@@ -1120,6 +1121,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"banjos?|mandolins?|harps?|flutes?|clarinets?|oboes?|bassoons?|saxophones?|sax|"
             r"trumpets?|trombones?|tubas?|french horns?|accordions?|harmonicas?|synths?|"
             r"synthesi[sz]ers?|bagpipes))\b",
+            r"\blearn(?:ed|t) (?-i:[A-Z])",  # "learned Hangul last month": a skill taken up
         ),
         ("manner", MANNER_WEIGHT, _NEVER_OFFER, _STANDING),
     )
