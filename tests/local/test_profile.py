@@ -457,6 +457,8 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "we're on the 4th floor, no lift",
         "We live in a 28 square metre studio flat.",
         "fort collins, we're zone 5b, semi arid",
+        "tiny studio, 22 square metres, but 3 min to the station.",  # the home, noted
+        "2-bed flat, top floor, no lift.",
         "The builder said there's asbestos in the ceiling, so we're leaving it alone.",
         "Just bought a motorbike.",
         "Got a new car last week.",
@@ -762,6 +764,7 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "So 'I work here since three years' is wrong",  # words quoted, not said of oneself
         "soil is wet yeah.",  # a pot's, not the home's
         "Learned that the hard way.",
+        "Big house, lots of rooms, sleeps 12",  # a rental looked for, no home noted
         "learned a lot today",
     ],
 )

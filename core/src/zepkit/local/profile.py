@@ -246,15 +246,20 @@ _ANY_KIND = re.compile(
     r"(?:(?-i:[A-Z])[\w-]* )?[\w-]*(?:er|ist|or|ian|fan|buff|junkie)s?\b|"
     r"^\W*(?:(?:and|so|well|turns out|update)\W+)?(?:it['’]?s|its|it is|they['’]re|they are) "
     r"(?:a (?:baby |little )?(?:boy|girl)|twins|triplets|identical twins|(?:two|2) (?:boys|girls))"
-    r"\W*$",
+    r"\W*$|"
+    r"^\W*(?:(?:tiny|small|little|cramped|cosy|cozy|old|rented|shared|damp|draughty|"
+    r"drafty|\d+[- ]?bed(?:room)?|one-bed|two-bed|three-bed|top-floor|ground-floor|basement|"
+    r"\d{4}s|victorian|edwardian|georgian|council) )+(?:studio|flat|apartment|house|bungalow|"
+    r"condo|bedsit|semi|terrace|cottage|loft|maisonette|townhouse|farmhouse|duplex|houseboat|"
+    r"place)(?: flat| apartment)?\s*[,(—–:]",
     re.IGNORECASE,
 )
 """Sentences without "I" that are the speaker's whatever their kind: a trip to a named place
 ("Heading to Barcelona on Friday.", "Off to Iceland next month!", "Gonna be in Tokyo all of next
 week.", "Planning a trip to Japan in October.", "Just got back from Japan.", "New to Chicago."),
 what kind of person they are not ("Not a morning person.", "Not much of a cook"), what they
-keenly are ("Avid reader, mostly sci-fi.", "Keen cyclist.") and a baby's news ("it's twins!!",
-"It's a girl!")."""
+keenly are ("Avid reader, mostly sci-fi.", "Keen cyclist."), a baby's news ("it's twins!!",
+"It's a girl!") and their home noted ("tiny studio, 22 square metres")."""
 
 _TASTE_OPENER = re.compile(
     r"(?:love|loving|enjoy|enjoying|hate|hating|prefer|(?<!moved )(?<!moving )into|"
