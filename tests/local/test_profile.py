@@ -306,6 +306,10 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Booked Kilimanjaro for Feb!!",  # a trip, told as news
         "just booked 10 days in Oaxaca for February!!!",
         "learned Hangul last month!!",  # a skill taken up, told as news
+        "Booked: Switzerland in August.",
+        # a birth, told as the household's news, however long
+        "The twins arrived on the 3rd, a bit early but both grand thank God, Oisín and Clodagh.",
+        "The baby came early!",
         "Learned to drive last year.",
         "Had a stent put in back in March.",
         "'I am allergic to penicillin.",  # a passage of their own in single quotes opens
@@ -764,6 +768,7 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "So 'I work here since three years' is wrong",  # words quoted, not said of oneself
         "soil is wet yeah.",  # a pot's, not the home's
         "Learned that the hard way.",
+        "The parcel arrived on the 3rd.",
         "Big house, lots of rooms, sleeps 12",  # a rental looked for, no home noted
         "learned a lot today",
     ],

@@ -188,7 +188,7 @@ _IMPLIED_I = re.compile(
     r"(?:a )?(?:big|huge|massive|lifelong|die-?hard) (?:[\w'’-]+ ){1,3}fan\b|"
     r"(?:drive|own|run)(?= (?:a|an|two|three)\b)|"
     r"(?:a |the )?(?:proud|happy|new|first-time|current) owner of|"
-    r"booked(?= (?:a|an|my|our|the|us|flights?|tickets?|\d+)\b| (?-i:[A-Z]))|"
+    r"booked(?=:? (?:(?:a|an|my|our|the|us|flights?|tickets?|\d+)\b|(?-i:[A-Z])))|"
     r"(?:did|done|served|spent)(?= (?:a|an|one|two|three|four|five|six|\d+) (?:tours?|years?|"
     r"stints?|terms?)\b)|served(?= (?:in|with) the\b)|"
     r"growing a (?:tiny |little |small |mini )?(?:human|baby|person)|"
@@ -260,6 +260,14 @@ week.", "Planning a trip to Japan in October.", "Just got back from Japan.", "Ne
 what kind of person they are not ("Not a morning person.", "Not much of a cook"), what they
 keenly are ("Avid reader, mostly sci-fi.", "Keen cyclist."), a baby's news ("it's twins!!",
 "It's a girl!") and their home noted ("tiny studio, 22 square metres")."""
+
+_BORN = re.compile(
+    r"^\W*(?:(?:so|and|well)\W+)?(?:the|our) (?:baby|twins|triplets|little one)(?: (?:boy|girl|"
+    r"boys|girls))? (?:arrived|is here|are here|came|was born|were born)\b",
+    re.IGNORECASE,
+)
+"""A birth told as the household's news ("The twins arrived on the 3rd, a bit early but both
+grand, Oisín and Clodagh."): the speaker's, however long."""
 
 _TASTE_OPENER = re.compile(
     r"(?:love|loving|enjoy|enjoying|hate|hating|prefer|(?<!moved )(?<!moving )into|"
@@ -362,7 +370,10 @@ def shorthand_of_self(sentence: str) -> bool:
 
 
 def of_self_any_kind(sentence: str) -> bool:
-    """Whether a short sentence without "I" is the speaker's whatever it is about (`_ANY_KIND`)."""
+    """Whether a short sentence without "I" is the speaker's whatever it is about (`_ANY_KIND`),
+    or a birth of theirs, however long (`_BORN`)."""
+    if _BORN.match(sentence) is not None:
+        return True
     opener = _ANY_KIND.match(sentence)
     return (
         opener is not None
@@ -1950,6 +1961,7 @@ def self_statement(sentence: str) -> SelfStatement | None:
         or speaking_as(sentence) is not None
         or _CONTEXT_GIVEN.match(sentence) is not None
         or trip is not None
+        or _BORN.match(sentence) is not None
     )
     someone = (
         not own
