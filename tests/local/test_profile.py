@@ -124,6 +124,9 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("I'm afraid of heights.", "health", True),
         ("Dad had a triple bypass in May.", "health", True),
         ("We are pure veg, even egg also we don't take.", "diet", True),
+        ("Got an interview at Google!", "work", True),
+        ("It's a panel interview, 4 people, all remote.", "work", True),
+        ("I watched an interview with the president.", "work", False),
         ("My husband is non-veg.", "diet", True),
         ("Fry it in pure vegetable oil.", "diet", False),
         ("We're on the 4th floor.", "home", True),
@@ -307,6 +310,7 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "just booked 10 days in Oaxaca for February!!!",
         "learned Hangul last month!!",  # a skill taken up, told as news
         "Booked: Switzerland in August.",
+        "Shortlisted for final round at a fintech in Bengaluru!",
         # a birth, told as the household's news, however long
         "The twins arrived on the 3rd, a bit early but both grand thank God, Oisín and Clodagh.",
         "The baby came early!",
