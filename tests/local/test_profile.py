@@ -124,6 +124,8 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("I'm afraid of heights.", "health", True),
         ("Dad had a triple bypass in May.", "health", True),
         ("We are pure veg, even egg also we don't take.", "diet", True),
+        ("I fast Mondays and Thursdays (sunnah).", "diet", True),
+        ("I fast forward the ads.", "diet", False),
         ("Got an interview at Google!", "work", True),
         ("It's a panel interview, 4 people, all remote.", "work", True),
         ("I watched an interview with the president.", "work", False),
@@ -311,6 +313,7 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "learned Hangul last month!!",  # a skill taken up, told as news
         "Booked: Switzerland in August.",
         "Shortlisted for final round at a fintech in Bengaluru!",
+        "Ah'm on warfarin for the AF, the heart flutter thing.",  # Scots "I'm"
         # a birth, told as the household's news, however long
         "The twins arrived on the 3rd, a bit early but both grand thank God, Oisín and Clodagh.",
         "The baby came early!",

@@ -940,7 +940,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"pure[- ]veg|non[- ]veg|eggetarian|"
             r"count(?:ing|s)? (?:the |his |her |their |our |my )?carbs|carb[- ]?count\w*|"
             r"dry (?:january|july|month)|sober (?:october|curious)|"
-            r"(?:intermittent )?fasting)\b",
+            r"(?:intermittent )?fasting|(?:i|we) fast(?![- ]?(?:forward|track|food|charg)))\b",
         ),
         (
             "people",

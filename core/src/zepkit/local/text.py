@@ -71,13 +71,13 @@ _WORD = re.compile(r"\w+")
 
 SPEAKER_I = (
     r"I(?:['’](?:m|ve|d|ll))?|i(?:['’](?:m|ve|d|ll))?(?= [a-z\d])|"
-    r"(?:[Ii]m|[Ii]ve)(?= [a-z]| \d+(?![.\d]))"
+    r"(?:[Ii]m|[Ii]ve)(?= [a-z]| \d+(?![.\d]))|[Aa]h['’](?:m|ve|d|ll)(?= [a-z])"
 )
-"""The speaker's "I" as chat writes it too ("i'm", "im", "ive"; the lowercase forms only before
-a lowercase word, or a number for "i'm 72", and the apostrophe-less ones only before a lowercase
-word or a number that is no ordinal ("im 6 months postpartum"), so "i.e." is no one and neither
-is German's "im Garten" or "im 3. Stock"): a regex alternative, to be bounded by the pattern
-using it."""
+"""The speaker's "I" as chat writes it too ("i'm", "im", "ive", Scots "Ah'm"; the lowercase
+forms only before a lowercase word, or a number for "i'm 72", and the apostrophe-less ones only
+before a lowercase word or a number that is no ordinal ("im 6 months postpartum"), so "i.e." is
+no one and neither is German's "im Garten" or "im 3. Stock"): a regex alternative, to be bounded
+by the pattern using it."""
 _HAS_WORD = re.compile(r"[^\W_]")
 _FACES = (
     "\U0001f600-\U0001f64f\U0001f910-\U0001f92f\U0001f970-\U0001f97a\U0001fae0-\U0001fae8☹☺"
