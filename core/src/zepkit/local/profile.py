@@ -1019,6 +1019,8 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"compan(?:y|ies)|office|"
             r"retir\w*|business|employer|intern\w*|shift\w*|hired|promot\w*|salary|for a living|"
             r"startup|firm|freelanc\w*|self-employed|unemployed|colleagues?|coworkers?|"
+            r"sole (?:trader|proprietor(?:ship)?)|(?:independent |self-employed |building )"
+            r"contractor|"
             r"bootcamp|apprenticeship|traineeship|"
             r"(?:\d(?:st|nd|rd|th)|first|second|third|fourth|final) year (?:at|of|student)|"
             r"furlough\w*|signed off|sick leave|(?:new|first|current) role|role (?:as|at)|"
