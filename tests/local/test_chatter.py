@@ -127,6 +127,7 @@ from zepkit.local.chatter import is_chatter
         ("Can you do one for chasing a colleague who promised me numbers yesterday?", "user"),
         ("Is Messi, who's 37, still playing?", "user"),  # a grown-up's age: anyone's
         ("Okay, I'll give those a go tomorrow after work.", "user"),  # work as a time of day
+        ("What do you think: 'Ping | 20ms | ok | fine'", "user"),  # values, no bio
     ],
 )
 def test_chatter(sentence: str, role: str) -> None:
@@ -275,6 +276,8 @@ def test_chatter(sentence: str, role: str) -> None:
         # children named with their ages inside a request
         ("Can you suggest a dinner that Cillian, who's 6, and Nora, who's 3, will eat?", "user"),
         ("ok I'll ask at work about the night shifts", "user"),  # the work itself is told
+        # a bio of the user's, quoted for an opinion
+        ("What do you think: 'Sofía | 27 | in London | allergy = peanut, EpiPen always'", "user"),
     ],
 )
 def test_facts(sentence: str, role: str | None) -> None:

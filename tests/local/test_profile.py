@@ -125,6 +125,8 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("Dad had a triple bypass in May.", "health", True),
         ("We are pure veg, even egg also we don't take.", "diet", True),
         ("I fast Mondays and Thursdays (sunnah).", "diet", True),
+        ("📍Lagos → Toronto", "home", True),  # a move, by an arrow
+        ("Revenue → profit", "home", False),
         ("I fast forward the ads.", "diet", False),
         ("I'm a sole trader, so it's just me chasing invoices.", "work", True),
         ("I am an independent contractor.", "work", True),
@@ -317,6 +319,10 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Booked: Switzerland in August.",
         "Shortlisted for final round at a fintech in Bengaluru!",
         "Ah'm on warfarin for the AF, the heart flutter thing.",  # Scots "I'm"
+        # a bio line of the user's, quoted for editing too
+        "Right now it just says: dad of 3 👦👦👧 | nurse 🏥 | runner 🏃 | Bristol",
+        "'Software QA 🧪 | Arsenal till I die ⚽ | 📍Lagos → Toronto | jollof supremacy 🍛'",
+        "Current opener: 'Civil engineer | Johannesburg | hard of hearing, fluent lipreader'",
         # a birth, told as the household's news, however long
         "The twins arrived on the 3rd, a bit early but both grand thank God, Oisín and Clodagh.",
         "The baby came early!",
@@ -779,6 +785,8 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "soil is wet yeah.",  # a pot's, not the home's
         "Learned that the hard way.",
         "The parcel arrived on the 3rd.",
+        "| Home airport | YYC | Dates | Oct 3-20 |",  # a table's row
+        "The results were a | b | c",  # values of no kind
         "Big house, lots of rooms, sleeps 12",  # a rental looked for, no home noted
         "learned a lot today",
     ],

@@ -16,6 +16,7 @@ from zepkit.local.profile import (
     SPAN,
     TOLD_KINDS,
     about_someone,
+    bio_line,
     goes_on,
     headline,
     is_standing,
@@ -172,6 +173,8 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
     data)."""
     said = sentence.strip()
     text = SPEAKER_LABEL.sub("", said, count=1)
+    if role == "user" and bio_line(text):
+        return False  # "What do you think: 'Sofía | 27 | 🥜 allergy = peanut | ...'": their bio
     if text.rstrip("\"'”’)]*_ ").endswith("?") or (role == "user" and _asks_unmarked(text)):
         return not (
             role == "user"

@@ -1063,7 +1063,9 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"farmhouse|cottage|barn|cabin|home|place|property))\b|"
             r"\bwhere (?:\w+ ){0,3}based\b",
             # "Finally settled in Kitsilano!": a place's name, not a month or a day
-            rf"\bsettl(?:ed|ing) in(?:to)? (?:the )?(?!(?i:{_MONTH_OR_DAY})\b)(?-i:[A-Z])",
+            rf"\bsettl(?:ed|ing) in(?:to)? (?:the )?(?!(?i:{_MONTH_OR_DAY})\b)(?-i:[A-Z])|"
+            # a move told by an arrow: "📍Lagos → Toronto"
+            r"(?-i:[A-Z])[\w'’-]+ ?(?:→|->|➡️?) ?(?-i:[A-Z])",
         ),
         (
             "identity",
@@ -1947,11 +1949,30 @@ pattern in backticks", "holiday_001.jpg", "ModuleNotFoundError"): talk of the ta
 sentence of no kind with them is no fact about the user for every later turn."""
 
 
+_BIO = re.compile(r"(?<![|\w])[^\s|·•][^|·•\n]{0,40}(?:\s[|·•]\s+[^|·•\n]{1,40}){2,}")
+"""A profile's bio line: three short parts or more between bars or dots ("dad of 3 👦👦👧 |
+nurse 🏥 | runner 🏃 | Bristol", "Software QA 🧪 | Arsenal till I die ⚽ | 📍Lagos → Toronto"); not
+a table's row, which opens with its bar."""
+
+
+def bio_line(sentence: str) -> bool:
+    """Whether a sentence holds a bio line of some kind of the profile: the user's own
+    description of themselves, even when quoted for editing ("Help me fix my twitter bio:
+    '...'"); a run of values ("Ping | 20ms | ok") is none."""
+    return (
+        ("|" in sentence or "·" in sentence or "•" in sentence)
+        and not sentence.lstrip().startswith("|")
+        and _BIO.search(sentence) is not None
+        and bool(kinds_in(sentence))
+    )
+
+
 def self_statement(sentence: str) -> SelfStatement | None:
     """The profile reading of a sentence its speaker says about themselves, else None.
 
     The caller has already ruled out chatter (questions, requests, politeness)."""
-    if _HYPOTHETICAL.search(sentence) or _WHOLLY_QUOTED.match(sentence):
+    bio = bio_line(sentence)
+    if _HYPOTHETICAL.search(sentence) or (_WHOLLY_QUOTED.match(sentence) and not bio):
         return None
     if sentence.lstrip()[:1] in ("'", "‘"):
         # the first sentence of a passage in single quotes (a draft of the user's own to edit)
@@ -1967,6 +1988,7 @@ def self_statement(sentence: str) -> SelfStatement | None:
         or _CONTEXT_GIVEN.match(sentence) is not None
         or trip is not None
         or _BORN.match(sentence) is not None
+        or bio
     )
     someone = (
         not own
