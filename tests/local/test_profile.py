@@ -126,6 +126,7 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("We are pure veg, even egg also we don't take.", "diet", True),
         ("I fast Mondays and Thursdays (sunnah).", "diet", True),
         ("📍Lagos → Toronto", "home", True),  # a move, by an arrow
+        ("I get seasick on anything smaller than a car ferry.", "health", True),
         ("Revenue → profit", "home", False),
         ("I fast forward the ads.", "diet", False),
         ("I'm a sole trader, so it's just me chasing invoices.", "work", True),
@@ -319,6 +320,14 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Booked: Switzerland in August.",
         "Shortlisted for final round at a fintech in Bengaluru!",
         "Ah'm on warfarin for the AF, the heart flutter thing.",  # Scots "I'm"
+        # the speaker's life told without "I" or "my"
+        "theres a toddler in the house now (18 mo, into EVERYTHING) so the old routines are out",
+        "The little one starts school in September so everything at the minute is uniforms and "
+        "name labels 🙃",
+        "Gluten's been off the menu completely since the coeliac diagnosis in May.",
+        "There is a cat who owns this apartment, 3 years old and very curious.",
+        "Nearest supermarket is a 2 hour round trip so the big shop happens once a fortnight.",
+        "The old dog has gone blind this year, 13 now, but still happy and wagging.",
         # a bio line of the user's, quoted for editing too
         "Right now it just says: dad of 3 👦👦👧 | nurse 🏥 | runner 🏃 | Bristol",
         "'Software QA 🧪 | Arsenal till I die ⚽ | 📍Lagos → Toronto | jollof supremacy 🍛'",
@@ -786,6 +795,8 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Learned that the hard way.",
         "The parcel arrived on the 3rd.",
         "| Home airport | YYC | Dates | Oct 3-20 |",  # a table's row
+        "The kids look so cute, Mel!",  # anyone's kids
+        "Since the update, the app keeps crashing.",  # no event of the speaker's
         "The results were a | b | c",  # values of no kind
         "Big house, lots of rooms, sleeps 12",  # a rental looked for, no home noted
         "learned a lot today",

@@ -270,6 +270,30 @@ _BORN = re.compile(
 """A birth told as the household's news ("The twins arrived on the 3rd, a bit early but both
 grand, Oisín and Clodagh."): the speaker's, however long."""
 
+_LIFE_WITHOUT_I = re.compile(
+    r"^\W*(?:(?:so|and|but|also|now|well|anyway)\W+)?(?:"
+    # the household's own, by "the": "The little one starts school in September"
+    r"the (?:little one|little ones|baby|toddler|twins|old (?:dog|cat)|missus|wife|hubby|"
+    r"other half)(?:['’]s)?\b"
+    r"(?! (?:next door|upstairs|downstairs|across|over|from|of|in the|at the|on the|who|that|"
+    r"which)\b)|"
+    # "theres a toddler in the house now", "There is a cat who owns this apartment"
+    r"there(?:['’]?s| is| are)(?: now)? (?:a|an|two|three|four|\d+) (?:[\w-]+ )?(?:bab(?:y|ies)|"
+    r"toddlers?|pupp(?:y|ies)|kittens?|cats?|dogs?|kids?|child|children|teenagers?|newborn) "
+    r"(?:\([^)]*\) )?(?:in the house|in this house|at home|in the family|who (?:lives|owns))|"
+    # where the speaker lives, from the nearest place: "Nearest supermarket is a 2 hour round trip"
+    r"(?:the )?(?:nearest|closest) (?:[\w-]+ ){1,3}(?:is|are)\b)|"
+    # the speaker's life before and after an event of theirs: "since the coeliac diagnosis"
+    r"\bsince the (?:[\w-]+ )?(?:diagnosis|op|operation|surgery|accident|stroke|heart attack|"
+    r"divorce|separation|split|layoff|redundancy|miscarriage|birth|c-section|transplant|breakup|"
+    r"break-up|chemo|injury)\b",
+    re.IGNORECASE,
+)
+"""A sentence of the speaker's life told without "I" or "my": the household's by "the" ("the
+little one", "the old dog", "the wife"; not "the kids" or "the puppy", anyone's, nor "the baby
+next door"), a child or pet "in the house", the nearest shop, or "since the diagnosis", "since
+the divorce"."""
+
 _TASTE_OPENER = re.compile(
     r"(?:love|loving|enjoy|enjoying|hate|hating|prefer|(?<!moved )(?<!moving )into|"
     r"obsessed with|"
@@ -912,6 +936,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"growing a (?:tiny |little |small |mini )?(?:human|baby|person)|bun in the oven|"
             r"aphasia|apraxia|dysarthria|dysphasia|prosthe(?:sis|ses|tic)|amput\w*|"
             r"(?:after|since|post)[- ]stroke|"
+            r"(?:sea|car|travel|motion|air)[- ]?sick\w*|"
             r"hives|anaphyla\w*|(?:comes?|came|coming) (?:out|up) in (?:a |hives|spots|a rash)|"
             r"(?:had|having|getting|got) (?:my |the |a |her |his )?(?:hip|knee|shoulder|cataracts?|"
             r"gallbladder|hernia|bunions?|appendix|tonsils|wisdom teeth) (?:done|replaced|removed|"
@@ -1989,6 +2014,7 @@ def self_statement(sentence: str) -> SelfStatement | None:
         or trip is not None
         or _BORN.match(sentence) is not None
         or bio
+        or (_LIFE_WITHOUT_I.search(sentence) is not None and _YOU.search(sentence) is None)
     )
     someone = (
         not own
