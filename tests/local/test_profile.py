@@ -127,6 +127,11 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("I fast Mondays and Thursdays (sunnah).", "diet", True),
         ("📍Lagos → Toronto", "home", True),  # a move, by an arrow
         ("I get seasick on anything smaller than a car ferry.", "health", True),
+        ("we get power cuts most days in our area", "home", True),
+        ("I don't have a driving licence", "constraints", True),
+        ("doing a 3-month rotation in Darwin at the ED", "work", True),
+        ("I'm on a secondment in Leeds until March.", "work", True),
+        ("We practise crop rotation.", "work", False),
         ("Revenue → profit", "home", False),
         ("I fast forward the ads.", "diet", False),
         ("I'm a sole trader, so it's just me chasing invoices.", "work", True),
@@ -318,6 +323,7 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "just booked 10 days in Oaxaca for February!!!",
         "learned Hangul last month!!",  # a skill taken up, told as news
         "Booked: Switzerland in August.",
+        "yo just landed a ski season job in Queenstown, lift op at the remarkables.",
         "Shortlisted for final round at a fintech in Bengaluru!",
         "Ah'm on warfarin for the AF, the heart flutter thing.",  # Scots "I'm"
         # the speaker's life told without "I" or "my"

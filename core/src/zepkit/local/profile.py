@@ -138,7 +138,8 @@ Witnesses"), lower case: the identity kind reads it only after "I'm", "we're", "
 or "born"."""
 
 _IMPLIED_I = re.compile(
-    r"^\W*(?:(?:honestly|frankly|seriously|tbh|ngl|ugh|ok|okay|so|ok so|okay so),?\s+)?"
+    r"^\W*(?:(?:honestly|frankly|seriously|tbh|ngl|ugh|ok|okay|so|ok so|okay so|yo|hey|omg|oh|"
+    r"well),?\s+)?"
     r"(?:(?:just|recently|currently|finally|still|also|now|newly|officially|actually|only|"
     r"really|totally|kinda|sort of|mostly|absolutely|genuinely|truly)\s+)*"
     rf"(?:(?:(?:(?:started|starting|been) )?(?:{_LEARNING})|having|renovating|doing up|doing|"
@@ -1029,7 +1030,8 @@ _KINDS: tuple[_Kind, ...] = tuple(
             2.0,
             r"\b(?:work(?!outs?\b)\w*\b(?!\s+out\b)|jobs?|career|profession|teach\w*|student|"
             r"stud(?:y|ying|ied)|exams?|"
-            r"wfh|commut\w*|(?:parental|maternity|paternity) leave|"
+            r"wfh|commut\w*|(?:parental|maternity|paternity) leave|secondment|"
+            r"(?:on|doing) (?:a |my )?placement|rotations? (?:in|at)|"
             r"shortlisted|(?:got|get|have|had|landed|bagged) (?:an?|my|the) (?:[\w-]+ )?interview|"
             r"(?:final|second|first|panel|job|phone) interviews?|final[- ]round|"
             rf"{_TRADE}|"
@@ -1080,6 +1082,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"fourth|fifth|sixth|seventh|eighth|ninth|tenth|\w+teenth) floor|no (?:lift|elevator)|"
             r"(?:hardiness |growing |usda |planting )?zone \d{1,2}[ab]?|"
             r"asbestos|subsidence|dry rot|rising damp|hoa|strata|body corporate|"
+            r"power (?:cuts|outages)|load[- ]?shedding|septic tank|"
             r"landlord|landlady|letting agent|tenancy|(?:signed|signing) (?:a|the|our) lease|"
             r"\d ?bhk|(?:bought|buying|leas(?:ed|ing)) (?:a|an|our|my|the) (?:[\w-]+ )?place|"
             r"(?:redo(?:ing)?|redid|re-doing|doing up|did up|remodel\w*|refurb\w*|refit\w*|"
@@ -1133,6 +1136,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"spend up to|(?:free|available) (?:on|at|in|after|before|"
             r"until|till|most|every|weekends|evenings|mornings)|"
             r"unable|avoid|never|only|without|don'?t (?:drive|fly)|do not (?:drive|fly)|skint|"
+            r"(?:driving|driver'?s?) licen[cs]e|"
             rf"overdraft|{_PAYING_OFF})\b",
         ),
         (
