@@ -125,14 +125,14 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("Dad had a triple bypass in May.", "health", True),
         ("We are pure veg, even egg also we don't take.", "diet", True),
         ("I fast Mondays and Thursdays (sunnah).", "diet", True),
-        ("📍Lagos → Toronto", "home", True),  # a move, by an arrow
+        ("📍Lagos → Toronto", "home", True),  # a bio's pin on a place
         ("I get seasick on anything smaller than a car ferry.", "health", True),
         ("we get power cuts most days in our area", "home", True),
         ("I don't have a driving licence", "constraints", True),
         ("doing a 3-month rotation in Darwin at the ED", "work", True),
         ("I'm on a secondment in Leeds until March.", "work", True),
         ("We practise crop rotation.", "work", False),
-        ("Revenue → profit", "home", False),
+        ("Settings → Privacy", "home", False),
         ("I fast forward the ads.", "diet", False),
         ("I'm a sole trader, so it's just me chasing invoices.", "work", True),
         ("I am an independent contractor.", "work", True),

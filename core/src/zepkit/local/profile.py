@@ -283,17 +283,31 @@ _LIFE_WITHOUT_I = re.compile(
     r"toddlers?|pupp(?:y|ies)|kittens?|cats?|dogs?|kids?|child|children|teenagers?|newborn) "
     r"(?:\([^)]*\) )?(?:in the house|in this house|at home|in the family|who (?:lives|owns))|"
     # where the speaker lives, from the nearest place: "Nearest supermarket is a 2 hour round trip"
-    r"(?:the )?(?:nearest|closest) (?:[\w-]+ ){1,3}(?:is|are)\b)|"
-    # the speaker's life before and after an event of theirs: "since the coeliac diagnosis"
+    r"(?:the )?(?:nearest|closest) (?:[\w-]+ ){1,3}(?:is|are)\b)",
+    re.IGNORECASE,
+)
+"""A sentence of the speaker's life told without "I" or "my", by its opening: the household's
+by "the" ("the little one", "the old dog", "the wife"; not "the kids" or "the puppy", anyone's,
+nor "the baby next door"), a child or pet "in the house", the nearest shop."""
+
+_SINCE_THE = re.compile(
     r"\bsince the (?:[\w-]+ )?(?:diagnosis|op|operation|surgery|accident|stroke|heart attack|"
     r"divorce|separation|split|layoff|redundancy|miscarriage|birth|c-section|transplant|breakup|"
     r"break-up|chemo|injury)\b",
     re.IGNORECASE,
 )
-"""A sentence of the speaker's life told without "I" or "my": the household's by "the" ("the
-little one", "the old dog", "the wife"; not "the kids" or "the puppy", anyone's, nor "the baby
-next door"), a child or pet "in the house", the nearest shop, or "since the diagnosis", "since
-the divorce"."""
+"""An event of the speaker's after "since the" ("since the coeliac diagnosis", "since the
+divorce"): theirs, told without "I"."""
+
+
+def _life_without_i(sentence: str) -> bool:
+    """Whether a sentence tells of the speaker's life without "I" or "my" (`_LIFE_WITHOUT_I`,
+    `_SINCE_THE`, read only when "since the" is in it)."""
+    return _LIFE_WITHOUT_I.match(sentence) is not None or (
+        ("since the" in sentence or "Since the" in sentence)
+        and _SINCE_THE.search(sentence) is not None
+    )
+
 
 _TASTE_OPENER = re.compile(
     r"(?:love|loving|enjoy|enjoying|hate|hating|prefer|(?<!moved )(?<!moving )into|"
@@ -1069,18 +1083,18 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"\b(?:live|lived|living|moved|moving|relocat\w*|flat|apartment|house|home|renovat\w*|"
             r"neighbou?rhood|rent\w*|grew up|born|raised (?:in|on)|from(?! now on)|based in|"
             r"off[- ]grid|"
-            r"bungalow|semi-detached|(?:end|mid)?[- ]?terrace(?:d)? house|townhouse|town house|"
-            r"condo|duplex|bedsit|maisonette|houseboat|weatherboard|tiny house|mobile home|"
-            r"council (?:house|flat|estate)|tower block|high[- ]rise|granny flat|row ?house|"
-            r"brownstone|walk-?up|farmhouse|studio (?:flat|apartment)|"
+            r"bungalow|semi-detached|(?:end|mid)[- ]terrace|terrace(?:d)? house|townhouse|"
+            r"town house|condo|duplex|bedsit|maisonette|houseboat|weatherboard|tiny house|"
+            r"mobile home|council (?:house|flat|estate)|tower block|high[- ]rise|granny flat|"
+            r"row ?house|brownstone|walk-?up|farmhouse|studio (?:flat|apartment)|"
             r"(?:tiny|small|little|cramped|one-room) studio|"
-            r"(?:a|our|my) (?:\d{4}s |[\w'-]+ )?semi(?!-| (?:finals?|pro|professional|automatic|"
-            r"retired|permanent|formal|regular|skimmed|colon|circle|trucks?)\b)|"
+            r"(?:\d{4}s|a|our|my) semi(?!-| (?:finals?|pro|professional|automatic|retired|"
+            r"permanent|formal|regular|skimmed|colon|circle|trucks?)\b)|"
             r"\d+(?:[.,]\d+)? ?(?:square (?:metres?|meters?|feet|foot)|sq\.? ?(?:m|ft|feet|metres|"
             r"meters)|m²|m2|sqm|sqft)|"
-            r"(?:on|live on|living on) the (?:\d+(?:st|nd|rd|th)|ground|top|first|second|third|"
-            r"fourth|fifth|sixth|seventh|eighth|ninth|tenth|\w+teenth) floor|no (?:lift|elevator)|"
-            r"(?:hardiness |growing |usda |planting )?zone \d{1,2}[ab]?|"
+            r"on the (?:\d+(?:st|nd|rd|th)|ground|top|first|second|third|fourth|fifth|sixth|"
+            r"seventh|eighth|ninth|tenth|\w+teenth) floor|no (?:lift|elevator)|"
+            r"zone \d{1,2}[ab]?|"
             r"asbestos|subsidence|dry rot|rising damp|hoa|strata|body corporate|"
             r"power (?:cuts|outages)|load[- ]?shedding|septic tank|"
             r"landlord|landlady|letting agent|tenancy|(?:signed|signing) (?:a|the|our) lease|"
@@ -1092,8 +1106,8 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"\bwhere (?:\w+ ){0,3}based\b",
             # "Finally settled in Kitsilano!": a place's name, not a month or a day
             rf"\bsettl(?:ed|ing) in(?:to)? (?:the )?(?!(?i:{_MONTH_OR_DAY})\b)(?-i:[A-Z])|"
-            # a move told by an arrow: "📍Lagos → Toronto"
-            r"(?-i:[A-Z])[\w'’-]+ ?(?:→|->|➡️?) ?(?-i:[A-Z])",
+            # a bio's pin on a place: "📍 Phoenix AZ", "📍Lagos → Toronto"
+            r"📍 ?(?-i:[A-Z])",
         ),
         (
             "identity",
@@ -2018,7 +2032,7 @@ def self_statement(sentence: str) -> SelfStatement | None:
         or trip is not None
         or _BORN.match(sentence) is not None
         or bio
-        or (_LIFE_WITHOUT_I.search(sentence) is not None and _YOU.search(sentence) is None)
+        or (_life_without_i(sentence) and _YOU.search(sentence) is None)
     )
     someone = (
         not own
