@@ -127,6 +127,12 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("I fast Mondays and Thursdays (sunnah).", "diet", True),
         ("📍Lagos → Toronto", "home", True),  # a bio's pin on a place
         ("I get seasick on anything smaller than a car ferry.", "health", True),
+        ("I have POTS, the tilt table test was brutal.", "health", True),
+        ("Got CF, on Kaftrio now.", "health", True),
+        ("I have ME/CFS, so my energy is very limited.", "health", True),
+        ("Got a CPAP machine last week.", "health", True),
+        ("I have pots and pans everywhere.", "health", False),
+        ("I have a CF card for the camera.", "health", False),
         ("we get power cuts most days in our area", "home", True),
         ("I don't have a driving licence", "constraints", True),
         ("doing a 3-month rotation in Darwin at the ED", "work", True),

@@ -942,6 +942,8 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"(?:in)?fertility|infertile|(?:organ|marrow|lung|liver|heart|stem cell) transplant|"
             r"(?:peri)?menopaus\w*|hay ?fever|anorexi\w*|bulimi\w*|"
             r"eating disorder|bipolar|panic attacks?|c-? ?section|c(?:a)?esarean|"
+            r"t1d|t2d|ckd|copd|gerd|gord|mcas|h?eds|audhd|cpap|me/cfs|cystic fibrosis|hypos?|"
+            r"(?:have|with|got|diagnosed with) (?:pots|cf)(?! (?:and|of|for|with|card)\b)|"
             r"(?:got|get|getting|had|needed|need|have) (?:(?:\d+|a few|some|two|three|four|five|"
             r"six|seven|eight|nine|ten|twelve|twenty) )?stitches|"
             r"physiotherapy|physio (?:sessions?|appointments?|exercises?)|rehab|breastfeed\w*|"
