@@ -332,6 +332,9 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "yo just landed a ski season job in Queenstown, lift op at the remarkables.",
         "Shortlisted for final round at a fintech in Bengaluru!",
         "Ah'm on warfarin for the AF, the heart flutter thing.",  # Scots "I'm"
+        # a labelled list of their own facts
+        "facts: 36, vegan for 10 yrs, iron deficient (on supplements), running about 60km/week",
+        "moi: 20 ans, étudiante en droit, allergique aux chats, tiny studio in Paris 11e",
         # the speaker's life told without "I" or "my"
         "theres a toddler in the house now (18 mo, into EVERYTHING) so the old routines are out",
         "The little one starts school in September so everything at the minute is uniforms and "

@@ -1868,11 +1868,13 @@ _WHOLLY_QUOTED = re.compile(r"^\s*[\"“'‘].*[\"”'’][.!?…]*\s*$", re.DOT
 
 _CONTEXT_GIVEN = re.compile(
     r"^\W*(?:for (?:some |more )?(?:context|background|reference)|(?:some |quick )?"
-    r"(?:context|background)\s*[:—–-])",
+    r"(?:context|background)\s*[:—–-]|(?:some |quick |key |basic )?(?:info|facts|details|stats|"
+    r"about me|me|moi|yo|ich)\s*:)",
     re.IGNORECASE,
 )
 """An opening that gives the listener the speaker's circumstances ("For context it's 38 square
-meters, one main room.")."""
+meters, one main room.", "facts: 36, vegan for 10 yrs, iron deficient", "moi: 20 ans,
+étudiante en droit, allergique aux chats")."""
 
 
 _NUMBER_WORD = r"(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
