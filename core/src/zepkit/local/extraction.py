@@ -542,8 +542,8 @@ def signed_inline(text: str, name: str) -> str:
     at = 0
     while at < len(lines):
         line = lines[at].strip()
-        words = line.split()
-        if words and words[0] == name and len(words) <= MAX_SIGNED_NAME_WORDS:
+        tokens = line.split()
+        if tokens and tokens[0] == name and len(tokens) <= MAX_SIGNED_NAME_WORDS:
             block = [line]
             while (
                 at + 1 < len(lines)
