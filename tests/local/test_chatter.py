@@ -330,3 +330,15 @@ async def test_short_news_is_remembered(alice: LocalBackend) -> None:
     await alice.add_messages("a1", [Message("user", "Boiler fixed!"), Message("user", "Nice!")])
     found = await alice.search(SearchRequest("boiler", user_id="alice", scope="edges"))
     assert [edge.fact for edge in found.edges] == ["user: Boiler fixed!"]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "soy celíaca so no wheat at all, is it hard to eat out there?",
+        "mia figlia è allergica alle noci, what cake can I make?",
+        "meri beti has asthma, is the smoke from fireworks bad for her?",
+    ],
+)
+def test_a_question_that_first_tells_of_the_user_is_kept(sentence: str) -> None:
+    assert not is_chatter(sentence, role="user")

@@ -822,6 +822,46 @@ def test_what_is_not_the_speaker_stays_out(sentence: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("sentence", "kind"),
+    [
+        ("mi esposo works nights at the port", "people"),
+        ("a minha mãe tem Alzheimer, early stage", "people"),
+        ("mio figlio è autistico, ha 7 anni", "health"),
+        ("ma fille a 8 ans and she's allergic to eggs", "health"),
+        ("Mein Mann is a nurse on the stroke ward", "people"),
+        ("mój mąż doesn't drive", "people"),
+        ("meri beti has asthma", "health"),
+        ("ang asawa ko is a seaman", "people"),
+        ("ich bin Veganerin seit 2019", "diet"),
+        ("soy celíaca so no wheat at all", "health"),
+        ("sono incinta, 20 settimane", "health"),
+        ("jag är laktosintolerant", "diet"),
+        ("j'ai adopté un greyhound, il s'appelle Filou", "pets"),
+    ],
+)
+def test_the_speakers_own_words_in_another_language(sentence: str, kind: str) -> None:
+    # "my", "I am" and family words of the languages chat mixes into English
+    reading = self_statement(sentence)
+    assert reading is not None
+    assert kind in kinds_in(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The trail is 5 mi from the car park.",  # miles
+        "Soy sauce has gluten in it.",  # the bean
+        "mon to fri the shop is shut.",  # a weekday
+        "Ma and Pa Kettle was on TV.",
+        "pressure cooker mein kitni seeti?",  # Hindi "in", not German "my"
+        "el mes pasado fue lluvioso.",  # a month
+    ],
+)
+def test_look_alikes_of_another_languages_my_stay_out(sentence: str) -> None:
+    assert self_statement(sentence) is None
+
+
+@pytest.mark.parametrize(
     ("sentence", "fitness"),
     [
         ("I run about 30 km a week.", True),

@@ -74,6 +74,22 @@ def test_a_numbering_abbreviation_before_its_number_does_not_end_a_sentence() ->
     assert sentences("Are you coming? No. Sorry.") == ["Are you coming?", "No.", "Sorry."]
 
 
+def test_an_ordinal_written_with_its_dot_does_not_end_a_sentence() -> None:
+    said = "I am in the 2. Lehrjahr. We learn pneumatics now. Wir wohnen in der 3. Etage."
+    assert sentences(said) == [
+        "I am in the 2. Lehrjahr.",
+        "We learn pneumatics now.",
+        "Wir wohnen in der 3. Etage.",
+    ]
+    # a count or a year that ends a sentence still ends it
+    assert sentences("We have 2. The first is red.") == ["We have 2.", "The first is red."]
+    assert sentences("I am 78. Should I see my doctor?") == ["I am 78.", "Should I see my doctor?"]
+    assert sentences("I was born in 1990. My parents moved.") == [
+        "I was born in 1990.",
+        "My parents moved.",
+    ]
+
+
 def test_a_title_before_a_name_does_not_end_a_sentence() -> None:
     said = "Please address me as Mx. Okafor in anything formal. Thanks."
     assert sentences(said) == ["Please address me as Mx. Okafor in anything formal.", "Thanks."]

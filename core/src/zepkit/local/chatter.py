@@ -27,6 +27,7 @@ from zepkit.local.profile import (
     speaking_as,
 )
 from zepkit.local.text import (
+    SPEAKER_ABROAD,
     SPEAKER_I,
     SPEAKER_LABEL,
     STOP_WORDS,
@@ -138,7 +139,9 @@ _GREETING = re.compile(
 """Greetings and farewells, matched in lower-cased text (faster than IGNORECASE)."""
 
 _CAPITAL_WORD = re.compile(r"\b[A-Z]\w*")
-_FIRST_PERSON = re.compile(rf"(?<![\w'’])(?:{SPEAKER_I}|my|My|me|we|We|our|Our|[Yy]ours truly)\b")
+_FIRST_PERSON = re.compile(
+    rf"(?<![\w'’])(?:{SPEAKER_I}|my|My|me|we|We|our|Our|[Yy]ours truly|{SPEAKER_ABROAD})\b"
+)
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|you're|you’re|you've|you’ve)\b", re.IGNORECASE)
 
 

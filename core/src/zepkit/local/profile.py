@@ -19,6 +19,7 @@ from zepkit.local.dates import MONTH_NAMES
 from zepkit.local.factoring import PatternSet, factored
 from zepkit.local.outcomes import NOT_TO_LIVE_IN
 from zepkit.local.text import (
+    SPEAKER_ABROAD,
     SPEAKER_I,
     STOP_WORDS,
     STORED_LABEL,
@@ -28,8 +29,11 @@ from zepkit.local.text import (
     without_subject,
 )
 
-_SELF = re.compile(rf"(?<![\w'’])(?:{SPEAKER_I}|[Mm]y|MY|[Mm]e|mine|[Mm]yself|[Yy]ours truly)\b")
-"""The speaker talking about themselves (in chat's spellings too)."""
+_SELF = re.compile(
+    rf"(?<![\w'’])(?:{SPEAKER_I}|[Mm]y|MY|[Mm]e|mine|[Mm]yself|[Yy]ours truly|{SPEAKER_ABROAD})\b"
+)
+"""The speaker talking about themselves (in chat's spellings too, and in the words of another
+language mixed in: "mi esposo", "ich bin")."""
 
 _SAYS_SO = re.compile(
     r"\b(?:btw|by the way|fyi|for your info\w*|just so you know|for (?:some )?context|"
@@ -909,6 +913,29 @@ def _kind(name: str, weight: float, lowered: str | None, cased: str | None = Non
 _LONG_KIND = 300
 
 
+_OWN_ABROAD = (
+    r"mis?|nuestr[oa]s?|meus?|minhas?|noss[oa]s?|mio|mia|miei|nostr[oaie]|mon|ma|mes|notre|nos|"
+    r"mein(?:e[mnrs]?)?|unser(?:e[mnrs]?)?|mijn|onze|m[oó]j|moj(?:a|e|ego|ej)|nasz(?:a|e|ego)?|"
+    r"mer[aie]|h[au]mar[aie]|aking|ang|min|mina"
+)
+""""My" and "our" in the languages chat mixes into English (see `SPEAKER_ABROAD`), lower-cased;
+with Tagalog's "ang" ("ang asawa ko") and Swedish's "min", here only before a family word."""
+
+_FAMILY_ABROAD = (
+    r"esposo|esposa|marido|mujer|hij[oa]s?|madre|padre|mam[áa]|pap[áa]|abuel[oa]s?|hermanos?|"
+    r"hermanas?|novi[oa]|suegr[oa]|niet[oa]s?|t[ií][oa]|"
+    r"mulher|filh[oa]s?|m[ãa]e|pai|pais|av[óô]|irm[ãa]o?|namorad[oa]|sogr[oa]|net[oa]s?|"
+    r"marito|moglie|figli[oae]?|mamma|pap[àa]|nonn[oai]|fratello|sorella|suocer[oa]|"
+    r"mari|femme|fils|filles?|enfants|m[èe]re|p[èe]re|maman|fr[èe]re|s[œo]e?ur|copain|copine|"
+    r"mann|frau|sohn|tochter|kinder|mutter|vater|oma|opa|bruder|schwester|freundin|eltern|"
+    r"man|vrouw|zoon|dochter|kinderen|moeder|vader|broer|zus|vriendin|ouders|"
+    r"m[ąa][żz]|[żz]ona|syn|c[óo]rka|dzieci|mama|tata|babcia|dziadek|brat|siostra|"
+    r"bet[aie]|biwi|pati|patni|maa|papa|dadi|dada|nani|nana|bhai|beh[ae]n|saas|sasur|"
+    r"bach+[ae]|asawa|anak|lola|lolo|nanay|tatay|kapatid|istri|suami|ibu|ayah|"
+    r"fru|sambo|dotter|mormor|farmor|morfar|farfar|pappa|syster|barn"
+)
+"""Family words in those languages, lower-cased."""
+
 _WORKPLACES = (
     r"agency|firm|restaurant|bakery|caf[eé]|shop|store|studio|salon|practice|clinic|startup|"
     r"company|warehouse|factory|hotel|pizza place"
@@ -921,7 +948,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
         (
             "health",
             3.0,
-            r"\b(?:allerg\w*|intoleran\w*|asthma\w*|diabet\w*|pregnan\w*|coeliac|celiac|disease|"
+            r"\b(?:allerg\w*|intoleran\w*|asthma\w*|diabet\w*|pregnan\w*|coeliac|celiac\w*|disease|"
             r"disorder|syndrome|chronic|pain|injur\w*|surgery|medication|medicine|doctor|"
             r"blood pressure|epipen|condition|migraine\w*|anxiety|depress\w*|sick\w*|"
             r"disab\w*|deaf|blind|wheelchair|(?:arachno|claustro|agora|acro|emeto|trypo|ha?emo|"
@@ -967,6 +994,11 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"partially sighted|visually impaired|screen readers?|guide dog|crutches|"
             r"walking stick|hard of hearing|cochlear|pacemaker|stents?|angioplasty|"
             r"(?:heart|coronary|triple|double|quadruple) bypass|stoma|stammer\w*|stutter\w*|"
+            # the same in the languages chat mixes into English ("soy celíaca", "sono incinta")
+            r"diab[ée]tic\w*|al[ée]rgic\w*|allergique|c[ée]liaque|cel[íi]ac\w*|celiachia|"
+            r"z[öo]liakie|embarazada|gr[áa]vida|gravid|incinta|schwanger|enceinte|zwanger|hamil|buntis|"
+            r"asma|astma|silla de ruedas|cadeira de rodas|sedia a rotelle|fauteuil roulant|"
+            r"rollstuhl|rolstoel|"
             r"(?:broke|broken|fractured|sprained|twisted|tore|torn|dislocated|pulled) (?:my |a )?"
             r"(?:left |right )?(?:arm|leg|wrist|ankle|foot|hand|finger|thumb|toe|collarbone|ribs?|"
             r"hip|knee|back|nose|shoulder|elbow|hamstring|calf|acl|ligament|tendon|muscle)s?)\b",
@@ -974,7 +1006,8 @@ _KINDS: tuple[_Kind, ...] = tuple(
         (
             "diet",
             3.0,
-            r"\b(?:(?:vegan|vegetarian|pescatarian)s?|gluten|dairy|lactose|halal|kosher|alcohol|sober|"
+            r"\b(?:vegan\w*|vegetari\w*|v[ée]g[ée]tarien\w*|pescatarian\w*|gluten|dairy|lactose|"
+            r"halal|kosher|alcohol|sober|lakto[sz]\w*|"
             r"booze|"
             r"teetotal(?:ler)?|tee-total|non-?drinker|"
             r"diet\w*|don'?t eat|do not eat|can'?t eat|don'?t drink|spicy|sugar|meat|nuts?|"
@@ -1020,7 +1053,10 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"at the moment|right now|these days|atm)|"
             r"expecting (?:(?:our|my|a|another) (?:first|second|third|fourth|\d(?:st|nd|rd|th)|"
             r"baby|boy|girl|little one)|twins)|expecting(?: again\b|(?=\W*$))|due date|"
-            r"baby (?:number|no\.?|#) ?(?:\d|two|three|four))\b",
+            r"baby (?:number|no\.?|#) ?(?:\d|two|three|four)|"
+            # one's family named in another language ("mi esposo", "meri beti", "lola ko")
+            rf"(?:{_OWN_ABROAD}) (?:{_FAMILY_ABROAD})|(?:{_FAMILY_ABROAD}) (?:ko|saya|aku)|"
+            r"eşim|kocam|karım|oğlum|kızım|annem|babam|çocuklarım)\b",
         ),
         (
             "pets",

@@ -78,6 +78,31 @@ forms only before a lowercase word, or a number for "i'm 72", and the apostrophe
 before a lowercase word or a number that is no ordinal ("im 6 months postpartum"), so "i.e." is
 no one and neither is German's "im Garten" or "im 3. Stock"): a regex alternative, to be bounded
 by the pattern using it."""
+SPEAKER_ABROAD = (
+    # "my" and "our" before a word (not "5 mi run", "mon to fri", "el mes pasado", nor the
+    # Hindi "mein" and the Arabic "ma" that chat writes in lower case); grouped by first letter,
+    # as every word of every sentence is tried against them
+    r"(?:[Mm](?:(?<!\d m)(?<!\d M)is?|eus?|inhas?|iei|eine[mnrs]?|ijn|[oó]j|oj(?:a|e|ego|ej|im)|"
+    r"er[ai]|(?<!el m)(?<!un m)(?<!este m)(?<!cada m)(?<!al m)(?<!por m)es)|"
+    r"M(?:a|ein)|m(?:io|ia|on|a(?= (?:m[èe]re|femme|fille|copine|s[œo]e?ur|maman|tante)\b))|"
+    r"[Nn](?:uestr[oa]s?|oss[oa]s?|ostr[oaie]|otre|asz(?:a|e|ego|ej)?)|[Uu]nser(?:e[mnrs]?)?|"
+    r"[Oo]nze|[Hh][au]mar[aie]|[Aa]king)"
+    r"(?= (?!(?:to|and|or|is|was|are|the|a|an|of|in|on|at|for|from|till|until|thru|n)\b)"
+    r"[^\W\d_])|"
+    # "I" and "I am", "I have", "I live" ("soy" not the bean: "soy celíaca", not "soy sauce");
+    # Tagalog's "my" after its noun ("asawa ko")
+    r"[Jj](?:e|['’](?=(?:ai|habite|suis|aime|adore|travaille|étais|avais)\b)|estem|"
+    r"ag(?= (?:är|har|bor|jobbar|heter|kan)\b)|eg(?= (?:er|har|bor|jobber|heter|kan)\b))|"
+    r"[Ii](?:ch|k(?= (?:ben|heb|woon|werk|zit|ga|kom|hou)\b))|"
+    r"[Ss](?:oy(?= (?!(?:chorizo|queso|pasta|formula|mocha|chai|soda|salsa)\b)[^\W\d_]+[ao]s?\b)|"
+    r"aya|ono(?= [^\W\d_]))|"
+    r"[Ee]sto[yu]|[Tt]en(?:go|ho)|[Mm](?:ieszkam|ujh(?:e|ko))|[Aa](?:ku|ko)|[Bb]enim|"
+    r"(?:[Aa](?:sawa|nak)|[Ll]ol[ao]|[Nn]anay|[Tt]atay|[Kk]apatid) ko"
+)
+"""The speaker's "my", "our" and "I" in the languages chat mixes into English ("mi esposo works
+nights", "a minha mãe tem Alzheimer", "ich bin Veganerin", "soy celíaca"): a regex alternative,
+to be bounded by the pattern using it; the look-alikes of English words only where English
+would not have them."""
 _HAS_WORD = re.compile(r"[^\W_]")
 _FACES = (
     "\U0001f600-\U0001f64f\U0001f910-\U0001f92f\U0001f970-\U0001f97a\U0001fae0-\U0001fae8☹☺"
@@ -176,7 +201,9 @@ def _split(text: str) -> tuple[str, ...]:
         if not piece:
             continue
         pending = f"{pending} {piece}" if pending else piece
-        if pending.endswith(".") and _ends_with_abbreviation(pending):
+        if pending.endswith(".") and (
+            _ends_with_abbreviation(pending) or _ends_with_ordinal(pending)
+        ):
             continue
         if found and pending[0].isdigit() and _ends_with_numbering(found[-1]):
             found[-1] = f"{found[-1]} {pending}"  # "Chopin Ballade No." and "1 and a ..."
@@ -204,6 +231,28 @@ _kept_split = functools.lru_cache(maxsize=256)(_split)
 """`_split` kept for the last texts of chat's length: writing a message splits it two or three
 times (its statements, its counted terms, the question it may answer), and the split's pattern
 tries every position."""
+
+
+def _ends_with_ordinal(text: str) -> bool:
+    """Whether `text` ends on an article and an ordinal written as a number with its dot, as
+    German and other languages write them ("in the 2. Lehrjahr", "im 3. Stock"): the sentence
+    goes on."""
+    if not text[-2:-1].isdigit():
+        return False
+    last = text.rsplit(None, 2)
+    return (
+        len(last) == 3
+        and len(last[2]) <= 3
+        and last[2][:-1].isdigit()
+        and last[1].lower() in _BEFORE_ORDINALS
+    )
+
+
+_BEFORE_ORDINALS = frozenset(
+    {"the", "der", "die", "das", "dem", "den", "zum", "zur", "ins", "vom", "beim"}
+)
+"""Articles before such an ordinal; not German's "im" and "am", which are English's "I'm" and
+"am" ("I am 78. Should I ...")."""
 
 
 def _ends_with_abbreviation(text: str) -> bool:
