@@ -338,7 +338,14 @@ async def test_short_news_is_remembered(alice: LocalBackend) -> None:
         "soy celíaca so no wheat at all, is it hard to eat out there?",
         "mia figlia è allergica alle noci, what cake can I make?",
         "meri beti has asthma, is the smoke from fireworks bad for her?",
+        # told in numbers alone before the question
+        "I'm 6'2, 130 kg, what chair actually holds up?",
+        "I'm 72, what exercise is safe for me?",
     ],
 )
 def test_a_question_that_first_tells_of_the_user_is_kept(sentence: str) -> None:
     assert not is_chatter(sentence, role="user")
+
+
+def test_a_bare_count_before_a_question_tells_nothing() -> None:
+    assert is_chatter("I have 2, which one should I keep?", role="user")

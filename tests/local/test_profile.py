@@ -332,6 +332,14 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "yo just landed a ski season job in Queenstown, lift op at the remarkables.",
         "Shortlisted for final round at a fintech in Bengaluru!",
         "Ah'm on warfarin for the AF, the heart flutter thing.",  # Scots "I'm"
+        # a reading of their own with the "my" dropped
+        "ferritin was 8, gp says iron tablets.",
+        "credit score is 580 after the divorce.",
+        "Vit D 18 nmol/L.",
+        "BP runs about 150/95 most mornings",
+        # the household's rule on money; the year of a course
+        "we don't do debt, period.",
+        "yo, third year architecture at Westminster here, Part 1 crunch time.",
         # a labelled list of their own facts
         "facts: 36, vegan for 10 yrs, iron deficient (on supplements), running about 60km/week",
         "moi: 20 ans, étudiante en droit, allergique aux chats, tiny studio in Paris 11e",
@@ -815,6 +823,9 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "The results were a | b | c",  # values of no kind
         "Big house, lots of rooms, sleeps 12",  # a rental looked for, no home noted
         "learned a lot today",
+        "Iron is 26 in the periodic table.",  # no reading of anyone's
+        "We don't do debt collection.",  # a firm's line of work
+        "second year in a row we go to Crete.",  # no course
     ],
 )
 def test_what_is_not_the_speaker_stays_out(sentence: str) -> None:

@@ -342,12 +342,21 @@ def _says_before_asking(text: str) -> bool:
     clause = lead["lead"]
     content = [w for w in words(clause) if len(w) > 1 and w not in STOP_WORDS]
     has_content = any(w not in PHATIC_WORDS and w not in _ASKING_WORDS for w in content)
+    has_content = has_content or _TOLD_IN_NUMBERS.search(clause) is not None
     return has_content and (
         _FIRST_PERSON.search(clause) is not None
         or _THE_OWN.match(clause) is not None
         or names_self(clause)  # "first-time buyer here, what does ... mean?"
     )
 
+
+_TOLD_IN_NUMBERS = re.compile(
+    r"\b(?:i['’]?m|i am|we['’]re|we are)\s+\d|"
+    r"\d\s?(?:kg|lbs?|cm|ft|st|stone|['’\"]|yo|y/o|years?|months?|weeks?)(?!\w)",
+    re.IGNORECASE,
+)
+"""A clause that tells the speaker's age or size in numbers only ("I'm 72", "I'm 6'2", "130
+kg"): its words are too short to count as content, yet it says something."""
 
 _THE_OWN = re.compile(
     r"^\W*the (?:car|van|house|flat|boiler|dog|cat|kids|baby|garden)(?:['’]s| is) "

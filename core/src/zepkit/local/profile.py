@@ -674,11 +674,14 @@ _WE_BUDGET = re.compile(
     r"^(?!.*\b(?:marketing|project|team|department|company|client|quarter|q[1-4]|fiscal|"
     r"campaign|advertising|sprint|hiring|board|budget (?:meeting|review|cuts?))\b)"
     r".*\b(?:our (?:[\w-]+ )?budget|we(?:['’]re| are) on (?:an? )?(?:[\w-]+ )?budget|"
-    r"we can(?:['’]t|not)? (?:only )?afford)\b",
+    r"we can(?:['’]t|not)? (?:only )?afford|"
+    r"we (?:don['’]?t|do not|never) (?:do|take(?: on| out)?|carry|have) (?:any )?"
+    r"(?:debt(?![- ](?:collection|recovery|advice|management))|loans?)|"
+    r"we(?:['’]re| are) (?:now |finally |completely )?debt[- ]free)\b",
     re.IGNORECASE,
 )
-"""The household's money ("Our budget for the kitchen is 15k.", "We're on a tight budget."), not
-a workplace's ("Our marketing budget for Q3 is 2M.")."""
+"""The household's money ("Our budget for the kitchen is 15k.", "We're on a tight budget.", "we
+don't do debt"), not a workplace's ("Our marketing budget for Q3 is 2M.")."""
 
 
 _WE_SAVE = re.compile(
@@ -994,6 +997,9 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"partially sighted|visually impaired|screen readers?|guide dog|crutches|"
             r"walking stick|hard of hearing|cochlear|pacemaker|stents?|angioplasty|"
             r"(?:heart|coronary|triple|double|quadruple) bypass|stoma|stammer\w*|stutter\w*|"
+            # a reading of a test ("ferritin was 8", "HbA1c 52")
+            r"ferritin|hba1c|a1c|vit(?:amin)? ?d|b12|ldl|hdl|egfr|glucose|blood sugars?|"
+            r"bp(?! (?:oil|shares?|stations?|garages?|petrol))|"
             # the same in the languages chat mixes into English ("soy celíaca", "sono incinta")
             r"diab[ée]tic\w*|al[ée]rgic\w*|allergique|c[ée]liaque|cel[íi]ac\w*|celiachia|"
             r"z[öo]liakie|embarazada|gr[áa]vida|gravid|incinta|schwanger|enceinte|zwanger|hamil|buntis|"
@@ -1082,6 +1088,11 @@ _KINDS: tuple[_Kind, ...] = tuple(
             2.0,
             r"\b(?:work(?!outs?\b)\w*\b(?!\s+out\b)|jobs?|career|profession|teach\w*|student|"
             r"stud(?:y|ying|ied)|exams?|"
+            # the year of a course ("third year architecture at Westminster", "2nd year law
+            # student"), not of anything else ("second year in a row", "first year of marriage")
+            r"(?:first|second|third|fourth|fifth|final|1st|2nd|3rd|4th|5th)[- ]year (?!(?:in|of|at|"
+            r"on|with|and|or|is|was|old|olds|running|anniversary|now|ago|so|but)\b)[a-z]+"
+            r"(?: [a-z]+)? (?:student|undergrad|here|at)|"
             r"wfh|commut\w*|(?:parental|maternity|paternity) leave|secondment|"
             r"(?:on|doing) (?:a |my )?placement|rotations? (?:in|at)|"
             r"shortlisted|(?:got|get|have|had|landed|bagged) (?:an?|my|the) (?:[\w-]+ )?interview|"
@@ -1189,7 +1200,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"until|till|most|every|weekends|evenings|mornings)|"
             r"unable|avoid|never|only|without|don'?t (?:drive|fly)|do not (?:drive|fly)|skint|"
             r"(?:driving|driver'?s?) licen[cs]e|"
-            rf"overdraft|{_PAYING_OFF})\b",
+            rf"overdraft|credit (?:score|rating|history)|fico|{_PAYING_OFF})\b",
         ),
         (
             "fitness",
@@ -1982,6 +1993,21 @@ no one else's would be told this way. With "the", only what is always someone's 
 landlord says no pets"; "the house is ..." may be a rental's)."""
 
 
+_MY_READING = re.compile(
+    r"^\W*(?:(?:last|latest|recent|most recent|new|current) )?"
+    r"(?:ferritin|iron (?:levels?|stores)|vit(?:amin)? ?[a-z]\d{0,2}|b12|hba1c|a1c|"
+    r"blood (?:sugars?|pressure)|bp|cholesterol|ldl|hdl|"
+    r"triglycerides|tsh|thyroid|bmi|resting (?:heart rate|hr)|rhr|heart rate|credit (?:score|"
+    r"rating)|fico(?: score)?|(?:eye|glasses|lens) prescription|glucose|egfr|psa|"
+    r"ha?emoglobin|vo2 ?max)(?: (?:levels?|score|reading|results?|count))?"
+    r"(?: (?:is|was|were|are|came back(?: at)?|of|at|runs?|running|sits?|sitting|around|about|"
+    r"now|still|only|just))*\s?[:=~≈]?\s?[-+]?\d",
+    re.IGNORECASE,
+)
+"""A reading of the speaker's own with chat's dropped "my" ("ferritin was 8, gp says iron
+tablets", "credit score is 580 after the divorce", "Vit D 18 nmol/L", "BP runs about 150/95"):
+no one else's reading is told this way."""
+
 _TOLD_OF_ELSEWHERE = re.compile(
     r"\b(?:movies?|films?|shows?|series|books?|novels?|episodes?|characters?|story|stories|"
     r"documentar(?:y|ies)|podcasts?|articles?|news|videos?|celebrit(?:y|ies)|actors?|actress|"
@@ -2067,6 +2093,7 @@ def self_statement(sentence: str) -> SelfStatement | None:
     own = (
         _SELF.search(sentence) is not None
         or _MY_DROPPED.match(sentence) is not None
+        or _MY_READING.match(sentence) is not None
         or speaking_as(sentence) is not None
         or _CONTEXT_GIVEN.match(sentence) is not None
         or trip is not None
