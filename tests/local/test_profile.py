@@ -866,6 +866,7 @@ def test_the_speakers_own_words_in_another_language(sentence: str, kind: str) ->
         "Ma and Pa Kettle was on TV.",
         "pressure cooker mein kitni seeti?",  # Hindi "in", not German "my"
         "el mes pasado fue lluvioso.",  # a month
+        "Saya loves the park by the river.",  # a name, not Indonesian's "I"
     ],
 )
 def test_look_alikes_of_another_languages_my_stay_out(sentence: str) -> None:

@@ -78,6 +78,8 @@ forms only before a lowercase word, or a number for "i'm 72", and the apostrophe
 before a lowercase word or a number that is no ordinal ("im 6 months postpartum"), so "i.e." is
 no one and neither is German's "im Garten" or "im 3. Stock"): a regex alternative, to be bounded
 by the pattern using it."""
+_NAMED = r" (?:is|was|has|had|and|or|loves?|likes?|said|says|will|would|can|did|does|went|got)\b"
+"""An English verb after a word that is also a first name ("Saya is ...", "Aku said ...")."""
 SPEAKER_ABROAD = (
     # "my" and "our" before a word (not "5 mi run", "mon to fri", "el mes pasado", nor the
     # Hindi "mein" and the Arabic "ma" that chat writes in lower case); grouped by first letter,
@@ -95,8 +97,8 @@ SPEAKER_ABROAD = (
     r"ag(?= (?:är|har|bor|jobbar|heter|kan)\b)|eg(?= (?:er|har|bor|jobber|heter|kan)\b))|"
     r"[Ii](?:ch|k(?= (?:ben|heb|woon|werk|zit|ga|kom|hou)\b))|"
     r"[Ss](?:oy(?= (?!(?:chorizo|queso|pasta|formula|mocha|chai|soda|salsa)\b)[^\W\d_]+[ao]s?\b)|"
-    r"aya|ono(?= [^\W\d_]))|"
-    r"[Ee]sto[yu]|[Tt]en(?:go|ho)|[Mm](?:ieszkam|ujh(?:e|ko))|[Aa](?:ku|ko)|[Bb]enim|"
+    rf"aya(?!{_NAMED})|ono(?= [^\W\d_]))|"
+    rf"[Ee]sto[yu]|[Tt]en(?:go|ho)|[Mm](?:ieszkam|ujh(?:e|ko))|[Aa]k[uo](?!{_NAMED})|[Bb]enim|"
     r"(?:[Aa](?:sawa|nak)|[Ll]ol[ao]|[Nn]anay|[Tt]atay|[Kk]apatid) ko"
 )
 """The speaker's "my", "our" and "I" in the languages chat mixes into English ("mi esposo works
