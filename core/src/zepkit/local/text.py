@@ -87,6 +87,8 @@ SPEAKER_ABROAD = (
     r"(?:[Mm](?:(?<!\d m)(?<!\d M)is?|eus?|inhas?|iei|eine[mnrs]?|ijn|[oó]j|oj(?:a|e|ego|ej|im)|"
     r"er[ai]|(?<!el m)(?<!un m)(?<!este m)(?<!cada m)(?<!al m)(?<!por m)es)|"
     r"M(?:a|ein)|m(?:io|ia|on|a(?= (?:m[èe]re|femme|fille|copine|s[œo]e?ur|maman|tante)\b))|"
+    r"Mon(?= (?:fils|mari|copain|p[èe]re|fr[èe]re|chien|chat|patron|chef|m[ée]decin|b[ée]b[ée]|"
+    r"ami|compagnon|conjoint|appart\w*|travail|boulot)\b)|"
     r"[Nn](?:uestr[oa]s?|oss[oa]s?|ostr[oaie]|otre|asz(?:a|e|ego|ej)?)|[Uu]nser(?:e[mnrs]?)?|"
     r"[Oo]nze|[Hh][au]mar[aie]|[Aa]king)"
     r"(?= (?!(?:to|and|or|is|was|are|the|a|an|of|in|on|at|for|from|till|until|thru|n)\b)"
@@ -98,6 +100,10 @@ SPEAKER_ABROAD = (
     r"[Ii](?:ch|k(?= (?:ben|heb|woon|werk|zit|ga|kom|hou)\b))|"
     r"[Ss](?:oy(?= (?!(?:chorizo|queso|pasta|formula|mocha|chai|soda|salsa)\b)[^\W\d_]+[ao]s?\b)|"
     rf"aya(?!{_NAMED})|ono(?= [^\W\d_]))|"
+    # "I live", "I work" where a place or a job follows ("moro em Curitiba", "trabajo como")
+    r"[Mm]oro(?= (?:em|no|na|perto|sozinh[oa]|com)\b)|[Vv]ivo(?= (?:en|a|in|con|sol[oa])\b)|"
+    r"[Aa]bito(?= (?:a|in|con|da)\b)|[Tt]raba(?:jo|lho)(?= (?:en|em|como|de|na|no|desde|para)\b)|"
+    r"[Ll]avoro(?= (?:in|come|a|da|per|presso)\b)|"
     rf"[Ee]sto[yu]|[Tt]en(?:go|ho)|[Mm](?:ieszkam|ujh(?:e|ko))|[Aa]k[uo](?!{_NAMED})|[Bb]enim|"
     r"(?:[Aa](?:sawa|nak)|[Ll]ol[ao]|[Nn]anay|[Tt]atay|[Kk]apatid) ko"
 )
