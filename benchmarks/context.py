@@ -8,7 +8,9 @@ Data: a file in the format of `context-dev.json` (see its README), read where it
 one store through `MemoryLoop` (the user and the other user with their own threads, user messages
 named with the first name); then, per case, `begin_turn` runs for the user on a new thread with
 the question. A case passes when every `must` string is in the block (case-insensitive); a leak
-is a `must_not` string in it. Prints one JSON document per run; asserts nothing.
+is a `must_not` string in it. Both are looked for in the block without its "(Date range: ...)"
+notes, which hold the clock's time of the run: a case's "4:45" is no leak because the messages
+were stored at 13:04:45. Prints one JSON document per run; asserts nothing.
 
 `--extractor URL MODEL` adds LLM extraction by that OpenAI-compatible endpoint (API key from
 `ZEPKIT_LLM_API_KEY`): after loading, every waiting message is extracted before the questions,
@@ -24,6 +26,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import statistics
 import sys
 import tempfile
@@ -57,6 +60,15 @@ async def load_user(
             for turn in turns
         ]
         await memory.add_messages(thread, messages)
+
+
+DATE_RANGE = re.compile(r" ?\(Date range: [^)]*\)")
+"""A statement's validity note in the block: times of the run, not of the case."""
+
+
+def scored_text(block: str) -> str:
+    """The block as the case's strings are looked for in it: lower-cased, without date ranges."""
+    return DATE_RANGE.sub("", block).lower()
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -105,7 +117,7 @@ async def run(
                 begin = time.perf_counter()
                 block = await memory.begin_turn(identity, case["question"])
                 latencies.append((time.perf_counter() - begin) * 1000)
-                lowered = block.lower()
+                lowered = scored_text(block)
                 lengths.append(len(block))
                 missing = [m for m in case["must"] if m.lower() not in lowered]
                 leaked = [m for m in case.get("must_not", []) if m.lower() in lowered]
