@@ -341,6 +341,8 @@ async def test_short_news_is_remembered(alice: LocalBackend) -> None:
         # told in numbers alone before the question
         "I'm 6'2, 130 kg, what chair actually holds up?",
         "I'm 72, what exercise is safe for me?",
+        # a view of one's own, asked in disbelief
+        "ok hot take: raw tomatoes are my nemesis, but raw slices??",
     ],
 )
 def test_a_question_that_first_tells_of_the_user_is_kept(sentence: str) -> None:

@@ -548,6 +548,11 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Our security team blocks ChatGPT plugins.",  # its rules and tools, of any kind
         "we're on GKE autopilot.",
         "we use Xero and Shopify",
+        "Only IT-whitelisted apps can be installed on our machines.",
+        "We only have satellite internet out here, and it is dreadfully slow when it rains.",
+        # a taste told as the speaker's view
+        "Unpopular opinion but avocado is the worst.",
+        "hot take: raw tomatoes are my nemesis.",
         "We're a B2B SaaS company selling to hospitals.",
         "Our team is fully remote across 6 time zones.",
         "Our fiscal year ends in June.",
@@ -1869,6 +1874,9 @@ def test_a_sentence_going_on_about_someone_joins_their_profile_statement() -> No
         "new puppy!!! her name's biscuit and she's chewing everything",
         # the name said first, then the pronoun
         "We brought home a rescue cat! Dumpling, she's 2 and very shy.",
+        # after a phrase that only leads in
+        "My girlfriend Bia is moving in next month!! One thing tho, she hates sauces.",
+        "Our son Zayan is 6 and autistic. At the moment he only eats plain rice and nuggets.",
     ):
         [joined] = extractor.extract(said, speaker="Kim", source="message", role="user")
         assert joined.text == f"Kim: {said}" and joined.profile is not None

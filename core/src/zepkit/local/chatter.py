@@ -23,6 +23,7 @@ from zepkit.local.profile import (
     kinds_in,
     names_self,
     names_with_age,
+    opens_with_opinion,
     shorthand_of_self,
     speaking_as,
 )
@@ -189,6 +190,7 @@ def is_chatter(sentence: str, *, role: str | None) -> bool:
                 or names_with_age(text)
                 or (_ASKED_OF_YOU.match(text) is not None and is_standing(text))
                 or _told_with_doubt(text)
+                or (opens_with_opinion(text) and _FIRST_PERSON.search(text) is not None)
             )
         )
     if _FOR_A_FRIEND.match(text) or (role == "user" and _reacts(text)):

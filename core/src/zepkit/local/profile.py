@@ -620,12 +620,14 @@ _OUR_SETUP = re.compile(
     r"won['’]?t (?:allow|let)|doesn['’]?t (?:allow|let)|does not (?:allow|let))\b|"
     rf"\bwe(?:['’]re| are) (?:all |still |now )?(?:on|running|using) (?!(?i:{_MONTH_OR_DAY})\b)"
     r"(?-i:[A-Z])[\w.-]*\b|"
-    rf"\bwe (?:use|run|deploy (?:to|on)|host on) (?!(?i:{_MONTH_OR_DAY})\b)(?-i:[A-Z])[\w.-]*\b",
+    rf"\bwe (?:use|run|deploy (?:to|on)|host on) (?!(?i:{_MONTH_OR_DAY})\b)(?-i:[A-Z])[\w.-]*\b|"
+    r"\b(?:installed|allowed|blocked|banned|run) on our (?:work |company |office |corporate )?"
+    r"(?:machines|laptops|computers|pcs|devices|network|systems)\b",
     re.IGNORECASE,
 )
 """The speaker's workplace by its rules or tools ("Our security team blocks ChatGPT plugins",
-"we're on GKE autopilot", "we use Xero and Shopify"): how their work is set up, whatever the
-sentence's kinds."""
+"we're on GKE autopilot", "we use Xero and Shopify", "Only IT-whitelisted apps can be installed
+on our machines"): how their work is set up, whatever the sentence's kinds."""
 
 _WE_EACH = re.compile(
     r"\bwe(?:['’]re| are) (?:all|both)\b(?! (?:going|heading|off|set|ready|here|there|so|too|"
@@ -1135,6 +1137,9 @@ _KINDS: tuple[_Kind, ...] = tuple(
             # living somewhere, in the languages chat mixes into English ("moro em Curitiba")
             r"moro (?:em|no|na)|vivo (?:en|a|in)|abito (?:a|in)|j'habite|ich wohne|ik woon|"
             r"mieszkam w|"
+            # how the home is connected ("We only have satellite internet out here")
+            r"satellite internet|broadband|fib(?:re|er) (?:broadband|internet)|starlink|"
+            r"(?:no|poor|bad|patchy|terrible) (?:mobile |phone |cell )?(?:signal|reception)|"
             r"bungalow|semi-detached|(?:end|mid)[- ]terrace|terrace(?:d)? house|townhouse|"
             r"town house|condo|duplex|bedsit|maisonette|houseboat|weatherboard|tiny house|"
             r"mobile home|council (?:house|flat|estate)|tower block|high[- ]rise|granny flat|"
@@ -1234,6 +1239,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"entire|rest|time|day|days|evening|weekend|all|most|much|so much|too much|space|"
             r"room|a lot)\b)|"
             r"crazy about|big on|passionate|keen|avid|can'?t get enough|supporters?|volunteer\w*|"
+            r"(?:is|are) the worst|(?:is|are) (?:so |totally |massively )?overrated|nemesis|"
             r"season[- ]tickets?|"
             r"(?:pianos?|guitars?|violins?|violas?|cellos?|double bass|drums|drum kits?|ukuleles?|"
             r"banjos?|mandolins?|harps?|flutes?|clarinets?|oboes?|bassoons?|saxophones?|sax|"
@@ -1773,11 +1779,16 @@ def answer_topics(question: str) -> tuple[str, ...]:
 
 
 _GOES_ON = re.compile(
-    r"^\W*(?:[\w'’-]+,\s+|(?:[\w'’-]+\s+){0,2}[\w'’-]+!+\s+)?(?:he|she|they|his|her|their)\b",
+    r"^\W*(?:[\w'’-]+,\s+|(?:[\w'’-]+\s+){0,2}[\w'’-]+!+\s+|"
+    r"(?:one thing(?: tho| though| is)?|the (?:thing|problem|catch) is|to be (?:fair|honest)|"
+    r"mind you|that said|oh and|at the moment|right now|these days|nowadays|lately|currently|"
+    r"at the minute|for now)[,:]?\s+)?(?:he|she|they|his|her|their)\b",
     re.IGNORECASE,
 )
-"""He, she, they... opening a sentence, after a word and a comma or a short exclamation at most
-("Dumpling, she's 2", "Yeah, he's four", "Birdwatching! he's out every morning")."""
+"""He, she, they... opening a sentence, after a word and a comma, a short exclamation, or a
+phrase that only leads in ("Dumpling, she's 2", "Yeah, he's four", "Birdwatching! he's out
+every morning", "One thing tho, she hates sauces", "At the moment he only eats plain rice and
+nuggets")."""
 
 MAX_JOINED_CHARS = 400
 """A profile statement grows by the sentences that go on about its subject up to this length."""
@@ -1916,15 +1927,27 @@ def _said_after_lead_in(sentence: str) -> str | None:
 _WHOLLY_QUOTED = re.compile(r"^\s*[\"“'‘].*[\"”'’][.!?…]*\s*$", re.DOTALL)
 """A sentence wholly in quotes: words the speaker quotes (a text to edit, someone's saying)."""
 
+_OPINION_LEAD = r"(?:(?:ok(?:ay)?|so),?\s+)?(?:(?:unpopular|controversial) opinion|hot take)\b"
+"""How a speaker opens their own view ("Unpopular opinion but ...", "ok hot take: ...")."""
+_OPINION = re.compile(rf"^\W*{_OPINION_LEAD}", re.IGNORECASE)
+
+
+def opens_with_opinion(sentence: str) -> bool:
+    """Whether `sentence` opens as the speaker's own view (`_OPINION_LEAD`): a question mark
+    after it is incredulity ("hot take: raw tomatoes are my nemesis ... raw slices??")."""
+    return _OPINION.match(sentence) is not None
+
+
 _CONTEXT_GIVEN = re.compile(
     r"^\W*(?:for (?:some |more )?(?:context|background|reference)|(?:some |quick )?"
     r"(?:context|background)\s*[:—–-]|(?:some |quick |key |basic )?(?:info|facts|details|stats|"
-    r"about me|me|moi|yo|ich)\s*:)",
+    rf"about me|me|moi|yo|ich)\s*:|{_OPINION_LEAD}|(?:a )?confession\s*:)",
     re.IGNORECASE,
 )
 """An opening that gives the listener the speaker's circumstances ("For context it's 38 square
 meters, one main room.", "facts: 36, vegan for 10 yrs, iron deficient", "moi: 20 ans,
-étudiante en droit, allergique aux chats")."""
+étudiante en droit, allergique aux chats") or their own taste ("Unpopular opinion but avocado
+is the worst", "hot take: raw tomatoes are my nemesis")."""
 
 
 _NUMBER_WORD = r"(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
