@@ -243,8 +243,8 @@ tries every position."""
 
 def _ends_with_ordinal(text: str) -> bool:
     """Whether `text` ends on an article and an ordinal written as a number with its dot, as
-    German and other languages write them ("in the 2. Lehrjahr", "im 3. Stock"): the sentence
-    goes on."""
+    German and other languages write them ("in the 2. Lehrjahr", "in der 3. Etage"): the
+    sentence goes on."""
     if not text[-2:-1].isdigit():
         return False
     last = text.rsplit(None, 2)
