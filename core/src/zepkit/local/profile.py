@@ -2012,12 +2012,12 @@ _MY_DROPPED = re.compile(
     r"(?:['’]s| is| was| has| says| said| won['’]?t| doesn['’]?t| only| basically)\b",
     re.IGNORECASE,
 )
-"""A sentence about the speaker's home, household or work with chat's dropped "my"
+"""A sentence about the speaker's home, household, work or aims with chat's dropped "my"
 ("landlord was really clear, no drilling", "kitchen is one counter and a two-ring hob", "the
 whole flat is tiny", "car is finally paid off", "backyard in perth is pure sand", "goal is a
-sub-3 marathon next year"): theirs, as
-no one else's would be told this way. With "the", only what is always someone's own ("the
-landlord says no pets"; "the house is ..." may be a rental's)."""
+sub-3 marathon next year"): theirs, as no one else's would be told this way. With "the", only
+what is always someone's own ("the landlord says no pets"; "the house is ..." may be a
+rental's)."""
 
 
 _MY_READING = re.compile(
