@@ -540,6 +540,12 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "The kids are 5 and 8.",
         "We have a toddler and a newborn.",
         "We homeschool our two girls.",
+        # a child's schooling, the household's decision
+        "We decided to take Hana out of school.",
+        "We've started homeschooling her this term.",
+        # arriving somewhere with a kind of the speaker's: the move told as news
+        "Landed in Berlin last week for the new job!",
+        "Arrived in Lisbon for my sister's wedding.",
         "We're both nurses.",  # what each of a group is, the speaker too
         "We're all retired teachers in our 70s.",
         "We are all vegetarians.",
@@ -832,6 +838,8 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
         "Iron is 26 in the periodic table.",  # no reading of anyone's
         "We don't do debt collection.",  # a firm's line of work
         "second year in a row we go to Crete.",  # no course
+        "Landed in Tokyo!",  # arrived, with nothing of the speaker's life
+        "The plane landed in Oslo for refuelling.",  # a subject of its own
     ],
 )
 def test_what_is_not_the_speaker_stays_out(sentence: str) -> None:
@@ -1877,6 +1885,9 @@ def test_a_sentence_going_on_about_someone_joins_their_profile_statement() -> No
         # after a phrase that only leads in
         "My girlfriend Bia is moving in next month!! One thing tho, she hates sauces.",
         "Our son Zayan is 6 and autistic. At the moment he only eats plain rice and nuggets.",
+        # the someone of the statement named alone after it
+        "Bit of news – I've started seeing someone. Theo.",
+        "We adopted a rescue dog! Biscuit.",
     ):
         [joined] = extractor.extract(said, speaker="Kim", source="message", role="user")
         assert joined.text == f"Kim: {said}" and joined.profile is not None
@@ -1890,6 +1901,9 @@ def test_a_sentence_going_on_about_someone_joins_their_profile_statement() -> No
         "I live in Porto. It is close to the river.", speaker="Kim", source="message", role="user"
     )
     assert [s.text for s in home] == ["Kim: I live in Porto.", "Kim: It is close to the river."]
+    # a name alone joins only a statement about someone, and only a name does
+    for said in ("I love hiking. Theo.", "My sister is visiting. Anyway."):
+        assert len(extractor.extract(said, speaker="Kim", source="message", role="user")) == 2
     told = extractor.extract(
         "The film was long. She hated it.", speaker="Kim", source="message", role="user"
     )

@@ -25,6 +25,7 @@ from zepkit.local.text import (
     STORED_LABEL,
     SUPPOSED,
     first_clause,
+    name_mentions,
     opens_without_subject,
     without_subject,
 )
@@ -150,7 +151,8 @@ _IMPLIED_I = re.compile(
     r"taking|on)"
     rf"{_NOT_THE_SUBJECT}|"
     r"been|(?:got|gotten|getting)(?! (?:home|back|there|here|it|that|this|to)\b)|"
-    r"(?:landed|bagged|secured)(?= (?:a|an|my|the)\b)|met (?:someone|somebody)\b|"
+    r"(?:landed|bagged|secured)(?= (?:a|an|my|the)\b)|(?:landed|arrived) in(?= (?-i:[A-Z]))|"
+    r"met (?:someone|somebody)\b|"
     r"starting|started|diagnosed|expecting|engaged|married|pregnant|relocat(?:ed|ing)|"
     r"(?:switched|upgraded|swapped|changed)(?: over)? to(?= (?:a|an|the|my|our)\b)|"
     r"settl(?:ed|ing) (?:in|into)(?= (?:a|an|the|my|our|new)\b| (?-i:[A-Z]))|"
@@ -1050,7 +1052,9 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"(?:boy|girl|child|children|baby|kids?|son|daughter|siblings?)\b|"
             r"got hitched|proposal|pop(?:ped|ping)? the question|"
             r"propos(?:e|ed|ing) to (?!(?:the|a|an|our|their|this|that|it|them)\b)|"
-            r"school (?:run|drop-?offs?|pick-?ups?)|"
+            r"school (?:run|drop-?offs?|pick-?ups?)|home-?school\w*|unschool\w*|"
+            r"(?:take|took|taken|taking|pull|pulled|pulling) \w+(?: \w+)? out of (?:school|"
+            r"nursery|daycare|day care|preschool|kindergarten)|"
             r"(?:my|our|\d|two|three|four|five|six) (?:little |young |teenage |"
             r"grown-up )?(?:boys|girls)|"
             r"relationship|dating|couple(?! of)|met (?:someone|somebody)|"
@@ -1803,12 +1807,13 @@ def goes_on(sentence: str) -> bool:
 def continues(sentence: str, before: str) -> bool:
     """Whether `sentence`, said right after the profile statement `before` about someone (a
     person or a pet), goes on about them: it opens with he, she, they, his, her or their ("I
-    have a dog. His name is Rex."), or tells of their health or diet with he or she further on
-    and nothing of the speaker's ("My daughter has epilepsy. Seizures mostly controlled on
-    keppra but flashing lights set her off.")."""
+    have a dog. His name is Rex."), is their name alone ("I've started seeing someone. Theo."),
+    or tells of their health or diet with he or she further on and nothing of the speaker's
+    ("My daughter has epilepsy. Seizures mostly controlled on keppra but flashing lights set
+    her off.")."""
     if len(before) + len(sentence) >= MAX_JOINED_CHARS:
         return False
-    if goes_on(sentence):
+    if goes_on(sentence) or names_only_someone(sentence):
         return about_someone(before)
     pronoun = _HE_OR_SHE.search(sentence)
     return (
@@ -1819,6 +1824,18 @@ def continues(sentence: str, before: str) -> bool:
         and not about_someone(sentence[: pronoun.start()])  # "Dad had his knee done": Dad's
         and about_someone(before)
     )
+
+
+_BARE_NAME = re.compile(r"^\W*[A-Z][\w'’-]+(?: [A-Z][\w'’-]+)?\W*$")
+
+
+def names_only_someone(sentence: str) -> bool:
+    """Whether a sentence is a name and nothing else ("Theo.", "Biscuit!"): right after a
+    statement about someone ("I've started seeing someone. Theo."), the name of whom it told."""
+    if _BARE_NAME.match(sentence) is None:
+        return False
+    names, maybe = name_mentions(sentence)
+    return bool(names or maybe)
 
 
 _HE_OR_SHE = re.compile(r"(?<![\w'’])(?:he|she|him|her|his|hers)\b", re.IGNORECASE)
