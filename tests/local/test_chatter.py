@@ -255,6 +255,12 @@ def test_chatter(sentence: str, role: str) -> None:
         # a standing instruction put as a question
         ("Can you make your answers bullet points from now on?", "user"),
         ("Could you always answer in bullet points?", "user"),
+        # ... or asked with "from now on" and the reason after it
+        (
+            "Please give me answers in bullet points from now on - I skim everything on my phone.",
+            "user",
+        ),
+        ("Keep answers short from now on, since I read them between meetings.", "user"),
         # away or asking, with something of the user's
         ("brb my dog is barking", "user"),
         ("gotta run, my son's school called", "user"),

@@ -607,6 +607,11 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Could you always answer in bullet points?",
         "Will you use metric from now on please?",
         "Please use bullet points from now on.",
+        # ... and the reason after it
+        "Please give me answers in bullet points from now on - I skim everything on my phone.",
+        "Keep answers short from now on, since I read them between meetings.",
+        # a new shift pattern told with chat's dropped "I"
+        "Just moved onto night shifts on the ICU - four nights on, four off.",
         "3 kids under 5, so quiet is a distant memory lol",  # a note, then what it means
         "Don't like spicy food at all, even black pepper is too much.",
         "Only have Tuesday and Thursday evenings free for the gym.",
@@ -975,6 +980,10 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("We moved the standup to ten.", ()),
         ("I've moved teams at work, now on the payments team.", ()),  # a team, not a home
         ("I moved jobs last year.", ()),
+        ("I moved onto night shifts.", ()),  # a shift pattern, not a home
+        ("I moved to a new role in March.", ()),
+        ("I moved to the day team.", ()),
+        ("I moved onto a houseboat.", ("home",)),
         ("We moved house in May.", ("home",)),
         ("We just moved!", ("home",)),
         ("Just moved to Leeds!", ("home",)),  # chat's dropped "I"

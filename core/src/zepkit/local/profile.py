@@ -167,7 +167,7 @@ _IMPLIED_I = re.compile(
     r"fluent in|bilingual|"
     r"turn(?:ed|ing) \d+|as (?:someone|somebody) (?:with|who)|not being able to|"
     r"being (?:a|an)|"
-    r"mov(?:ing|ed) (?:to|in|into|out|house|abroad|away|back|here|over|from|up to|down to)|"
+    r"mov(?:ing|ed) (?:to|in|into|onto|out|house|abroad|away|back|here|over|from|up to|down to)|"
     r"work(?:ing)? (?:as|at|for|in|from|nights|days|weekends|shifts|two|three|multiple|several|"
     r"full|part|remotely|long|overtime)|"
     r"(?:bought|sold|traded(?= (?:in )?(?:the|my|our)\b))"
@@ -839,7 +839,8 @@ against both)."""
 
 _STANDING_LAST = re.compile(
     r"\b(?:use|reply|respond|answer|write|keep|format|give|include|avoid|skip|stop|speak|talk)\b"
-    r"[^.?!]*\b(?:from now on|going forward|by default)(?:,? (?:please|thanks|thank you))?\W*$",
+    r"[^.?!]*\b(?:from now on|going forward|by default)(?:,? (?:please|thanks|thank you))?"
+    r"(?:\W*$|\s*[-–—;:(]|,\s*(?:as|since|because|cause|cos|coz|bc)\b)",
     re.IGNORECASE,
 )
 """The same with "from now on" last ("Please use bullet points from now on."); read only where
@@ -1351,8 +1352,14 @@ _NOT_A_HOME_MOVED = (
     r"money|funds|savings|gyms?|doctors?|gps?|dentists?|providers?|suppliers?|networks?|phones?|"
     r"broadband|tables?|shifts?|dates?|appointments?|meetings?|plans?|churches|clubs?|leagues?|"
     r"divisions?|levels?|grades?|courses?|universities|unis?|labs?|projects?|branches|stores?)\b)"
+    r"(?!\s+(?:on ?to|to|into)\s+(?:(?:the|a|an|my|our|new|different|another|permanent|"
+    r"full-time|part-time)\s+)*"
+    r"(?:(?:night|day|early|late|evening|weekend)\s+)?(?:shifts?|nights|days|earlies|lates|teams?|"
+    r"rotas?|roles?|jobs?|positions?|departments?|wards?|schedules?|hours|contracts?|plans?|"
+    r"versions?|platforms?|systems?|projects?)\b)"
 )
-"""After "moved", what is no home: a team, a job, a desk, a provider ("I moved teams at work")."""
+"""After "moved", what is no home: a team, a job, a desk, a provider ("I moved teams at work"),
+also after "to" or "onto" ("I moved onto night shifts", "moved to the day team")."""
 
 _PLACE = r"(?:the )?(?-i:[A-Z])"
 """A place's or an employer's name ("in Porto", "in the Bay Area", "at Google"), which says
