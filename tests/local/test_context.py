@@ -258,3 +258,39 @@ async def test_the_weightiest_kind_leads_among_the_most_salient(alice: LocalBack
     )
     assert context is not None
     assert "diabetes" in context.split("</USER_PROFILE>")[0]
+
+
+async def test_where_the_user_lives_leads_when_the_message_asks_about_it(
+    lexical_alice: LocalBackend,
+) -> None:
+    """The current statement of a single-valued subject the message asks about ("where I live")
+    answers it, however long ago it was told and however much more came after (lexically: no
+    meaning links "where I live" to "moved to")."""
+    alice = lexical_alice
+    await alice.add_messages("a1", [Message("user", "I moved to Tromsø in August for a postdoc.")])
+    later = [
+        "I'm vegetarian and I started cross-country skiing three times a week.",
+        "My parents in Leipzig want me home for Christmas.",
+        "Our cat Pelle has hairballs twice a week, he's a Norwegian forest cat.",
+        "I'm a marine biologist, originally from Leipzig.",
+        "My sister Anke is expecting twins in March.",
+        "I have a bad knee from an old football injury.",
+        "We're flying to Lisbon for my brother's wedding in June.",
+        "My husband Jonas works night shifts at the hospital.",
+        "I'm allergic to penicillin and I have mild asthma.",
+        "My son Emil is 4 and starts kindergarten in August.",
+        "I'm training for a half marathon in May.",
+        "Our flat is tiny, just one bedroom.",
+    ]
+    for text in later:
+        await alice.add_messages("a1", [Message("user", text)])
+    asked = [Message("user", "What vegetables would do well where I live this summer?")]
+    await alice.ensure_thread("a2", "alice")
+    context = await alice.add_messages("a2", asked, return_context=True)
+    assert context is not None
+    assert "Tromsø" in context.split("</USER_PROFILE>")[0]
+    # a message that names no such subject leaves the profile to salience and recency
+    other = [Message("user", "What should I knit for the twins?")]
+    await alice.ensure_thread("a3", "alice")
+    context = await alice.add_messages("a3", other, return_context=True)
+    assert context is not None and "Tromsø" not in context.split("</USER_PROFILE>")[0]

@@ -10,7 +10,7 @@ extractor backed by a language model fills the same three things (`ExtractedStat
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
@@ -1785,7 +1785,11 @@ is left out: "Any dietary restrictions?" is answered by allergies as often as by
 
 def answer_topics(question: str) -> tuple[str, ...]:
     """The single-valued subjects (`_TOPICS`) a question about the user asks about."""
-    asked = kinds_asked(question)
+    return asked_topics(kinds_asked(question))
+
+
+def asked_topics(asked: Collection[str]) -> tuple[str, ...]:
+    """The single-valued subjects among kinds asked for (`kinds_asked`): home and work."""
     return tuple(topic for topic in _ASKED_TOPICS if topic in asked)
 
 

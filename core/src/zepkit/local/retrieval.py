@@ -194,27 +194,47 @@ class ProfileRow(NamedTuple):
     salience: float
 
 
+_PROFILE_COLUMNS = (
+    "id, uuid, text, speaker, valid_at, created_at, invalid_at, episode, 0.0, origin, profile"
+)
+"""A `ProfileRow`'s columns of `statement_rows`: its hit's, then its salience."""
+
+
 def profile_statements(
     conn: sqlite3.Connection, graph: int, limit: int = PROFILE_CANDIDATES
 ) -> list[ProfileRow]:
     """The graph's profile statements a block weighs: the latest `limit` and the `limit` most
     salient, newest first (both read through partial indexes: a few rows however long the
     user's history)."""
-    columns = (
-        "id, uuid, text, speaker, valid_at, created_at, invalid_at, episode, 0.0, origin, profile"
-    )
     where = "FROM statement_rows WHERE graph = ? AND profile IS NOT NULL"
     latest = conn.execute(
-        f"SELECT {columns} {where} ORDER BY id DESC LIMIT ?", (graph, limit)
+        f"SELECT {_PROFILE_COLUMNS} {where} ORDER BY id DESC LIMIT ?", (graph, limit)
     ).fetchall()
     salient = conn.execute(
-        f"SELECT {columns} {where} ORDER BY profile DESC, id DESC LIMIT ?", (graph, limit)
+        f"SELECT {_PROFILE_COLUMNS} {where} ORDER BY profile DESC, id DESC LIMIT ?", (graph, limit)
     ).fetchall()
     rows = {row[0]: row for row in [*latest, *salient]}
     return [
         ProfileRow(StatementHit(*row[:-1]), row[-1])
         for row in sorted(rows.values(), key=itemgetter(0), reverse=True)
     ]
+
+
+def topic_holders(conn: sqlite3.Connection, graph: int, topics: Sequence[str]) -> list[ProfileRow]:
+    """For each of `topics` (single-valued subjects: "home", "work"), the current profile
+    statement that gives its value (the latest, when more than one does), if any."""
+    found: dict[int, ProfileRow] = {}
+    for topic in topics:
+        # "topics IS NOT NULL" spelled out: SQLite then reads the partial index of such rows.
+        row = conn.execute(
+            f"SELECT {_PROFILE_COLUMNS} FROM statement_rows WHERE graph = ? "
+            "AND profile IS NOT NULL AND topics IS NOT NULL AND topics LIKE ? "
+            "AND invalid_at IS NULL ORDER BY id DESC LIMIT 1",
+            (graph, f"% {topic} %"),
+        ).fetchone()
+        if row is not None:
+            found[row[0]] = ProfileRow(StatementHit(*row[:-1]), row[-1])
+    return list(found.values())
 
 
 def user_summary(conn: sqlite3.Connection, graph: int) -> str | None:

@@ -17,7 +17,7 @@ from zepkit.local.dates import named_periods
 from zepkit.local.hybrid import Retrieval, date_credit, fused, neighbours_of, spread
 from zepkit.local.ids import UuidOf, graph_range, row_uuids
 from zepkit.local.plan import QueryPlan, plan_query
-from zepkit.local.profile import heaviest_kind, kinds_asked, of_kinds_asked
+from zepkit.local.profile import asked_topics, heaviest_kind, kinds_asked, of_kinds_asked
 from zepkit.local.rerank import RRF_K, Candidate, by_relevance, fuse, mmr, rrf
 from zepkit.local.retrieval import (
     EntityRow,
@@ -37,6 +37,7 @@ from zepkit.local.retrieval import (
     search_statements,
     statements_of_episodes,
     threads_of_turns,
+    topic_holders,
     unprefixed,
     user_summary,
 )
@@ -165,6 +166,11 @@ class GraphSearch:
             self.ahead.plan if self.ahead is not None else plan_query(conn, graph, terms, own)
         )
         self.periods = named_periods(self._retrieval.query)
+
+    @property
+    def query(self) -> str:
+        """The text searched for."""
+        return self._retrieval.query
 
     def statements(self, pool: int) -> list[StatementHit]:
         """The best `pool` statements, lexical and/or dense (scope auto asks twice)."""
@@ -362,8 +368,15 @@ def context_block(
     hits = {key: row for key, row in rows.items() if fact_key(row.text) not in said}
     relevance = {key: score for key, score in relevance.items() if key in hits}
     candidates = search.ahead.profile if search.ahead is not None else None
+    asked = asked_topics(kinds_asked(search.query)) if terms else ()
     ranked_profile, lead = pick_profile(
-        conn, graph, relevance, exclude=exclude, said=said, candidates=candidates
+        conn,
+        graph,
+        relevance,
+        exclude=exclude,
+        said=said,
+        candidates=candidates,
+        asked=topic_holders(conn, graph, asked) if asked else (),
     )
     profile = ranked_profile[:lead]
     shown = {fact_key(hit.text) for hit, _ in profile}
@@ -494,13 +507,20 @@ def pick_profile(
     exclude: Collection[int],
     said: Collection[str],
     candidates: list[ProfileRow] | None = None,
+    asked: Sequence[ProfileRow] = (),
 ) -> tuple[list[tuple[StatementHit, float]], int]:
     """The user's profile statements worth a block: current ones first, each ranked by how
     salient, recent and relevant to the query it is, best first (each fact once), and how many
     of them lead the block (`_most_salient_led`). `candidates`: the graph's `profile_statements`
-    when they were read already."""
+    when they were read already; `asked`: statements the query asks for (the current value of
+    a subject it names, `topic_holders`), as relevant as the best match however old."""
     if candidates is None:
         candidates = profile_statements(conn, graph)
+    if asked:
+        known = {row.hit.id for row in candidates}
+        extra = [row for row in asked if row.hit.id not in known]
+        if extra:  # newest first, as the candidates are
+            candidates = sorted([*candidates, *extra], key=lambda row: -row.hit.id)
     # A turn a model has read speaks through its facts: the rules' reading of it steps aside.
     read = {row.hit.episode for row in candidates if row.hit.origin is not None}
     rows = [
@@ -513,6 +533,8 @@ def pick_profile(
     if not rows:
         return [], 0
     top = max(relevance.values(), default=0.0) or 1.0
+    if asked:
+        relevance = {**relevance, **{row.hit.id: top for row in asked}}
     most = max(row.salience for row in rows)
     scored: dict[str, tuple[float, StatementHit]] = {}
     for place, row in enumerate(rows):  # newest first
