@@ -260,6 +260,23 @@ async def test_the_weightiest_kind_leads_among_the_most_salient(alice: LocalBack
     assert "diabetes" in context.split("</USER_PROFILE>")[0]
 
 
+LATER_STATEMENTS = [
+    "I'm vegetarian and I started cross-country skiing three times a week.",
+    "My parents in Leipzig want me home for Christmas.",
+    "Our cat Pelle has hairballs twice a week, he's a Norwegian forest cat.",
+    "I'm a marine biologist, originally from Leipzig.",
+    "My sister Anke is expecting twins in March.",
+    "I have a bad knee from an old football injury.",
+    "We're flying to Lisbon for my brother's wedding in June.",
+    "My husband Jonas works night shifts at the hospital.",
+    "I'm allergic to penicillin and I have mild asthma.",
+    "My son Emil is 4 and starts kindergarten in August.",
+    "I'm training for a half marathon in May.",
+    "Our flat is tiny, just one bedroom.",
+]
+"""A dozen statements about the user, told after the one a test looks for."""
+
+
 async def test_where_the_user_lives_leads_when_the_message_asks_about_it(
     lexical_alice: LocalBackend,
 ) -> None:
@@ -268,21 +285,7 @@ async def test_where_the_user_lives_leads_when_the_message_asks_about_it(
     meaning links "where I live" to "moved to")."""
     alice = lexical_alice
     await alice.add_messages("a1", [Message("user", "I moved to Tromsø in August for a postdoc.")])
-    later = [
-        "I'm vegetarian and I started cross-country skiing three times a week.",
-        "My parents in Leipzig want me home for Christmas.",
-        "Our cat Pelle has hairballs twice a week, he's a Norwegian forest cat.",
-        "I'm a marine biologist, originally from Leipzig.",
-        "My sister Anke is expecting twins in March.",
-        "I have a bad knee from an old football injury.",
-        "We're flying to Lisbon for my brother's wedding in June.",
-        "My husband Jonas works night shifts at the hospital.",
-        "I'm allergic to penicillin and I have mild asthma.",
-        "My son Emil is 4 and starts kindergarten in August.",
-        "I'm training for a half marathon in May.",
-        "Our flat is tiny, just one bedroom.",
-    ]
-    for text in later:
+    for text in LATER_STATEMENTS:
         await alice.add_messages("a1", [Message("user", text)])
     asked = [Message("user", "What vegetables would do well where I live this summer?")]
     await alice.ensure_thread("a2", "alice")
@@ -294,3 +297,28 @@ async def test_where_the_user_lives_leads_when_the_message_asks_about_it(
     await alice.ensure_thread("a3", "alice")
     context = await alice.add_messages("a3", other, return_context=True)
     assert context is not None and "Tromsø" not in context.split("</USER_PROFILE>")[0]
+
+
+async def test_standing_instructions_come_in_every_block(lexical_alice: LocalBackend) -> None:
+    """How to answer holds for every answer: a standing instruction told among many statements
+    leads the profile of a block whose message shares nothing with it, besides the rest."""
+    alice = lexical_alice
+    await alice.add_messages(
+        "a1", [Message("user", "Small request going forward: keep answers short, bullets please.")]
+    )
+    for text in LATER_STATEMENTS:
+        await alice.add_messages("a1", [Message("user", text)])
+    await alice.ensure_thread("a2", "alice")
+    asked = [Message("user", "Can you explain how index funds work?")]
+    context = await alice.add_messages("a2", asked, return_context=True)
+    assert context is not None
+    profile = context.split("</USER_PROFILE>")[0]
+    assert "keep answers short" in profile
+    assert len(profile.split("<USER_PROFILE>")[1].strip().splitlines()) > PROFILE_FACTS
+    # a newer instruction on the same subject ends it: only the newer one comes
+    await alice.add_messages("a1", [Message("user", "Long detailed answers are fine now.")])
+    await alice.ensure_thread("a3", "alice")
+    context = await alice.add_messages("a3", asked, return_context=True)
+    assert context is not None
+    profile = context.split("</USER_PROFILE>")[0]
+    assert "detailed answers are fine" in profile and "keep answers short" not in profile

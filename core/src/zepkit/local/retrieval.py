@@ -237,6 +237,24 @@ def topic_holders(conn: sqlite3.Connection, graph: int, topics: Sequence[str]) -
     return list(found.values())
 
 
+STANDING_SHOWN = 3
+"""How many of the user's current standing instructions every block carries, newest first."""
+
+
+def standing_instructions(
+    conn: sqlite3.Connection, graph: int, limit: int = STANDING_SHOWN
+) -> list[ProfileRow]:
+    """The user's current standing instructions (profile statements with a subject of how to
+    answer: "keep answers short, bullet points please", "call me Sam"), newest first."""
+    rows = conn.execute(
+        f"SELECT {_PROFILE_COLUMNS} FROM statement_rows WHERE graph = ? "
+        "AND profile IS NOT NULL AND topics IS NOT NULL AND topics LIKE '% manner-%' "
+        "AND invalid_at IS NULL ORDER BY id DESC LIMIT ?",
+        (graph, limit),
+    ).fetchall()
+    return [ProfileRow(StatementHit(*row[:-1]), row[-1]) for row in rows]
+
+
 def user_summary(conn: sqlite3.Connection, graph: int) -> str | None:
     """The summary a language model wrote of the graph's user (None for a shared graph, or
     when no model has written one)."""

@@ -35,6 +35,7 @@ from zepkit.local.retrieval import (
     profile_statements,
     search_entities,
     search_statements,
+    standing_instructions,
     statements_of_episodes,
     threads_of_turns,
     topic_holders,
@@ -377,6 +378,7 @@ def context_block(
         said=said,
         candidates=candidates,
         asked=topic_holders(conn, graph, asked) if asked else (),
+        standing=standing_instructions(conn, graph),
     )
     profile = ranked_profile[:lead]
     shown = {fact_key(hit.text) for hit, _ in profile}
@@ -508,19 +510,21 @@ def pick_profile(
     said: Collection[str],
     candidates: list[ProfileRow] | None = None,
     asked: Sequence[ProfileRow] = (),
+    standing: Sequence[ProfileRow] = (),
 ) -> tuple[list[tuple[StatementHit, float]], int]:
     """The user's profile statements worth a block: current ones first, each ranked by how
     salient, recent and relevant to the query it is, best first (each fact once), and how many
     of them lead the block (`_most_salient_led`). `candidates`: the graph's `profile_statements`
-    when they were read already; `asked`: statements the query asks for (the current value of
-    a subject it names, `topic_holders`), as relevant as the best match however old."""
+    when they were read already; `asked`: the current value of a subject the query names
+    (`topic_holders`), as relevant as the best match however old; `standing`: the standing
+    instructions (`standing_instructions`), which hold for every answer: they lead besides."""
     if candidates is None:
         candidates = profile_statements(conn, graph)
-    if asked:
+    if asked or standing:
         known = {row.hit.id for row in candidates}
-        extra = [row for row in asked if row.hit.id not in known]
+        extra = {row.hit.id: row for row in (*asked, *standing) if row.hit.id not in known}
         if extra:  # newest first, as the candidates are
-            candidates = sorted([*candidates, *extra], key=lambda row: -row.hit.id)
+            candidates = sorted([*candidates, *extra.values()], key=lambda row: -row.hit.id)
     # A turn a model has read speaks through its facts: the rules' reading of it steps aside.
     read = {row.hit.episode for row in candidates if row.hit.origin is not None}
     rows = [
@@ -551,6 +555,11 @@ def pick_profile(
             scored[key] = (score, hit)
     best = sorted(scored.values(), key=lambda item: (-item[0], -item[1].id))
     led, lead = _most_salient_led(_untold_again(best), {row.hit.id: row.salience for row in rows})
+    if standing:  # after those that lead, the instructions not among them
+        ids = {row.hit.id for row in standing}
+        added = [item for item in led[lead:] if item[1].id in ids]
+        led = [*led[:lead], *added, *(item for item in led[lead:] if item[1].id not in ids)]
+        lead += len(added)
     return [(hit, score) for score, hit in led], lead
 
 
