@@ -23,6 +23,10 @@ from zepkit.local.chatter import is_chatter
         ("Can you plan a relaxed Saturday for me?", "user"),
         ("Please summarise this article.", "user"),
         ("Welcome to Lisbon, Maya!", "assistant"),
+        # a name called out in praise, not news of them
+        ("Nice job, Maria!", "user"),
+        ("Wow, John, awesome job!", "user"),
+        ("That's so moving!", "user"),
         ("Congratulations on the new job.", "assistant"),
         ("Noted: no peanuts in anything I suggest.", "assistant"),
         ("Thank you, I'll keep that in mind.", "assistant"),
@@ -284,6 +288,9 @@ def test_chatter(sentence: str, role: str) -> None:
         ("ok I'll ask at work about the night shifts", "user"),  # the work itself is told
         # a bio of the user's, quoted for an opinion
         ("What do you think: 'Sofía | 27 | in London | allergy = peanut, EpiPen always'", "user"),
+        # news of someone by their name, exclaimed
+        ("Efua is pregnant!", "user"),
+        ("Tom got the job!", "user"),
     ],
 )
 def test_facts(sentence: str, role: str | None) -> None:

@@ -659,6 +659,21 @@ def test_chat_spelling_and_household_milestones_join_the_profile(sentence: str) 
 
 
 @pytest.mark.parametrize(
+    ("sentence", "plan"),
+    [
+        ("I'm presenting at the ESTRO congress in Vienna on March 18.", True),
+        ("I registered for the Georgia bar on July 30 and 31.", True),
+        ("Our wedding anniversary is on the 14th of May.", True),
+        ("I won the regional chess tournament.", True),
+        ("I may 5 times a week go swimming.", False),  # "may", the verb
+        ("I hate presenting.", False),
+    ],
+)
+def test_a_day_of_the_calendar_or_an_event_is_a_plan(sentence: str, plan: bool) -> None:
+    assert ("plans" in kinds_in(sentence)) is plan
+
+
+@pytest.mark.parametrize(
     "sentence",
     [
         "Use a VPN, i.e. a private network, when travelling.",  # a lowercase "i" that is no one
@@ -975,6 +990,7 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("I don't live far from the sea.", ()),  # "don't" without "anymore": nothing new
         ("I don't work for free.", ()),
         ("Ana and I broke up last week.", ("relationship",)),
+        ("I've been seeing someone new, his name is Femi.", ("relationship",)),
         ("My sister lives in Rome.", ()),  # her home, not the speaker's
         ("I moved the meeting to Friday.", ()),  # a thing moved, not a home
         ("We moved the standup to ten.", ()),
@@ -1894,6 +1910,8 @@ def test_a_sentence_going_on_about_someone_joins_their_profile_statement() -> No
         # after a phrase that only leads in
         "My girlfriend Bia is moving in next month!! One thing tho, she hates sauces.",
         "Our son Zayan is 6 and autistic. At the moment he only eats plain rice and nuggets.",
+        # what the someone is, before the pronoun
+        "I adopted a dog. A retired racing greyhound, his name is Pilot.",
         # the someone of the statement named alone after it
         "Bit of news – I've started seeing someone. Theo.",
         "We adopted a rescue dog! Biscuit.",

@@ -590,6 +590,14 @@ _STOCK_PHRASE = re.compile(rf"^\W*(?:{_NOT_NEWS}) [\w'’]+\W*$", re.IGNORECASE)
 tell an outcome."""
 
 
+_NAMED_NEWS = re.compile(
+    r"^\W*(?:(?:omg|wow|guess what|and|also|so)\W+)?[A-Z][\w'’-]+(?:['’]s|\s+(?:is|was|has|had|"
+    r"got|just|finally|passed|broke|started|won))\b"
+)
+"""A sentence opening with someone's name and what is so of them ("Efua is pregnant!", "Tom got
+the job!"), not a name called out ("Nice job, Maria!")."""
+
+
 def _is_cheer(text: str, role: str | None) -> bool:
     """An exclamation about the listener, not the speaker ("Your garden looks amazing!"); the
     assistant's short report of an errand is one too ("Boiler fixed!" is no news of its own)."""
@@ -600,6 +608,13 @@ def _is_cheer(text: str, role: str | None) -> bool:
         return False
     if _SECOND_PERSON.search(text):
         return True
+    if (
+        role == "user"
+        and _NAMED_NEWS.match(text)
+        and any(name_mentions(text))
+        and TOLD_KINDS & kinds_in(text)
+    ):
+        return False  # news of someone by their name: "Efua is pregnant!"
     # news of an outcome is no cheer ("The adoption went through!"), unless a stock phrase
     # ("Nicely done!", "Challenge accepted!")
     return (

@@ -1201,7 +1201,12 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"preparing|training|appointment|interview|concert|birthday|conference|"
             r"hosting(?! (?:costs?|providers?|company|companies|plans?|services?|fees?)\b)|"
             r"head(?:ing|ed) (?:back )?to|off to|(?:on|this|next) (?:monday|tuesday|wednesday|"
-            r"thursday|friday|saturday|sunday|weekend))\b",
+            r"thursday|friday|saturday|sunday|weekend)|congress|symposium|keynote|"
+            r"graduation|audition|tournament|"
+            # a day of the calendar ("on March 18", "July 30 and 31", "the 3rd of May"; not
+            # "may 5", which may be the verb)
+            rf"(?!may\b)(?:{MONTH_NAMES})\.? \d{{1,2}}(?:st|nd|rd|th)?|"
+            rf"\d{{1,2}}(?:st|nd|rd|th)? (?:of )?(?:{MONTH_NAMES}))\b",
         ),
         (
             "constraints",
@@ -1545,7 +1550,8 @@ _TOPICS = _named_patterns(
             r"\bI (?:now )?have a (?:new )?(?:girlfriend|boyfriend|partner)\b|"
             r"\bI(?:['’]ve| have)? (?:now |finally |just )?got a (?:new )?"
             r"(?:girlfriend|boyfriend)\b|"
-            r"\bI(?:['’]?m| am) (?:now )?(?:dating (?:someone\b|(?-i:[A-Z]))|seeing someone\b)|"
+            r"\bI(?:['’]?m| am|['’]ve been| have been) (?:now )?"
+            r"(?:dating (?:someone\b|(?-i:[A-Z]))|seeing (?:someone|somebody)\b)|"
             rf"\b(?:I|we)(?:['’]ve| have)? {_STARTED_DATING}|"
             r"\bwe(?:['’]ve| have)? (?:just |finally |recently )?started "
             r"(?:dating|going out|seeing each other)\b|"
@@ -1794,16 +1800,17 @@ def asked_topics(asked: Collection[str]) -> tuple[str, ...]:
 
 
 _GOES_ON = re.compile(
-    r"^\W*(?:[\w'’-]+,\s+|(?:[\w'’-]+\s+){0,2}[\w'’-]+!+\s+|"
+    r"^\W*(?:[\w'’-]+,\s+|an?\s+(?:[\w'’-]+\s+){0,3}[\w'’-]+,\s+|"
+    r"(?:[\w'’-]+\s+){0,2}[\w'’-]+!+\s+|"
     r"(?:one thing(?: tho| though| is)?|the (?:thing|problem|catch) is|to be (?:fair|honest)|"
     r"mind you|that said|oh and|at the moment|right now|these days|nowadays|lately|currently|"
     r"at the minute|for now)[,:]?\s+)?(?:he|she|they|his|her|their)\b",
     re.IGNORECASE,
 )
-"""He, she, they... opening a sentence, after a word and a comma, a short exclamation, or a
-phrase that only leads in ("Dumpling, she's 2", "Yeah, he's four", "Birdwatching! he's out
-every morning", "One thing tho, she hates sauces", "At the moment he only eats plain rice and
-nuggets")."""
+"""He, she, they... opening a sentence, after a word and a comma, what they are ("A retired
+racing greyhound, his name is Pilot"), a short exclamation, or a phrase that only leads in
+("Dumpling, she's 2", "Yeah, he's four", "Birdwatching! he's out every morning", "One thing tho,
+she hates sauces", "At the moment he only eats plain rice and nuggets")."""
 
 MAX_JOINED_CHARS = 400
 """A profile statement grows by the sentences that go on about its subject up to this length."""
