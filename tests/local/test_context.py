@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 from zepkit.core._backend import UserProfile
 from zepkit.core._models import Message
 from zepkit.local import LocalBackend
-from zepkit.local.search import PROFILE_FACTS
+from zepkit.local.retrieval import ProfileRow, StatementHit
+from zepkit.local.search import DENSE_RELEVANCE_FLOOR, PROFILE_FACTS, pick_profile
 
 
 async def test_a_new_user_gets_no_context(backend: LocalBackend) -> None:
@@ -322,3 +325,37 @@ async def test_standing_instructions_come_in_every_block(lexical_alice: LocalBac
     assert context is not None
     profile = context.split("</USER_PROFILE>")[0]
     assert "detailed answers are fine" in profile and "keep answers short" not in profile
+
+
+def _profile_row(key: int, text: str, salience: float) -> ProfileRow:
+    hit = StatementHit(key, f"u{key}", text, "user", "2026-01-01", "2026-01-01", None, key, 0.0)
+    return ProfileRow(hit, salience)
+
+
+def test_with_dense_retrieval_a_weak_match_counts_as_none() -> None:
+    """Dense retrieval finds every turn somewhat near the query: a statement whose relevance is
+    under `DENSE_RELEVANCE_FLOOR` of the best one's is ranked by salience and recency alone."""
+    rows = [  # newest first, as `profile_statements` gives them
+        _profile_row(4, "user: I'm a freelance translator.", 3.0),
+        _profile_row(3, "user: I'm allergic to penicillin.", 7.0),
+        _profile_row(2, "user: I play padel on Fridays.", 2.5),
+        _profile_row(1, "user: I'm training for a half marathon.", 2.5),
+    ]
+    relevance = {1: 1.0, 4: 0.4}  # the best match, and one near it only as everything is
+    unread = sqlite3.connect(":memory:")  # the candidates are given: nothing is read
+
+    def order(floor: float) -> list[str]:
+        ranked, _ = pick_profile(
+            unread, 0, relevance, exclude=(), said=(), candidates=rows, floor=floor
+        )
+        return [hit.text for hit, _ in ranked]
+
+    assert order(0.0).index("user: I'm a freelance translator.") < order(0.0).index(
+        "user: I'm allergic to penicillin."
+    )
+    floored = order(DENSE_RELEVANCE_FLOOR)
+    assert floored[0] == "user: I'm training for a half marathon."  # the real match still leads
+    assert floored.index("user: I'm allergic to penicillin.") < floored.index(
+        "user: I'm a freelance translator."
+    )
+    unread.close()

@@ -68,6 +68,10 @@ SALIENCE_WEIGHT = 1.0
 RECENCY_WEIGHT = 0.5
 RELEVANCE_WEIGHT = 2.0
 """A profile statement the query matches outranks a merely salient or recent one."""
+DENSE_RELEVANCE_FLOOR = 0.5
+"""With dense retrieval every turn is somewhat near a query ("I'm a translator" to "plan a day
+out"): a profile statement whose relevance is under half the best one's counts as unmatched,
+and its salience and recency rank it, as they do without dense retrieval."""
 KIND_WEIGHT = 0.5
 """A profile statement of a kind the query names gains up to this share of the best match's
 score: it comes after strong matches of the query's words and before nothing."""
@@ -172,6 +176,11 @@ class GraphSearch:
     def query(self) -> str:
         """The text searched for."""
         return self._retrieval.query
+
+    @property
+    def dense(self) -> bool:
+        """Whether dense retrieval takes part."""
+        return self._retrieval.dense is not None
 
     def statements(self, pool: int) -> list[StatementHit]:
         """The best `pool` statements, lexical and/or dense (scope auto asks twice)."""
@@ -379,6 +388,7 @@ def context_block(
         candidates=candidates,
         asked=topic_holders(conn, graph, asked) if asked else (),
         standing=standing_instructions(conn, graph),
+        floor=DENSE_RELEVANCE_FLOOR if search.dense else 0.0,
     )
     profile = ranked_profile[:lead]
     shown = {fact_key(hit.text) for hit, _ in profile}
@@ -511,13 +521,15 @@ def pick_profile(
     candidates: list[ProfileRow] | None = None,
     asked: Sequence[ProfileRow] = (),
     standing: Sequence[ProfileRow] = (),
+    floor: float = 0.0,
 ) -> tuple[list[tuple[StatementHit, float]], int]:
     """The user's profile statements worth a block: current ones first, each ranked by how
     salient, recent and relevant to the query it is, best first (each fact once), and how many
     of them lead the block (`_most_salient_led`). `candidates`: the graph's `profile_statements`
     when they were read already; `asked`: the current value of a subject the query names
     (`topic_holders`), as relevant as the best match however old; `standing`: the standing
-    instructions (`standing_instructions`), which hold for every answer: they lead besides."""
+    instructions (`standing_instructions`), which hold for every answer: they lead besides;
+    `floor`: a relevance under this share of the best one's counts as none."""
     if candidates is None:
         candidates = profile_statements(conn, graph)
     if asked or standing:
@@ -546,7 +558,7 @@ def pick_profile(
         score = (
             SALIENCE_WEIGHT * row.salience / most
             + RECENCY_WEIGHT * (1.0 - place / len(rows))
-            + RELEVANCE_WEIGHT * relevance.get(hit.id, 0.0) / top
+            + RELEVANCE_WEIGHT * _at_least(relevance.get(hit.id, 0.0) / top, floor)
         )
         if hit.invalid_at is not None:
             score -= ENDED_PENALTY
@@ -561,6 +573,11 @@ def pick_profile(
         led = [*led[:lead], *added, *(item for item in led[lead:] if item[1].id not in ids)]
         lead += len(added)
     return [(hit, score) for score, hit in led], lead
+
+
+def _at_least(share: float, floor: float) -> float:
+    """`share` when it reaches `floor`, else 0.0."""
+    return share if share >= floor else 0.0
 
 
 def _most_salient_led(
