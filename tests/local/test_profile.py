@@ -235,6 +235,13 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("I need to phone the bank.", "belongings", False),
         ("The image is 300 pixels wide.", "belongings", False),
         ("the tablets make me dozy", "belongings", False),  # a medicine
+        # the eyes, and driving given up
+        ("I stopped driving after my eyesight got worse.", "health", True),
+        ("I have macular degeneration.", "health", True),
+        ("I have low vision and use magnification.", "health", True),
+        ("The vision statement is on the wall.", "health", False),
+        ("I stopped driving after my eyesight got worse.", "constraints", True),
+        ("I stopped driving to work when the bus came.", "constraints", True),
     ],
 )
 def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read: bool) -> None:

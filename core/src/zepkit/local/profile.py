@@ -965,6 +965,8 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"terrified of|frightened of|can'?t swim|cannot swim|"
             r"dyslex\w*|adhd|autis\w*|therapy|diagnos\w*|recover\w*|colou?rblind|"
             r"(?:short|near|far|long)[- ]?sighted|glasses|contact lenses|hearing aids?|chemo\w*|"
+            r"eyesight|(?:poor|bad|failing|low|blurry|blurred) (?:vision|sight)|glaucoma|"
+            r"macular|cataracts?|"
             r"cancer|trimester|post-?partum|post-?natal|ocd|ptsd|arthritis|insomnia|ibs|"
             r"smok\w*(?! (?:alarms?|detectors?|signals?|machines?|bombs?|screens?))|"
             r"vap(?:e|es|ing)|"
@@ -1217,6 +1219,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"spend up to|(?:free|available) (?:on|at|in|after|before|"
             r"until|till|most|every|weekends|evenings|mornings)|"
             r"unable|avoid|never|only|without|don'?t (?:drive|fly)|do not (?:drive|fly)|skint|"
+            r"(?:stopped|gave up|given up|giving up|quit) driving|no longer drive|"
             r"(?:driving|driver'?s?) licen[cs]e|"
             rf"overdraft|credit (?:score|rating|history)|fico|{_PAYING_OFF})\b",
         ),
