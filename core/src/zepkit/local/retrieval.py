@@ -225,15 +225,8 @@ def topic_holders(conn: sqlite3.Connection, graph: int, topics: Sequence[str]) -
     statement that gives its value (the latest, when more than one does), if any."""
     found: dict[int, ProfileRow] = {}
     for topic in topics:
-        # "topics IS NOT NULL" spelled out: SQLite then reads the partial index of such rows.
-        row = conn.execute(
-            f"SELECT {_PROFILE_COLUMNS} FROM statement_rows WHERE graph = ? "
-            "AND profile IS NOT NULL AND topics IS NOT NULL AND topics LIKE ? "
-            "AND invalid_at IS NULL ORDER BY id DESC LIMIT 1",
-            (graph, f"% {topic} %"),
-        ).fetchone()
-        if row is not None:
-            found[row[0]] = ProfileRow(StatementHit(*row[:-1]), row[-1])
+        for row in _current_with_topic(conn, graph, f"% {topic} %", 1):
+            found[row.hit.id] = row
     return list(found.values())
 
 
@@ -246,11 +239,28 @@ def standing_instructions(
 ) -> list[ProfileRow]:
     """The user's current standing instructions (profile statements with a subject of how to
     answer: "keep answers short, bullet points please", "call me Sam"), newest first."""
+    return _current_with_topic(conn, graph, "% manner-%", limit)
+
+
+def _current_with_topic(
+    conn: sqlite3.Connection, graph: int, like: str, limit: int
+) -> list[ProfileRow]:
+    """The graph's newest `limit` current profile statements whose topics are `like` (a LIKE
+    pattern). All of them are read, by the partial index of statements with topics (a few,
+    however long the history), and ordered here: asked to order them by id, SQLite walks every
+    profile statement of the graph from the newest."""
+    found = conn.execute(
+        "SELECT id FROM statements WHERE graph = ? AND topics IS NOT NULL "
+        "AND profile IS NOT NULL AND topics LIKE ? AND invalid_at IS NULL",
+        (graph, like),
+    ).fetchall()
+    ids = sorted((key for (key,) in found), reverse=True)[:limit]
+    if not ids:
+        return []
+    marks = ", ".join("?" * len(ids))
     rows = conn.execute(
-        f"SELECT {_PROFILE_COLUMNS} FROM statement_rows WHERE graph = ? "
-        "AND profile IS NOT NULL AND topics IS NOT NULL AND topics LIKE '% manner-%' "
-        "AND invalid_at IS NULL ORDER BY id DESC LIMIT ?",
-        (graph, limit),
+        f"SELECT {_PROFILE_COLUMNS} FROM statement_rows WHERE id IN ({marks}) ORDER BY id DESC",
+        ids,
     ).fetchall()
     return [ProfileRow(StatementHit(*row[:-1]), row[-1]) for row in rows]
 
