@@ -242,6 +242,12 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("The vision statement is on the wall.", "health", False),
         ("I stopped driving after my eyesight got worse.", "constraints", True),
         ("I stopped driving to work when the bus came.", "constraints", True),
+        # an injury of theirs, a condition named by its ending
+        ("X-ray showed he fractured his right wrist.", "health", True),
+        ("She broke the back door.", "health", False),
+        ("vet says Bingo has hip dysplasia.", "health", True),
+        ("Tendinitis again, from the rowing.", "health", True),
+        ("They broke a record.", "health", False),
     ],
 )
 def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read: bool) -> None:

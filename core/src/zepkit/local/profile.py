@@ -1012,9 +1012,12 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"z[öo]liakie|embarazada|gr[áa]vida|gravid|incinta|schwanger|enceinte|zwanger|hamil|buntis|"
             r"asma|astma|silla de ruedas|cadeira de rodas|sedia a rotelle|fauteuil roulant|"
             r"rollstuhl|rolstoel|"
-            r"(?:broke|broken|fractured|sprained|twisted|tore|torn|dislocated|pulled) (?:my |a )?"
+            r"(?:broke|broken|fractured|sprained|twisted|tore|torn|dislocated|pulled) "
+            r"(?:my |a |his |her |their )?"
             r"(?:left |right )?(?:arm|leg|wrist|ankle|foot|hand|finger|thumb|toe|collarbone|ribs?|"
-            r"hip|knee|back|nose|shoulder|elbow|hamstring|calf|acl|ligament|tendon|muscle)s?)\b",
+            r"hip|knee|back|nose|shoulder|elbow|hamstring|calf|acl|ligament|tendon|muscle)s?|"
+            # a condition named by its ending ("hip dysplasia", "tendinitis", "neuropathy")
+            r"\w{2,}(?:itis|osis|opathy|plasia))\b",
         ),
         (
             "diet",
