@@ -140,6 +140,7 @@ def _as_version_6(conn: sqlite3.Connection) -> None:
             f"UPDATE {table} SET uuid = ? WHERE id = ?", [(str(uuid.uuid4()), i) for (i,) in rows]
         )
     for undo in (
+        "ALTER TABLE entities DROP COLUMN own",
         "DROP INDEX statements_states_many",
         "DROP INDEX statements_states",
         "ALTER TABLE statements DROP COLUMN states",

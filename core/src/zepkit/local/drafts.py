@@ -12,7 +12,13 @@ from typing import Any, cast
 from zepkit.core._models import DataType, Message
 from zepkit.local.answers import Lead
 from zepkit.local.codec import encode_metadata, encode_time, now
-from zepkit.local.extraction import Extractor, FollowUpExtractor, ReplyExtractor
+from zepkit.local.extraction import (
+    ExtractedStatement,
+    Extractor,
+    FollowUpExtractor,
+    ReplyExtractor,
+)
+from zepkit.local.kin import own_names
 from zepkit.local.stats import message_sentences
 from zepkit.local.text import split_turns
 
@@ -31,6 +37,8 @@ class DraftStatement:
     profile: float | None = None
     topics: tuple[str, ...] = ()
     ends: bool = False
+    own: tuple[str, ...] = ()
+    """The names of `entities` a profile statement gives as the user's family or pets."""
 
 
 @dataclass(frozen=True)
@@ -69,19 +77,7 @@ def draft_message(extractor: Extractor, message: Message, lead: Lead | None = No
         found = extractor.extract(
             message.content, speaker=speaker, source="message", role=message.role
         )
-    statements = tuple(
-        DraftStatement(
-            s.text,
-            speaker,
-            s.entities,
-            by_user,
-            maybe=s.maybe_entities,
-            profile=s.profile if by_user else None,
-            topics=s.topics if by_user else (),
-            ends=s.ends,
-        )
-        for s in found
-    )
+    statements = tuple(_drafted(s, speaker, by_user) for s in found)
     return Draft(
         source="message",
         role=message.role,
@@ -91,6 +87,32 @@ def draft_message(extractor: Extractor, message: Message, lead: Lead | None = No
         metadata=encode_metadata(message.metadata),
         statements=statements,
         counted=tuple(message_sentences(message.content, speaker)),
+    )
+
+
+def _drafted(found: ExtractedStatement, speaker: str, by_user: bool) -> DraftStatement:
+    """A message's statement as it is written; a name a user's profile statement gives as their
+    family's or pet's is an entity even where a capital alone would not make it one ("Mango, my
+    cat, is nine")."""
+    if not by_user:
+        return DraftStatement(
+            found.text, speaker, found.entities, False, maybe=found.maybe_entities, ends=found.ends
+        )
+    own = (
+        own_names(found.text, (*found.entities, *found.maybe_entities))
+        if found.profile is not None
+        else ()
+    )
+    return DraftStatement(
+        found.text,
+        speaker,
+        (*found.entities, *(name for name in own if name not in found.entities)),
+        True,
+        maybe=tuple(name for name in found.maybe_entities if name not in own),
+        profile=found.profile,
+        topics=found.topics,
+        ends=found.ends,
+        own=own,
     )
 
 

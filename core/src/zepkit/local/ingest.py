@@ -17,6 +17,7 @@ from zepkit.local.drafts import Draft
 from zepkit.local.habits import changed_habit
 from zepkit.local.history import told_at
 from zepkit.local.ids import next_id
+from zepkit.local.kin import told_of_own
 from zepkit.local.outcomes import outcomes_told, states_column
 from zepkit.local.profile import left_value
 from zepkit.local.retrieval import unprefixed
@@ -87,13 +88,17 @@ def write_episodes(
     named: list[tuple[int, tuple[str, ...]]] = []
     maybe: list[tuple[int, tuple[str, ...]]] = []
     changes: list[Change] = []
+    owned = _owned(conn, graph, drafts)
     for episode, draft in zip(episodes, drafts, strict=True):
-        for s in draft.statements:
+        for s, kin in zip(draft.statements, _told_of_own(draft, owned), strict=True):
             topics = f" {' '.join(s.topics)} " if s.topics else None
             span = _span(s.text, s.speaker, draft.content)
             text = s.text if span[0] is None else ""
             states = states_column(s.text) if s.profile is not None else None
-            row = (statement_id, "", graph, episode, text, s.speaker, "", "", s.profile, topics)
+            # News of the user's own people or pets by name joins their profile, with no
+            # subject or state of the user's own: their news ends none of the user's.
+            profile = s.profile if s.profile is not None else (kin or None)
+            row = (statement_id, "", graph, episode, text, s.speaker, "", "", profile, topics)
             rows.append((*row, *span, states))
             names = (user_name, *s.entities) if s.by_user and user_name else s.entities
             named.append((statement_id, names))
@@ -136,6 +141,7 @@ def write_episodes(
     )
     write_mentions(conn, graph, named, stamp)
     _write_known_mentions(conn, graph, maybe)
+    _mark_own(conn, graph, {normalise_name(n) for d in drafts for s in d.statements for n in s.own})
     counted = [
         text
         for draft in drafts
@@ -147,6 +153,59 @@ def write_episodes(
     for change in changes:
         supersede(conn, graph, change)
     return episodes
+
+
+def _owned(conn: sqlite3.Connection, graph: int, drafts: Sequence[Draft]) -> set[str]:
+    """The names (normalised) of the user's own people and pets that the user's statements
+    outside their profile may tell of: given as such in these drafts or before (`kin`)."""
+    told = {normalise_name(name) for d in drafts for s in d.statements for name in s.own}
+    named = {
+        normalise_name(name)
+        for d in drafts
+        for s in d.statements
+        if s.by_user and s.profile is None
+        for name in (*s.entities, *s.maybe)  # "Mango has ...": a name opening a sentence is a maybe
+    }
+    asked = sorted(named - told)
+    for start in range(0, len(asked), _CHUNK):
+        chunk = asked[start : start + _CHUNK]
+        marks = ", ".join("?" * len(chunk))
+        told.update(
+            row[0]
+            for row in conn.execute(
+                f"SELECT norm FROM entities WHERE graph = ? AND own = 1 AND norm IN ({marks})",
+                (graph, *chunk),
+            )
+        )
+    return told & named
+
+
+def _told_of_own(draft: Draft, owned: set[str]) -> list[float]:
+    """Each of the draft's statements' profile weight from news of the user's own people or
+    pets (`kin.told_of_own`), 0.0 for none."""
+    weights = [0.0] * len(draft.statements)
+    if not owned:
+        return weights
+    mine = [at for at, s in enumerate(draft.statements) if s.by_user]
+    said = [
+        (unprefixed(s.text, s.speaker), (*s.entities, *s.maybe), s.profile is not None)
+        for s in (draft.statements[at] for at in mine)
+    ]
+    for at, weight in zip(mine, told_of_own(said, owned), strict=True):
+        weights[at] = weight
+    return weights
+
+
+def _mark_own(conn: sqlite3.Connection, graph: int, names: set[str]) -> None:
+    """Mark the entities of `names` (normalised) as the user's own people or pets."""
+    ordered = sorted(names)
+    for start in range(0, len(ordered), _CHUNK):
+        chunk = ordered[start : start + _CHUNK]
+        marks = ", ".join("?" * len(chunk))
+        conn.execute(
+            f"UPDATE entities SET own = 1 WHERE graph = ? AND norm IN ({marks}) AND own IS NULL",
+            (graph, *chunk),
+        )
 
 
 def _span(text: str, speaker: str | None, content: str) -> tuple[int, int] | tuple[None, None]:

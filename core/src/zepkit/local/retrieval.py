@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 from zepkit.core._models import DataType
 from zepkit.local.codec import timestamp
-from zepkit.local.text import fact_key
+from zepkit.local.text import fact_key, normalise_name
 
 SUMMARY_STATEMENTS = 2
 SUMMARY_CHARS = 240
@@ -228,6 +228,54 @@ def topic_holders(conn: sqlite3.Connection, graph: int, topics: Sequence[str]) -
         for row in _current_with_topic(conn, graph, f"% {topic} %", 1):
             found[row.hit.id] = row
     return list(found.values())
+
+
+KIN_SHOWN = 3
+"""How many current profile statements about each of the user's own people or pets that a
+message names it weighs as relevant (the most salient, newest first; `search.KIN_RELEVANCE`)."""
+KIN_READ = 1000
+"""How many of the newest profile statements naming one of them are read for the most salient:
+a child named in thousands of statements costs a block no more than one named in a thousand."""
+
+
+def kin_holders(conn: sqlite3.Connection, graph: int, names: Sequence[str]) -> list[ProfileRow]:
+    """For each of `names` that is one of the user's own people or pets (`kin`), the
+    `KIN_SHOWN` most salient current profile statements that mention them: "Njeri turns 11 next
+    month, gift ideas?" asks about what the user told of Njeri, however old."""
+    norms = sorted({normalise_name(name) for name in names} - {""})
+    if not norms:
+        return []
+    marks = ", ".join("?" * len(norms))
+    try:
+        entities = [
+            key
+            for (key,) in conn.execute(
+                f"SELECT id FROM entities WHERE graph = ? AND own = 1 AND norm IN ({marks})",
+                (graph, *norms),
+            )
+        ]
+    except sqlite3.OperationalError as exc:
+        if "no such column" not in str(exc):
+            raise
+        return []  # a file a read-only open serves as an older release left it: no marks yet
+    found: dict[int, ProfileRow] = {}
+    for entity in entities:
+        best = conn.execute(
+            "SELECT id FROM (SELECT s.id, s.profile FROM mentions AS m "
+            "JOIN statements AS s ON s.id = m.statement WHERE m.entity = ? "
+            "AND s.profile IS NOT NULL AND s.invalid_at IS NULL ORDER BY m.statement DESC LIMIT ?) "
+            "ORDER BY profile DESC, id DESC LIMIT ?",
+            (entity, KIN_READ, KIN_SHOWN),
+        ).fetchall()
+        ids = [key for (key,) in best if key not in found]
+        if not ids:
+            continue
+        marks = ", ".join("?" * len(ids))
+        for row in conn.execute(
+            f"SELECT {_PROFILE_COLUMNS} FROM statement_rows WHERE id IN ({marks})", ids
+        ):
+            found[row[0]] = ProfileRow(StatementHit(*row[:-1]), row[-1])
+    return sorted(found.values(), key=lambda row: -row.hit.id)
 
 
 STANDING_SHOWN = 3

@@ -450,6 +450,36 @@ _V15: tuple[Step, ...] = (
 )
 
 
+def _own_entities(conn: sqlite3.Connection) -> None:
+    """Mark each entity a profile statement of its user gives as their family member or pet
+    (`kin.own_names`): the user's later news of them by name joins their profile."""
+    from zepkit.local.kin import own_names
+    from zepkit.local.retrieval import unprefixed
+
+    conn.execute("ALTER TABLE entities ADD COLUMN own INTEGER")
+    rows = conn.execute(
+        "SELECT r.id, r.text, r.speaker, e.id, e.name FROM statement_rows AS r "
+        "JOIN mentions AS m ON m.statement = r.id JOIN entities AS e ON e.id = m.entity "
+        "WHERE r.profile IS NOT NULL ORDER BY r.id"
+    )
+    named: dict[int, tuple[str, dict[str, int]]] = {}
+    for statement, text, speaker, entity, name in rows:
+        named.setdefault(statement, (unprefixed(text, speaker), {}))[1][name] = entity
+    own = [
+        (entity,)
+        for text, entities in named.values()
+        for name in own_names(text, list(entities))
+        for entity in (entities[name],)
+    ]
+    conn.executemany("UPDATE entities SET own = 1 WHERE id = ?", own)
+
+
+_V16: tuple[Step, ...] = (
+    # The user's own people and pets, by name: news of them told by name joins the profile.
+    _own_entities,
+)
+
+
 MIGRATIONS: Sequence[Sequence[Step]] = (
     _V1,
     _V2,
@@ -466,6 +496,7 @@ MIGRATIONS: Sequence[Sequence[Step]] = (
     _V13,
     _V14,
     _V15,
+    _V16,
 )
 """Step i takes the schema from version i to i + 1; append steps, never edit a shipped one."""
 
@@ -478,8 +509,11 @@ WRITE_ONLY_STEPS: tuple[Step, ...] = (
     _states_read_again,
     _instruction_topics,
     _device_topics,
+    _own_entities,
 )
-"""Steps after `READABLE_FROM` that add what only writes read (a read-only open never does)."""
+"""Steps after `READABLE_FROM` that add what only writes read, or what reads do without when a
+file lacks it (the marks of the user's own people: `retrieval.kin_holders`); a read-only open
+never runs them."""
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

@@ -27,6 +27,7 @@ from zepkit.local.retrieval import (
     Turn,
     assistant_turns,
     entity_summary,
+    kin_holders,
     load_entities,
     load_episodes,
     load_turns,
@@ -42,7 +43,7 @@ from zepkit.local.retrieval import (
     unprefixed,
     user_summary,
 )
-from zepkit.local.text import fact_key, stem, stems
+from zepkit.local.text import fact_key, name_mentions, stem, stems
 
 CONTEXT_FACTS = 30
 CONTEXT_TURNS = 25
@@ -379,6 +380,7 @@ def context_block(
     relevance = {key: score for key, score in relevance.items() if key in hits}
     candidates = search.ahead.profile if search.ahead is not None else None
     asked = asked_topics(kinds_asked(search.query)) if terms else ()
+    names, maybe_names = name_mentions(search.query) if terms else ([], [])
     ranked_profile, lead = pick_profile(
         conn,
         graph,
@@ -387,6 +389,7 @@ def context_block(
         said=said,
         candidates=candidates,
         asked=topic_holders(conn, graph, asked) if asked else (),
+        kin=kin_holders(conn, graph, [*names, *maybe_names]) if terms else (),
         standing=standing_instructions(conn, graph),
         floor=DENSE_RELEVANCE_FLOOR if search.dense else 0.0,
     )
@@ -520,6 +523,7 @@ def pick_profile(
     said: Collection[str],
     candidates: list[ProfileRow] | None = None,
     asked: Sequence[ProfileRow] = (),
+    kin: Sequence[ProfileRow] = (),
     standing: Sequence[ProfileRow] = (),
     floor: float = 0.0,
 ) -> tuple[list[tuple[StatementHit, float]], int]:
@@ -527,14 +531,16 @@ def pick_profile(
     salient, recent and relevant to the query it is, best first (each fact once), and how many
     of them lead the block (`_most_salient_led`). `candidates`: the graph's `profile_statements`
     when they were read already; `asked`: the current value of a subject the query names
-    (`topic_holders`), as relevant as the best match however old; `standing`: the standing
+    (`topic_holders`), as relevant as the best match however old; `kin`: the most salient
+    statements about the user's own people or pets the query names (`kin_holders`), at least
+    `KIN_RELEVANCE` of the best match's relevance; `standing`: the standing
     instructions (`standing_instructions`), which hold for every answer: they lead besides;
     `floor`: a relevance under this share of the best one's counts as none."""
     if candidates is None:
         candidates = profile_statements(conn, graph)
-    if asked or standing:
+    if asked or kin or standing:
         known = {row.hit.id for row in candidates}
-        extra = {row.hit.id: row for row in (*asked, *standing) if row.hit.id not in known}
+        extra = {row.hit.id: row for row in (*asked, *kin, *standing) if row.hit.id not in known}
         if extra:  # newest first, as the candidates are
             candidates = sorted([*candidates, *extra.values()], key=lambda row: -row.hit.id)
     # A turn a model has read speaks through its facts: the rules' reading of it steps aside.
@@ -549,6 +555,12 @@ def pick_profile(
     if not rows:
         return [], 0
     top = max(relevance.values(), default=0.0) or 1.0
+    if kin:  # at least this share of the best match's relevance
+        least = KIN_RELEVANCE * top
+        relevance = {
+            **relevance,
+            **{row.hit.id: least for row in kin if relevance.get(row.hit.id, 0.0) < least},
+        }
     if asked:
         relevance = {**relevance, **{row.hit.id: top for row in asked}}
     most = max(row.salience for row in rows)
@@ -600,6 +612,13 @@ def _most_salient_led(
 
 
 _SENTENCE_END = re.compile(r"[.!?…] ")
+
+
+KIN_RELEVANCE = 0.5
+"""The share of the best match's relevance that the most salient statements about one of the
+user's own people or pets, named in the message, have at least (`kin_holders`): "Njeri turns
+11, gift ideas?" weighs what was told of Njeri, however few of the message's words it shares;
+not more, as a message may name them in passing ("packing for me, Arjun packs for Meera")."""
 
 
 JOINED_CHECKED = 24
