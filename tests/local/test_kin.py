@@ -100,11 +100,15 @@ async def test_later_news_of_a_named_pet_joins_the_users_profile(db_path: Path) 
                 "Took Mango to the vet yesterday. Mango has kidney disease, stage 2. "
                 "The vet says he needs prescription food from now on.",
                 "Carla fractured her wrist skiing.",
+                "Mango has diabetes. The vet says he needs insulin twice a day.",
             ],
         )
         profile = await _profile_of(backend)
     assert profile["Sam: Mango has kidney disease, stage 2."] is not None
     assert profile["Sam: The vet says he needs prescription food from now on."] is not None
+    # the name's sentence is the profile's by the rules already; the pronoun's is Mango's
+    assert profile["Sam: Mango has diabetes."] is not None
+    assert profile["Sam: The vet says he needs insulin twice a day."] is not None
     assert profile["Sam: Carla fractured her wrist skiing."] is None  # a friend's news
 
 

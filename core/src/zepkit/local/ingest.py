@@ -157,13 +157,16 @@ def write_episodes(
 
 def _owned(conn: sqlite3.Connection, graph: int, drafts: Sequence[Draft]) -> set[str]:
     """The names (normalised) of the user's own people and pets that the user's statements
-    outside their profile may tell of: given as such in these drafts or before (`kin`)."""
-    told = {normalise_name(name) for d in drafts for s in d.statements for name in s.own}
+    name, given as such in these drafts or before (`kin`); none when every statement of the
+    user's is in their profile already (nothing could join it)."""
+    mine = [s for d in drafts for s in d.statements if s.by_user]
+    if all(s.profile is not None for s in mine):
+        return set()
+    told = {normalise_name(name) for s in mine for name in s.own}
+    # "Kuro has diabetes. The vet says he ...": a profile statement's name is the pronoun's
     named = {
         normalise_name(name)
-        for d in drafts
-        for s in d.statements
-        if s.by_user and s.profile is None
+        for s in mine
         for name in (*s.entities, *s.maybe)  # "Mango has ...": a name opening a sentence is a maybe
     }
     asked = sorted(named - told)
