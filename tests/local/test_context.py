@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import sqlite3
 
+import pytest
+
 from zepkit.core._backend import UserProfile
 from zepkit.core._models import Message
 from zepkit.local import LocalBackend
-from zepkit.local.retrieval import ProfileRow, StatementHit
+from zepkit.local.profile import must_heed
+from zepkit.local.retrieval import HEEDED_SHOWN, ProfileRow, StatementHit, heeded
 from zepkit.local.search import DENSE_RELEVANCE_FLOOR, PROFILE_FACTS, pick_profile
 
 
@@ -325,6 +328,69 @@ async def test_standing_instructions_come_in_every_block(lexical_alice: LocalBac
     assert context is not None
     profile = context.split("</USER_PROFILE>")[0]
     assert "detailed answers are fine" in profile and "keep answers short" not in profile
+
+
+async def test_allergies_and_conditions_to_heed_come_in_every_block(
+    lexical_alice: LocalBackend,
+) -> None:
+    """An allergy told once among many weightier statements leads the profile of a block whose
+    message shares no word with it (a Lebanese menu and sesame): every suggestion of food or
+    medicine must heed it. The newest `HEEDED_SHOWN` come, and a form's question about
+    allergies is none."""
+    alice = lexical_alice
+    await alice.add_messages(
+        "a1", [Message("user", "Skip the seeds on top, I'm allergic to sesame.")]
+    )
+    later = [text for text in LATER_STATEMENTS if "allergic" not in text]
+    for text in later:
+        await alice.add_messages("a1", [Message("user", text)])
+    await alice.add_messages(
+        "a1", [Message("user", "I'm filling in the travel form, it asks about allergies.")]
+    )
+    await alice.ensure_thread("a2", "alice")
+    asked = [Message("user", "Never had Lebanese food, what should I order on Friday?")]
+    context = await alice.add_messages("a2", asked, return_context=True)
+    assert context is not None
+    profile = context.split("</USER_PROFILE>")[0]
+    assert "allergic to sesame" in profile
+    carried = alice._engine.read(lambda conn: heeded(conn, _graph_of(conn, "alice")))
+    assert [row.hit.text for row in carried] == [
+        "user: Skip the seeds on top, I'm allergic to sesame."
+    ]
+    for text in ("I'm lactose intolerant.", "I'm coeliac, diagnosed in May."):
+        await alice.add_messages("a1", [Message("user", text)])
+    await alice.ensure_thread("a3", "alice")
+    context = await alice.add_messages("a3", asked, return_context=True)
+    assert context is not None
+    carried = alice._engine.read(lambda conn: heeded(conn, _graph_of(conn, "alice")))
+    assert len(carried) == HEEDED_SHOWN  # the newest
+    assert [row.hit.text for row in carried] == [
+        "user: I'm coeliac, diagnosed in May.",
+        "user: I'm lactose intolerant.",
+    ]
+    assert all(row.hit.text.removeprefix("user: ") in context for row in carried)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "heed"),
+    [
+        ("I'm allergic to penicillin, got hives.", True),
+        ("Peanut allergy here, severe.", True),
+        ("I'm lactose intolerant.", True),
+        ("Got diagnosed with coeliac disease last month.", True),
+        ("I have type 2 diabetes.", True),
+        ("She carries an EpiPen.", True),
+        ("The form asks about allergies.", False),
+        ("The allergy clinic called back.", False),
+        ("Any allergy info on the menu?", False),
+    ],
+)
+def test_what_every_suggestion_of_food_or_medicine_must_heed(sentence: str, heed: bool) -> None:
+    assert must_heed(sentence) is heed
+
+
+def _graph_of(conn: sqlite3.Connection, user_id: str) -> int:
+    return int(conn.execute("SELECT graph FROM users WHERE user_id = ?", (user_id,)).fetchone()[0])
 
 
 def _profile_row(key: int, text: str, salience: float) -> ProfileRow:

@@ -181,7 +181,7 @@ async def test_a_version_15_file_learns_who_is_the_users_own(db_path: Path) -> N
         await _told(backend, [], ["Mango has kidney disease.", "Carla has hip dysplasia."])
         profile = await _profile_of(backend)
         version = backend._engine.read(lambda conn: conn.execute("PRAGMA user_version").fetchone())
-    assert version[0] == SCHEMA_VERSION == 16
+    assert version[0] == SCHEMA_VERSION
     assert profile["Sam: Mango has kidney disease."] is not None
     assert profile["Sam: Carla has hip dysplasia."] is None
 

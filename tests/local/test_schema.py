@@ -373,6 +373,22 @@ async def test_a_version_14_file_gains_the_phone_and_laptop_subjects(db_path: Pa
     conn.close()
 
 
+async def test_a_version_16_file_marks_what_to_heed(db_path: Path) -> None:
+    """Step 17 marks the profile statements of an allergy or condition to heed, told before it:
+    a block whose message shares no word with them carries them after the upgrade; a mention
+    of allergies is not marked."""
+    said = ("I'm allergic to sesame.", "The form asks about allergies.", "I have a dog.")
+    await _file_saying(db_path, *said)
+    _stored_without(db_path, "topics", version=16)
+    async with LocalBackend(db_path, retriever="lexical") as writer:
+        marked = writer._engine.read(
+            lambda conn: conn.execute(
+                "SELECT text FROM statement_rows WHERE topics LIKE '% heed %'"
+            ).fetchall()
+        )
+    assert marked == [(f"user: {said[0]}",)]
+
+
 async def _facts_read_only(db_path: Path, query: str) -> list[str]:
     """The facts of user "u" a search for `query` finds through a read-only open of the file."""
     async with LocalBackend(db_path, retriever="lexical", read_only=True) as reader:

@@ -19,6 +19,7 @@ from zepkit.local.extraction import (
     ReplyExtractor,
 )
 from zepkit.local.kin import own_names
+from zepkit.local.profile import HEED_TOPIC, must_heed
 from zepkit.local.stats import message_sentences
 from zepkit.local.text import split_turns
 
@@ -110,10 +111,18 @@ def _drafted(found: ExtractedStatement, speaker: str, by_user: bool) -> DraftSta
         True,
         maybe=tuple(name for name in found.maybe_entities if name not in own),
         profile=found.profile,
-        topics=found.topics,
+        topics=_marked(found),
         ends=found.ends,
         own=own,
     )
+
+
+def _marked(found: ExtractedStatement) -> tuple[str, ...]:
+    """A user's statement's topics, with `HEED_TOPIC` when it is in their profile and tells of
+    an allergy or condition to heed: every block reads those by the topics' index."""
+    if found.profile is None or HEED_TOPIC in found.topics or not must_heed(found.text):
+        return found.topics
+    return (*found.topics, HEED_TOPIC)
 
 
 def draft_data(

@@ -19,7 +19,7 @@ from zepkit.local.history import told_at
 from zepkit.local.ids import next_id
 from zepkit.local.kin import told_of_own
 from zepkit.local.outcomes import outcomes_told, states_column
-from zepkit.local.profile import left_value
+from zepkit.local.profile import HEED_TOPIC, left_value
 from zepkit.local.retrieval import unprefixed
 from zepkit.local.stats import count_terms
 from zepkit.local.supersede import Change, supersede
@@ -113,7 +113,8 @@ def write_episodes(
             outcomes = outcomes_told(unprefixed(s.text, s.speaker)) if s.by_user else ()
             denied = denied_claim(s.text) if s.profile is not None else None
             affirmed = affirmed_claim(s.text) if s.profile is not None else None
-            if s.topics or s.ends or habit or left or outcomes or denied or affirmed:
+            subjects = tuple(topic for topic in s.topics if topic != HEED_TOPIC)  # ends nothing
+            if subjects or s.ends or habit or left or outcomes or denied or affirmed:
                 speakers = (s.speaker, user_name) if s.by_user else (s.speaker,)
                 changes.append(
                     Change(
@@ -121,7 +122,7 @@ def write_episodes(
                         s.text,
                         # "I quit my job at Aldi years ago" is no newer than what was said since
                         told_at(unprefixed(s.text, s.speaker), draft.created_at),
-                        s.topics,
+                        subjects,
                         s.ends,
                         habit,
                         tuple(name for name in speakers if name),

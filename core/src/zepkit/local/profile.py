@@ -1733,6 +1733,43 @@ _FOOD_HEALTH = re.compile(
 allergy): they stay health for their salience, and join diet only when diet is asked."""
 
 
+HEED_WORDS = (
+    "allergic",
+    "allergy",
+    "allergies",
+    "intolerant",
+    "intolerance",
+    "coeliac",
+    "celiac",
+    "diabetic",
+    "diabetes",
+    "anaphylaxis",
+    "anaphylactic",
+    "epipen",
+)
+"""The words of `must_heed`, for a search of the statements that may hold them."""
+
+_HEED = re.compile(
+    r"\b(?:allergic\b|allerg(?:y|ies) (?:to|is|are)\b|"
+    r"(?!(?:about|any|no|for|of|the|an?|this|that|what)\b)\w+ allergy\b|allergies:|"
+    r"intoleran(?:t|ce)\b|coeliac|celiac|"
+    r"(?:pre-?)?diabet(?:ic|es)\b|anaphyla\w*|epi-?pens?\b)",
+    re.IGNORECASE,
+)
+
+
+HEED_TOPIC = "heed"
+"""The mark, among a profile statement's topics, of one that `must_heed` reads: a mark, not a
+single-valued subject (a second allergy ends no first), so no newer statement ends it for it."""
+
+
+def must_heed(sentence: str) -> bool:
+    """Whether a profile statement tells of an allergy, intolerance or condition that any
+    suggestion of food or medicine must heed ("I'm allergic to penicillin", "Peanut allergy
+    here", "I'm coeliac"); not a mention ("the form asks about allergies")."""
+    return _HEED.search(sentence) is not None
+
+
 def of_kinds_asked(sentence: str, asked: frozenset[str]) -> bool:
     """Whether a profile statement is of a kind the search asks for (`kinds_asked`)."""
     if kinds_of(sentence) & asked:

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 from zepkit.core._models import DataType
 from zepkit.local.codec import timestamp
+from zepkit.local.profile import HEED_TOPIC
 from zepkit.local.text import fact_key, normalise_name
 
 SUMMARY_STATEMENTS = 2
@@ -276,6 +277,17 @@ def kin_holders(conn: sqlite3.Connection, graph: int, names: Sequence[str]) -> l
         ):
             found[row[0]] = ProfileRow(StatementHit(*row[:-1]), row[-1])
     return sorted(found.values(), key=lambda row: -row.hit.id)
+
+
+HEEDED_SHOWN = 2
+"""How many of the user's current allergies and conditions to heed every block carries."""
+
+
+def heeded(conn: sqlite3.Connection, graph: int, limit: int = HEEDED_SHOWN) -> list[ProfileRow]:
+    """The user's newest `limit` current profile statements of an allergy, intolerance or
+    condition that suggestions of food or medicine must heed (marked `HEED_TOPIC` when
+    written), read by the topics' index: a few rows however long the history."""
+    return _current_with_topic(conn, graph, f"% {HEED_TOPIC} %", limit)
 
 
 STANDING_SHOWN = 3

@@ -480,6 +480,21 @@ _V16: tuple[Step, ...] = (
 )
 
 
+def _heed_topics(conn: sqlite3.Connection) -> None:
+    """Mark each profile statement of an allergy or condition to heed (`profile.must_heed`)
+    among its topics: every block then carries the newest, told before the upgrade or after.
+    Only statements holding one of its words are read."""
+    from zepkit.local.profile import HEED_TOPIC, HEED_WORDS, must_heed
+
+    _topics_added(conn, lambda text: (HEED_TOPIC,) if must_heed(text) else (), HEED_WORDS)
+
+
+_V17: tuple[Step, ...] = (
+    # The allergies and conditions every block heeds, marked among the topics.
+    _heed_topics,
+)
+
+
 MIGRATIONS: Sequence[Sequence[Step]] = (
     _V1,
     _V2,
@@ -497,6 +512,7 @@ MIGRATIONS: Sequence[Sequence[Step]] = (
     _V14,
     _V15,
     _V16,
+    _V17,
 )
 """Step i takes the schema from version i to i + 1; append steps, never edit a shipped one."""
 
@@ -510,10 +526,11 @@ WRITE_ONLY_STEPS: tuple[Step, ...] = (
     _instruction_topics,
     _device_topics,
     _own_entities,
+    _heed_topics,
 )
 """Steps after `READABLE_FROM` that add what only writes read, or what reads do without when a
-file lacks it (the marks of the user's own people: `retrieval.kin_holders`); a read-only open
-never runs them."""
+file lacks it (the marks of the user's own people, `retrieval.kin_holders`, and of what to
+heed, `retrieval.heeded`); a read-only open never runs them."""
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

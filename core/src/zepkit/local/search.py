@@ -27,6 +27,7 @@ from zepkit.local.retrieval import (
     Turn,
     assistant_turns,
     entity_summary,
+    heeded,
     kin_holders,
     load_entities,
     load_episodes,
@@ -390,7 +391,7 @@ def context_block(
         candidates=candidates,
         asked=topic_holders(conn, graph, asked) if asked else (),
         kin=kin_holders(conn, graph, [*names, *maybe_names]) if terms else (),
-        standing=standing_instructions(conn, graph),
+        standing=[*standing_instructions(conn, graph), *heeded(conn, graph)],
         floor=DENSE_RELEVANCE_FLOOR if search.dense else 0.0,
     )
     profile = ranked_profile[:lead]
@@ -534,7 +535,8 @@ def pick_profile(
     (`topic_holders`), as relevant as the best match however old; `kin`: the most salient
     statements about the user's own people or pets the query names (`kin_holders`), at least
     `KIN_RELEVANCE` of the best match's relevance; `standing`: the standing
-    instructions (`standing_instructions`), which hold for every answer: they lead besides;
+    instructions (`standing_instructions`) and the allergies and conditions to heed
+    (`heeded`), which hold for every answer: they lead besides;
     `floor`: a relevance under this share of the best one's counts as none."""
     if candidates is None:
         candidates = profile_statements(conn, graph)
