@@ -305,6 +305,25 @@ async def test_where_the_user_lives_leads_when_the_message_asks_about_it(
     assert context is not None and "Tromsø" not in context.split("</USER_PROFILE>")[0]
 
 
+async def test_where_the_user_lives_leads_when_only_it_answers_the_message(
+    lexical_alice: LocalBackend,
+) -> None:
+    """A day trip or what is nearby needs where the user lives, though the message does not
+    ask it; a later mention of the move as a time ("since we moved") ends no home."""
+    alice = lexical_alice
+    await alice.add_messages("a1", [Message("user", "We moved to Rotterdam three weeks ago.")])
+    for text in LATER_STATEMENTS:
+        await alice.add_messages("a1", [Message("user", text)])
+    await alice.add_messages(
+        "a1", [Message("user", "Emil is scared of the dark since we moved, he wakes up crying.")]
+    )
+    asked = [Message("user", "Any ideas for Saturday day trips by train, an hour each way?")]
+    await alice.ensure_thread("a2", "alice")
+    context = await alice.add_messages("a2", asked, return_context=True)
+    assert context is not None
+    assert "Rotterdam" in context.split("</USER_PROFILE>")[0]
+
+
 async def test_standing_instructions_come_in_every_block(lexical_alice: LocalBackend) -> None:
     """How to answer holds for every answer: a standing instruction told among many statements
     leads the profile of a block whose message shares nothing with it, besides the rest."""

@@ -1147,6 +1147,9 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("A tutor charges £40 an hour.", ()),
         ("A nurse on nights.", ("work",)),
         ("A teacher at Hillside, twelve years now.", ("work",)),
+        # a move told as the time of something else, with no place, is no new home
+        ("Emil is scared of the dark since we moved, he wakes up crying.", ()),
+        ("Ever since I moved to Oslo I cycle everywhere.", ("home",)),
     ],
 )
 def test_single_valued_subjects(sentence: str, topics: tuple[str, ...]) -> None:

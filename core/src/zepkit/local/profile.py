@@ -1447,6 +1447,14 @@ def _device(nouns: str, makes: str) -> str:
     )
 
 
+_NOT_SINCE = (
+    r"(?:(?<!since )(?<!after )(?<!before )(?<!until )(?<!till )|"
+    r"(?=\w+(?:['’]ve| have)? (?:\w+ )?(?:moved|relocated) (?:back )?(?:to|into) ))"
+)
+"""Not a move told as the time of something else without where to ("Antek is scared of the
+dark since we moved"): told before, it ends no home for being mentioned again; "ever since I
+moved to Oslo" still says where."""
+
 _TOPICS = _named_patterns(
     (
         (
@@ -1461,7 +1469,7 @@ _TOPICS = _named_patterns(
             rf"\bI(?:['’]?m| am) (?:an? )?(?:[\w-]+ ){{1,5}}?living (?:in|on) {_PLACE}|"
             r"\bfirst (?:night|day|week) in (?:my|our) (?:own |new )+(?:place|house|flat|apartment|"
             r"home|studio)\b|"
-            rf"\bI(?:['’]?ve| have)? (?:just |recently |finally |now )?"
+            rf"{_NOT_SINCE}\bI(?:['’]?ve| have)? (?:just |recently |finally |now )?"
             rf"(?:moved|relocated){_NO_OBJECT}{_NOT_A_HOME_MOVED}(?! (?:here|there)\b)\b|"
             r"\bI no longer live\b|\bI'?m based in\b|\bmy (?:new )?home is\b|"
             rf"\b(?:I|we)(?:['’]ve| have)? (?:just |recently |finally |now )?settled in(?:to)? "
@@ -1474,8 +1482,8 @@ _TOPICS = _named_patterns(
             r"(?:first |own |new |forever |dream )*(?:home|house|flat|apartment|cottage|bungalow)\b"
             + NOT_TO_LIVE_IN
             + r"|"
-            rf"\bwe(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated){_NO_OBJECT}"
-            rf"{_NOT_A_HOME_MOVED}\b|" + _not_anymore("live"),
+            rf"{_NOT_SINCE}\bwe(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated)"
+            rf"{_NO_OBJECT}{_NOT_A_HOME_MOVED}\b|" + _not_anymore("live"),
         ),
         (
             "work",
@@ -1840,6 +1848,24 @@ def answer_topics(question: str) -> tuple[str, ...]:
 def asked_topics(asked: Collection[str]) -> tuple[str, ...]:
     """The single-valued subjects among kinds asked for (`kinds_asked`): home and work."""
     return tuple(topic for topic in _ASKED_TOPICS if topic in asked)
+
+
+_NEEDS_HOME = re.compile(
+    r"\b(?:near (?:me|us|here)|nearby|around here|in my area|day[- ]trips?|getaways?)\b",
+    re.IGNORECASE,
+)
+"""What only where the user lives answers ("day trips by train, an hour each way", "a vet
+nearby"), in a message, not in the assistant's question (a reply to "Any spots nearby?" is no
+home)."""
+
+
+def needed_topics(message: str) -> tuple[str, ...]:
+    """The single-valued subjects a user's message asks about (`asked_topics`) or needs the
+    value of to be answered: home for a day trip or what is near."""
+    asked = asked_topics(kinds_asked(message))
+    if "home" not in asked and _NEEDS_HOME.search(message) is not None:
+        return (*asked, "home")
+    return asked
 
 
 _GOES_ON = re.compile(

@@ -17,7 +17,7 @@ from zepkit.local.dates import named_periods
 from zepkit.local.hybrid import Retrieval, date_credit, fused, neighbours_of, spread
 from zepkit.local.ids import UuidOf, graph_range, row_uuids
 from zepkit.local.plan import QueryPlan, plan_query
-from zepkit.local.profile import asked_topics, heaviest_kind, kinds_asked, of_kinds_asked
+from zepkit.local.profile import heaviest_kind, kinds_asked, needed_topics, of_kinds_asked
 from zepkit.local.rerank import RRF_K, Candidate, by_relevance, fuse, mmr, rrf
 from zepkit.local.retrieval import (
     EntityRow,
@@ -380,7 +380,7 @@ def context_block(
     hits = {key: row for key, row in rows.items() if fact_key(row.text) not in said}
     relevance = {key: score for key, score in relevance.items() if key in hits}
     candidates = search.ahead.profile if search.ahead is not None else None
-    asked = asked_topics(kinds_asked(search.query)) if terms else ()
+    asked = needed_topics(search.query) if terms else ()
     names, maybe_names = name_mentions(search.query) if terms else ([], [])
     ranked_profile, lead = pick_profile(
         conn,
