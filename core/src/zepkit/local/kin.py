@@ -4,7 +4,8 @@ Users introduce a child or a pet once ("my cat Mango", "Njeri, my eldest") and f
 the name alone: "Mango has kidney disease, stage 2." names no "I" and no "my", so it reads as
 news of someone else. Each profile statement's names given as the user's family or pets are
 remembered (`own_names`, written as a mark on the entity); a later sentence of the user's that
-names one of them and touches a kind of subject joins their profile (`named_salience`).
+names one of them, or goes on about one with "he" or "she", and touches a kind of subject joins
+their profile (`told_of_own`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,12 @@ KIN_WEIGHT = 2.5
 same as the people and pets kinds, which its words need not name ("Mango has kidney disease")."""
 
 _KIN = (
-    r"(?:wife|wifey|husband|hubby|spouse|partner|fianc[eé]e?|girlfriend|boyfriend|"
+    r"(?:wife|wifey|husband|hubby|spouse|fianc[eé]e?|girlfriend|boyfriend|"
+    # a partner at work or in a pastime is no family ("my business partner Tom")
+    r"(?<!business )(?<!lab )(?<!study )(?<!research )(?<!project )(?<!law )(?<!managing )"
+    r"(?<!senior )(?<!junior )(?<!training )(?<!tennis )(?<!squash )(?<!dance )(?<!climbing )"
+    r"(?<!running )(?<!gym )(?<!workout )(?<!sparring )(?<!chess )(?<!doubles )(?<!writing )"
+    r"(?<!coding )(?<!practice )partner|"
     r"sons?|daughters?|kids?|child|children|boys?|girls?|bab(?:y|ies)|toddler|twins?|"
     r"little one|youngest|eldest|oldest|middle (?:one|child)|"
     r"step(?:son|daughter|kid|child|mom|mum|dad|mother|father)|"
