@@ -9,7 +9,7 @@ import pytest
 from zepkit.core._backend import UserProfile
 from zepkit.core._models import Message
 from zepkit.local import LocalBackend
-from zepkit.local.profile import must_heed
+from zepkit.local.profile import HEED_WORDS, must_heed
 from zepkit.local.retrieval import HEEDED_SHOWN, ProfileRow, StatementHit, heeded
 from zepkit.local.search import DENSE_RELEVANCE_FLOOR, PROFILE_FACTS, pick_profile
 
@@ -283,6 +283,25 @@ LATER_STATEMENTS = [
 """A dozen statements about the user, told after the one a test looks for."""
 
 
+async def _told(alice: LocalBackend, *said: str) -> None:
+    """Alice tells each of `said` in thread "a1", one message each."""
+    for text in said:
+        await alice.add_messages("a1", [Message("user", text)])
+
+
+async def _block_for(alice: LocalBackend, thread: str, said: str) -> str:
+    """The block a new thread gets for Alice's message `said`."""
+    await alice.ensure_thread(thread, "alice")
+    context = await alice.add_messages(thread, [Message("user", said)], return_context=True)
+    assert context is not None
+    return context
+
+
+def _lead(block: str) -> str:
+    """The block up to the end of `<USER_PROFILE>`."""
+    return block.split("</USER_PROFILE>")[0]
+
+
 async def test_where_the_user_lives_leads_when_the_message_asks_about_it(
     lexical_alice: LocalBackend,
 ) -> None:
@@ -290,19 +309,12 @@ async def test_where_the_user_lives_leads_when_the_message_asks_about_it(
     answers it, however long ago it was told and however much more came after (lexically: no
     meaning links "where I live" to "moved to")."""
     alice = lexical_alice
-    await alice.add_messages("a1", [Message("user", "I moved to Tromsø in August for a postdoc.")])
-    for text in LATER_STATEMENTS:
-        await alice.add_messages("a1", [Message("user", text)])
-    asked = [Message("user", "What vegetables would do well where I live this summer?")]
-    await alice.ensure_thread("a2", "alice")
-    context = await alice.add_messages("a2", asked, return_context=True)
-    assert context is not None
-    assert "Tromsø" in context.split("</USER_PROFILE>")[0]
+    await _told(alice, "I moved to Tromsø in August for a postdoc.", *LATER_STATEMENTS)
+    asked = "What vegetables would do well where I live this summer?"
+    assert "Tromsø" in _lead(await _block_for(alice, "a2", asked))
     # a message that names no such subject leaves the profile to salience and recency
-    other = [Message("user", "What should I knit for the twins?")]
-    await alice.ensure_thread("a3", "alice")
-    context = await alice.add_messages("a3", other, return_context=True)
-    assert context is not None and "Tromsø" not in context.split("</USER_PROFILE>")[0]
+    other = "What should I knit for the twins?"
+    assert "Tromsø" not in _lead(await _block_for(alice, "a3", other))
 
 
 async def test_where_the_user_lives_leads_when_only_it_answers_the_message(
@@ -311,41 +323,30 @@ async def test_where_the_user_lives_leads_when_only_it_answers_the_message(
     """A day trip or what is nearby needs where the user lives, though the message does not
     ask it; a later mention of the move as a time ("since we moved") ends no home."""
     alice = lexical_alice
-    await alice.add_messages("a1", [Message("user", "We moved to Rotterdam three weeks ago.")])
-    for text in LATER_STATEMENTS:
-        await alice.add_messages("a1", [Message("user", text)])
-    await alice.add_messages(
-        "a1", [Message("user", "Emil is scared of the dark since we moved, he wakes up crying.")]
+    await _told(
+        alice,
+        "We moved to Rotterdam three weeks ago.",
+        *LATER_STATEMENTS,
+        "Emil is scared of the dark since we moved, he wakes up crying.",
     )
-    asked = [Message("user", "Any ideas for Saturday day trips by train, an hour each way?")]
-    await alice.ensure_thread("a2", "alice")
-    context = await alice.add_messages("a2", asked, return_context=True)
-    assert context is not None
-    assert "Rotterdam" in context.split("</USER_PROFILE>")[0]
+    asked = "Any ideas for Saturday day trips by train, an hour each way?"
+    assert "Rotterdam" in _lead(await _block_for(alice, "a2", asked))
 
 
 async def test_standing_instructions_come_in_every_block(lexical_alice: LocalBackend) -> None:
     """How to answer holds for every answer: a standing instruction told among many statements
     leads the profile of a block whose message shares nothing with it, besides the rest."""
     alice = lexical_alice
-    await alice.add_messages(
-        "a1", [Message("user", "Small request going forward: keep answers short, bullets please.")]
+    await _told(
+        alice, "Small request going forward: keep answers short, bullets please.", *LATER_STATEMENTS
     )
-    for text in LATER_STATEMENTS:
-        await alice.add_messages("a1", [Message("user", text)])
-    await alice.ensure_thread("a2", "alice")
-    asked = [Message("user", "Can you explain how index funds work?")]
-    context = await alice.add_messages("a2", asked, return_context=True)
-    assert context is not None
-    profile = context.split("</USER_PROFILE>")[0]
+    asked = "Can you explain how index funds work?"
+    profile = _lead(await _block_for(alice, "a2", asked))
     assert "keep answers short" in profile
     assert len(profile.split("<USER_PROFILE>")[1].strip().splitlines()) > PROFILE_FACTS
     # a newer instruction on the same subject ends it: only the newer one comes
-    await alice.add_messages("a1", [Message("user", "Long detailed answers are fine now.")])
-    await alice.ensure_thread("a3", "alice")
-    context = await alice.add_messages("a3", asked, return_context=True)
-    assert context is not None
-    profile = context.split("</USER_PROFILE>")[0]
+    await _told(alice, "Long detailed answers are fine now.")
+    profile = _lead(await _block_for(alice, "a3", asked))
     assert "detailed answers are fine" in profile and "keep answers short" not in profile
 
 
@@ -357,30 +358,20 @@ async def test_allergies_and_conditions_to_heed_come_in_every_block(
     medicine must heed it. The newest `HEEDED_SHOWN` come, and a form's question about
     allergies is none."""
     alice = lexical_alice
-    await alice.add_messages(
-        "a1", [Message("user", "Skip the seeds on top, I'm allergic to sesame.")]
+    await _told(
+        alice,
+        "Skip the seeds on top, I'm allergic to sesame.",
+        *(text for text in LATER_STATEMENTS if "allergic" not in text),
+        "I'm filling in the travel form, it asks about allergies.",
     )
-    later = [text for text in LATER_STATEMENTS if "allergic" not in text]
-    for text in later:
-        await alice.add_messages("a1", [Message("user", text)])
-    await alice.add_messages(
-        "a1", [Message("user", "I'm filling in the travel form, it asks about allergies.")]
-    )
-    await alice.ensure_thread("a2", "alice")
-    asked = [Message("user", "Never had Lebanese food, what should I order on Friday?")]
-    context = await alice.add_messages("a2", asked, return_context=True)
-    assert context is not None
-    profile = context.split("</USER_PROFILE>")[0]
-    assert "allergic to sesame" in profile
+    asked = "Never had Lebanese food, what should I order on Friday?"
+    assert "allergic to sesame" in _lead(await _block_for(alice, "a2", asked))
     carried = alice._engine.read(lambda conn: heeded(conn, _graph_of(conn, "alice")))
     assert [row.hit.text for row in carried] == [
         "user: Skip the seeds on top, I'm allergic to sesame."
     ]
-    for text in ("I'm lactose intolerant.", "I'm coeliac, diagnosed in May."):
-        await alice.add_messages("a1", [Message("user", text)])
-    await alice.ensure_thread("a3", "alice")
-    context = await alice.add_messages("a3", asked, return_context=True)
-    assert context is not None
+    await _told(alice, "I'm lactose intolerant.", "I'm coeliac, diagnosed in May.")
+    context = await _block_for(alice, "a3", asked)
     carried = alice._engine.read(lambda conn: heeded(conn, _graph_of(conn, "alice")))
     assert len(carried) == HEEDED_SHOWN  # the newest
     assert [row.hit.text for row in carried] == [
@@ -399,6 +390,8 @@ async def test_allergies_and_conditions_to_heed_come_in_every_block(
         ("Got diagnosed with coeliac disease last month.", True),
         ("I have type 2 diabetes.", True),
         ("She carries an EpiPen.", True),
+        ("I always carry an epi-pen.", True),
+        ("I'm pre-diabetic.", True),
         ("The form asks about allergies.", False),
         ("The allergy clinic called back.", False),
         ("Any allergy info on the menu?", False),
@@ -406,6 +399,8 @@ async def test_allergies_and_conditions_to_heed_come_in_every_block(
 )
 def test_what_every_suggestion_of_food_or_medicine_must_heed(sentence: str, heed: bool) -> None:
     assert must_heed(sentence) is heed
+    # the upgrade to schema 17 reads only the statements holding one of these
+    assert not heed or any(word in sentence.lower() for word in HEED_WORDS)
 
 
 def _graph_of(conn: sqlite3.Connection, user_id: str) -> int:
