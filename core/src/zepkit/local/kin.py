@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from zepkit.local.factoring import factored
 from zepkit.local.profile import BASE_SALIENCE, kind_weights
 from zepkit.local.text import normalise_name
 
@@ -20,13 +21,16 @@ KIN_WEIGHT = 2.5
 """What a sentence about one of the user's own people or pets adds to its kinds' weight: the
 same as the people and pets kinds, which its words need not name ("Mango has kidney disease")."""
 
-_KIN = (
+_KIN = factored(
     r"(?:wife|wifey|husband|hubby|spouse|fianc[eé]e?|girlfriend|boyfriend|"
-    # a partner at work or in a pastime is no family ("my business partner Tom")
-    r"(?<!business )(?<!lab )(?<!study )(?<!research )(?<!project )(?<!law )(?<!managing )"
-    r"(?<!senior )(?<!junior )(?<!training )(?<!tennis )(?<!squash )(?<!dance )(?<!climbing )"
-    r"(?<!running )(?<!gym )(?<!workout )(?<!sparring )(?<!chess )(?<!doubles )(?<!writing )"
-    r"(?<!coding )(?<!practice )partner|"
+    # a partner at work or in a pastime is no family ("my business partner Tom"); read after
+    # the word, not at every position before it
+    r"partner(?<!business partner)(?<!lab partner)(?<!study partner)(?<!research partner)"
+    r"(?<!project partner)(?<!law partner)(?<!managing partner)(?<!senior partner)"
+    r"(?<!junior partner)(?<!training partner)(?<!tennis partner)(?<!squash partner)"
+    r"(?<!dance partner)(?<!climbing partner)(?<!running partner)(?<!gym partner)"
+    r"(?<!workout partner)(?<!sparring partner)(?<!chess partner)(?<!doubles partner)"
+    r"(?<!writing partner)(?<!coding partner)(?<!practice partner)|"
     r"sons?|daughters?|kids?|child|children|boys?|girls?|bab(?:y|ies)|toddler|twins?|"
     r"little one|youngest|eldest|oldest|middle (?:one|child)|"
     r"step(?:son|daughter|kid|child|mom|mum|dad|mother|father)|"
@@ -67,8 +71,10 @@ _CALLED = re.compile(
 adopted a kitten, Luna", "I have a daughter named Ellie", "... His name is Rex" (a statement
 that already tells of one's own: see `own_names`)."""
 
+_KIN_WORD = re.compile(rf"\b{_KIN}\b", re.IGNORECASE)
 _OWN_TOLD = re.compile(rf"\b(?:my|our|I|we)\b[^.!?]*?\b{_KIN}\b", re.IGNORECASE)
-"""That a statement speaks of one's own family or pet at all (a cheap check before the rest)."""
+"""That a statement speaks of one's own family or pet at all (a cheap check before the rest;
+`_KIN_WORD`, one scan, is cheaper still and spares most statements this one)."""
 
 _SPAN = 60
 """How many characters each side of a name are read for who it is."""
@@ -77,7 +83,7 @@ _SPAN = 60
 def own_names(text: str, names: Sequence[str]) -> tuple[str, ...]:
     """The names of `names` that the user's `text` gives as their own family member or pet
     ("my cat Mango", "Njeri, my eldest", "I have a dog. His name is Rex.")."""
-    if not names or _OWN_TOLD.search(text) is None:
+    if not names or _KIN_WORD.search(text) is None or _OWN_TOLD.search(text) is None:
         return ()
     found: list[str] = []
     for name in names:

@@ -1453,7 +1453,8 @@ _NOT_SINCE = (
 )
 """Not a move told as the time of something else without where to ("Antek is scared of the
 dark since we moved"): told before, it ends no home for being mentioned again; "ever since I
-moved to Oslo" still says where."""
+moved to Oslo" still says where. Written after a look for the word it stands before
+(`\b(?=I)`), so its look-behinds are read there only, not at every position of a sentence."""
 
 _TOPICS = _named_patterns(
     (
@@ -1469,7 +1470,7 @@ _TOPICS = _named_patterns(
             rf"\bI(?:['’]?m| am) (?:an? )?(?:[\w-]+ ){{1,5}}?living (?:in|on) {_PLACE}|"
             r"\bfirst (?:night|day|week) in (?:my|our) (?:own |new )+(?:place|house|flat|apartment|"
             r"home|studio)\b|"
-            rf"{_NOT_SINCE}\bI(?:['’]?ve| have)? (?:just |recently |finally |now )?"
+            rf"\b(?=I){_NOT_SINCE}I(?:['’]?ve| have)? (?:just |recently |finally |now )?"
             rf"(?:moved|relocated){_NO_OBJECT}{_NOT_A_HOME_MOVED}(?! (?:here|there)\b)\b|"
             r"\bI no longer live\b|\bI'?m based in\b|\bmy (?:new )?home is\b|"
             rf"\b(?:I|we)(?:['’]ve| have)? (?:just |recently |finally |now )?settled in(?:to)? "
@@ -1482,8 +1483,8 @@ _TOPICS = _named_patterns(
             r"(?:first |own |new |forever |dream )*(?:home|house|flat|apartment|cottage|bungalow)\b"
             + NOT_TO_LIVE_IN
             + r"|"
-            rf"{_NOT_SINCE}\bwe(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated)"
-            rf"{_NO_OBJECT}{_NOT_A_HOME_MOVED}\b|" + _not_anymore("live"),
+            rf"\b(?=we){_NOT_SINCE}we(?:'ve| have)? (?:just |recently |finally )?"
+            rf"(?:moved|relocated){_NO_OBJECT}{_NOT_A_HOME_MOVED}\b|" + _not_anymore("live"),
         ),
         (
             "work",
