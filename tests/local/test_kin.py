@@ -37,6 +37,13 @@ from zepkit.local.schema import SCHEMA_VERSION
         ("Carla and my sister went to Porto.", ["Carla", "Porto"], []),
         ("Mango would be offended.", ["Mango"], []),
         ("Important, my son Theo has a peanut allergy.", ["Important", "Theo"], ["Theo"]),
+        ("My friend has a dog, his name is Rex.", ["Rex"], []),
+        ("My sister has a cat, Miso, who hates me.", ["Miso"], []),
+        ("My neighbour got a puppy named Biscuit.", ["Biscuit"], []),
+        ("My old dog Biscuit is 14 now.", ["Biscuit"], ["Biscuit"]),
+        ("We have a cat. Her name is Miso.", ["Miso"], ["Miso"]),
+        ("We rescued a greyhound and her name is Dot.", ["Dot"], ["Dot"]),
+        ("My dad has a dog, his name is Rex.", ["Rex"], []),
     ],
 )
 def test_a_name_is_the_users_own_only_where_they_give_it_as_family_or_pet(

@@ -48,28 +48,44 @@ _KIN = factored(
 """A family word or a pet's ("my cat", "our eldest", "my golden retriever"); friends and
 colleagues are not the user's own: their news stays theirs."""
 
-_BEFORE = re.compile(rf"\b(?:my|our)\s+(?:[\w-]+\s+){{0,4}}?{_KIN}\s*[,:(–—-]?\s*$", re.IGNORECASE)
+_EPITHET = r"(?:(?!(?:has|have|had|got|gets|owns|is|was|are|were)\b)[\w-]+\s+)"
+"""A word between "my" and a family or pet word that tells of it ("my old dog", "our 2-year-old
+golden retriever"); not a verb, whose subject the family or pet is of ("my friend has a dog")."""
+
+_BEFORE = re.compile(rf"\b(?:my|our)\s+{_EPITHET}{{0,4}}?{_KIN}\s*[,:(–—-]?\s*$", re.IGNORECASE)
 """What comes right before a name given as one's own: "my cat Mango", "our 2-year-old golden
 retriever Bingo", "my dad, Tunde", "My youngest (Esi)"."""
 
 _AFTER = re.compile(
-    rf"^\s*(?:,|\(|–|—|-|is|was|['’]s)\s*(?:my|our)\s+(?:[\w-]+\s+){{0,3}}?{_KIN}(?![\w'’-])"
+    rf"^\s*(?:,|\(|–|—|-|is|was|['’]s)\s*(?:my|our)\s+{_EPITHET}{{0,3}}?{_KIN}(?![\w'’-])"
     r"(?!\s+(?-i:[A-Z]))",
     re.IGNORECASE,
 )
 """What comes right after a name given as one's own: "Njeri, my eldest", "Mango (my cat)",
 "Ioana is my wife"; not before the name it gives ("Important, my son Theo ...")."""
 
-_CALLED = re.compile(
-    rf"\b(?:(?:my|our)\s+(?:[\w-]+\s+){{0,3}}?{_KIN}['’]s\s+name\s+(?:is|was)|"
+_GIVEN = (
     rf"(?:(?:I|we)\s+(?:have|had|got|adopted|rescued|welcomed)|(?:I['’]ve|we['’]ve)\s+got)\s+"
-    rf"(?:a|an|two|three)\s+(?:[\w-]+\s+){{0,3}}?{_KIN}\s*(?:,\s*|\s+(?:named|called)\s+)|"
-    r"(?:his|her|their)\s+name\s+(?:is|was)|(?:he|she)['’]s\s+called)\s*$",
+    rf"(?:a|an|two|three)\s+{_EPITHET}{{0,3}}?{_KIN}"
+)
+"""One's own family or pet told of by having them: "we adopted a kitten", "I have a daughter"."""
+
+_CALLED = re.compile(
+    rf"\b(?:(?:my|our)\s+{_EPITHET}{{0,3}}?{_KIN}['’]s\s+name\s+(?:is|was)|"
+    rf"{_GIVEN}\s*(?:,\s*|\s+(?:named|called)\s+))\s*$",
     re.IGNORECASE,
 )
 """What comes right before a name a pet or a child is given: "my dog's name is Rex", "we
-adopted a kitten, Luna", "I have a daughter named Ellie", "... His name is Rex" (a statement
-that already tells of one's own: see `own_names`)."""
+adopted a kitten, Luna", "I have a daughter named Ellie"."""
+
+_CALLED_AFTER_OWN = re.compile(
+    rf"\b(?:(?:my|our)\s+{_EPITHET}{{0,4}}?{_KIN}|{_GIVEN})\s*(?:[.!,;]|\s+and)\s*"
+    r"(?:(?:his|her|their)\s+name\s+(?:is|was)|(?:he|she)['’]s\s+called)\s*$",
+    re.IGNORECASE,
+)
+"""A name given by a pronoun after one's own family or pet: "I have a dog. His name is Rex."; not
+"My friend has a dog, his name is Rex" (the dog is the friend's), nor "my dad has a dog, his
+name is Rex"."""
 
 _KIN_WORD = re.compile(rf"\b{_KIN}\b", re.IGNORECASE)
 _OWN_TOLD = re.compile(rf"\b(?:my|our|I|we)\b[^.!?]*?\b{_KIN}\b", re.IGNORECASE)
@@ -90,7 +106,12 @@ def own_names(text: str, names: Sequence[str]) -> tuple[str, ...]:
         for at in re.finditer(rf"(?<![\w'’-]){re.escape(name)}(?![\w-])", text):
             before = text[max(0, at.start() - _SPAN) : at.start()]
             after = text[at.end() : at.end() + _SPAN]
-            if _BEFORE.search(before) or _AFTER.match(after) or _CALLED.search(before):
+            if (
+                _BEFORE.search(before)
+                or _AFTER.match(after)
+                or _CALLED.search(before)
+                or _CALLED_AFTER_OWN.search(before)
+            ):
                 found.append(name)
                 break
     return tuple(found)
