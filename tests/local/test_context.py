@@ -333,6 +333,38 @@ async def test_where_the_user_lives_leads_when_only_it_answers_the_message(
     assert "Rotterdam" in _lead(await _block_for(alice, "a2", asked))
 
 
+async def test_the_hours_the_user_works_lead_when_a_message_asks_when(
+    lexical_alice: LocalBackend,
+) -> None:
+    """When to train, sleep or eat needs the hours the user works (their husband's night shifts
+    are not theirs), however long ago told; a newer schedule ends the older."""
+    alice = lexical_alice
+    await _told(alice, "I'm on permanent nights now.", *LATER_STATEMENTS)
+    asked = "When should I go to the gym?"
+    assert "permanent nights" in _lead(await _block_for(alice, "a2", asked))
+    other = "What should I knit for the twins?"
+    assert "permanent nights" not in _lead(await _block_for(alice, "a3", other))
+    await _told(alice, "I'm back on day shifts since Monday.")
+    profile = _lead(await _block_for(alice, "a4", asked))
+    assert "back on day shifts" in profile and "permanent nights" not in profile
+
+
+async def test_standing_requests_on_no_named_subject_come_in_every_block(
+    lexical_alice: LocalBackend,
+) -> None:
+    """A standing request on a subject no rule names ("assume TypeScript", "the cheapest option
+    first") holds for every answer as the named ones do; two such requests end neither."""
+    alice = lexical_alice
+    await _told(
+        alice,
+        "oh and btw for any code from now on just assume TypeScript with strict mode",
+        *LATER_STATEMENTS,
+        "Small thing: can you always give me the cheapest option first?",
+    )
+    profile = _lead(await _block_for(alice, "a2", "How do I debounce a search input in React?"))
+    assert "assume TypeScript" in profile and "cheapest option first" in profile
+
+
 async def test_standing_instructions_come_in_every_block(lexical_alice: LocalBackend) -> None:
     """How to answer holds for every answer: a standing instruction told among many statements
     leads the profile of a block whose message shares nothing with it, besides the rest."""

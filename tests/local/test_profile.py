@@ -11,9 +11,11 @@ from zepkit.core._backend import SearchRequest, UserProfile
 from zepkit.core._models import Message
 from zepkit.local import LocalBackend, RuleExtractor, profile, supersede
 from zepkit.local.profile import (
+    STANDING_MARK,
     kinds_in,
     kinds_of,
     manner_subjects,
+    needed_topics,
     negated_value,
     self_statement,
     subjects_apart,
@@ -1009,7 +1011,7 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("We moved the standup to ten.", ()),
         ("I've moved teams at work, now on the payments team.", ()),  # a team, not a home
         ("I moved jobs last year.", ()),
-        ("I moved onto night shifts.", ()),  # a shift pattern, not a home
+        ("I moved onto night shifts.", ("schedule",)),  # the hours worked, not a home
         ("I moved to a new role in March.", ()),
         ("I moved to the day team.", ()),
         ("I moved onto a houseboat.", ("home",)),
@@ -1150,11 +1152,56 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         # a move told as the time of something else, with no place, is no new home
         ("Emil is scared of the dark since we moved, he wakes up crying.", ()),
         ("Ever since I moved to Oslo I cycle everywhere.", ("home",)),
+        # the hours worked: a pattern of shifts or days, not one shift
+        ("I work permanent night shifts on the ICU.", ("schedule",)),
+        ("I'm on nights this month.", ("schedule",)),
+        ("I switched to early shifts at the depot.", ("schedule",)),
+        ("I work Monday to Thursday now, 10 hours a day.", ("schedule",)),
+        ("I work four days a week.", ("schedule",)),
+        ("My shifts start at 6am.", ("schedule",)),
+        ("I'm doing a night shift tonight.", ()),
+        ("I'm on days off until Monday.", ()),
     ],
 )
 def test_single_valued_subjects(sentence: str, topics: tuple[str, ...]) -> None:
     reading = self_statement(sentence)
     assert reading is not None and reading.topics == topics
+
+
+@pytest.mark.parametrize(
+    ("message", "needed"),
+    [
+        ("What vegetables would do well where I live?", ("home",)),
+        ("Any good vets nearby?", ("home",)),
+        ("When is the best time of day for me to go to the gym?", ("schedule",)),
+        ("Can you build me a weekly plan for sleep, meals and my runs?", ("schedule",)),
+        ("I'd like to join a club. When do these things usually meet?", ("schedule",)),
+        ("What should I cook tonight?", ()),
+        ("Tell me a joke about penguins.", ()),
+    ],
+)
+def test_what_a_message_needs_the_current_value_of(message: str, needed: tuple[str, ...]) -> None:
+    assert needed_topics(message) == needed
+
+
+@pytest.mark.parametrize(
+    ("sentence", "marked"),
+    [
+        ("Small thing: can you always give me the cheapest option first?", True),
+        ("Always give me recipes like that please", True),
+        ("Please always give me 2 or 3 options, the most natural first.", True),
+        ("oh and btw for any code from now on just assume TypeScript with strict mode", True),
+        ("From now on, when you give me health stuff, can you add where it comes from?", True),
+        ("Please always reply in Spanish.", False),  # a subject of its own: manner-language
+        ("I'm always here for you!", False),
+        ("Thank you, you always give me good ideas.", False),
+        ("From now on I will assume nothing.", False),
+        ("I always use oat milk in my coffee.", False),
+    ],
+)
+def test_a_standing_request_on_no_named_subject_is_marked(sentence: str, marked: bool) -> None:
+    reading = self_statement(sentence)
+    assert (reading is not None and STANDING_MARK in reading.topics) is marked
 
 
 @pytest.mark.parametrize(

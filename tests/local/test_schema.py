@@ -14,6 +14,7 @@ from zepkit.core._errors import BackendError, ConfigurationError
 from zepkit.core._models import Message
 from zepkit.local import LocalBackend, check_fts5, schema
 from zepkit.local.ids import graph_range
+from zepkit.local.profile import STANDING_MARK
 from zepkit.local.schema import SCHEMA_VERSION
 
 
@@ -389,6 +390,33 @@ async def test_a_version_16_file_marks_what_to_heed(db_path: Path) -> None:
     assert marked == [(f"user: {said[0]}",)]
 
 
+async def test_a_version_17_file_gains_the_hours_the_user_works(db_path: Path) -> None:
+    """Step 18 adds the schedule subject to the statements stored before it: night shifts told
+    then end by day shifts told after the upgrade; a statement of another subject is left. It
+    marks a standing request on no subject the rules name."""
+    said = (
+        "I work permanent night shifts at the hospital.",
+        "I have a dog.",
+        "Can you always give me the cheapest option first?",
+    )
+    await _file_saying(db_path, *said)
+    _stored_without(db_path, "topics", version=17)
+
+    news = ("I'm back on day shifts since Monday.",)
+    ended = await _ended_after(db_path, news, "night shifts hospital dog day", limit=10)
+    assert ended[f"user: {said[0]}"] is not None
+    assert ended[f"user: {said[1]}"] is None
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        marked = conn.execute(
+            "SELECT r.text FROM statement_rows AS r JOIN statements AS s ON s.id = r.id "
+            "WHERE s.topics LIKE ?",
+            (f"% {STANDING_MARK} %",),
+        ).fetchall()
+    conn.close()
+    assert marked == [(f"user: {said[2]}",)]
+
+
 async def _facts_read_only(db_path: Path, query: str) -> list[str]:
     """The facts of user "u" a search for `query` finds through a read-only open of the file."""
     async with LocalBackend(db_path, retriever="lexical", read_only=True) as reader:
@@ -410,10 +438,11 @@ async def _ended_after(
 
 def _stored_without(db_path: Path, column: str, *, version: int) -> None:
     """The file as a release at `version` left it, without the statements' `column` ("states"
-    or "topics") that the rules after it read, nor the entities' marks of step 16."""
+    or "topics") that the rules after it read, nor, before 16, the entities' marks of step 16."""
     with sqlite3.connect(db_path) as conn:
         conn.execute(f"UPDATE statements SET {column} = NULL")
-        conn.execute("ALTER TABLE entities DROP COLUMN own")  # step 16's
+        if version < 16:
+            conn.execute("ALTER TABLE entities DROP COLUMN own")
         conn.execute(f"PRAGMA user_version = {version}")
     conn.close()
 

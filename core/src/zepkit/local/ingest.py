@@ -19,7 +19,7 @@ from zepkit.local.history import told_at
 from zepkit.local.ids import next_id
 from zepkit.local.kin import told_of_own
 from zepkit.local.outcomes import outcomes_told, states_column
-from zepkit.local.profile import HEED_TOPIC, left_value
+from zepkit.local.profile import MARKS, left_value
 from zepkit.local.retrieval import unprefixed
 from zepkit.local.stats import count_terms
 from zepkit.local.supersede import Change, supersede
@@ -113,7 +113,7 @@ def write_episodes(
             outcomes = outcomes_told(unprefixed(s.text, s.speaker)) if s.by_user else ()
             denied = denied_claim(s.text) if s.profile is not None else None
             affirmed = affirmed_claim(s.text) if s.profile is not None else None
-            subjects = tuple(topic for topic in s.topics if topic != HEED_TOPIC)  # ends nothing
+            subjects = tuple(topic for topic in s.topics if topic not in MARKS)  # marks end nothing
             if subjects or s.ends or habit or left or outcomes or denied or affirmed:
                 speakers = (s.speaker, user_name) if s.by_user else (s.speaker,)
                 changes.append(

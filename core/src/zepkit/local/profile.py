@@ -757,11 +757,13 @@ _STANDING = (
     r"translate|summari[sz]e|sum up)\b|.*\b(?:start|begin|end|open|lead|close)\b[^.!?]{0,30}?"
     r"\bwith (?:a |an |the |your )?(?:tl;?dr|summary|summaries|recap|bottom line|key points?|"
     r"conclusion|short answer|one[- ]liner|one[- ]line))|"
-    r"\b(?:call|address|refer to) me (?:as |by )?(?-i:[A-Z])"
+    r"\b(?:call|address|refer to) me (?:as |by )?(?-i:[A-Z])|"
+    r"\b(?:from now on|going forward|in (?:the )?future|by default)\b"
+    r"(?:(?!\b(?:I|we)\b)[^.!?]){0,40}?\b(?:assume|stick (?:to|with)|default to)\b"
 )
 """A standing instruction to the assistant ("Please always reply in Spanish.", "From now on,
-keep your answers short.", "Please call me Alex."): how the user wants to be spoken to, worth
-every later block."""
+keep your answers short.", "Please call me Alex.", "for any code from now on just assume
+TypeScript"): how the user wants to be spoken to or answered, worth every later block."""
 
 _ANSWERS_FORM = re.compile(
     r"\b(?:keep|make|write|format|start|end|limit)\b[^.?!]{0,40}?\byour (?:answers|replies|"
@@ -838,8 +840,9 @@ apart from `_STANDING`, so a search of either reads only what it must (every sen
 against both)."""
 
 _STANDING_LAST = re.compile(
-    r"\b(?:use|reply|respond|answer|write|keep|format|give|include|avoid|skip|stop|speak|talk)\b"
-    r"[^.?!]*\b(?:from now on|going forward|by default)(?:,? (?:please|thanks|thank you))?"
+    r"\b(?:use|reply|respond|answer|write|keep|format|give|include|avoid|skip|stop|speak|talk|"
+    r"assume|stick (?:to|with)|default to)\b[^.?!]*\b(?:from now on|going forward|by default)"
+    r"(?:,? (?:please|thanks|thank you))?"
     r"(?:\W*$|\s*[-–—;:(]|,\s*(?:as|since|because|cause|cos|coz|bc)\b)",
     re.IGNORECASE,
 )
@@ -1456,6 +1459,14 @@ dark since we moved"): told before, it ends no home for being mentioned again; "
 moved to Oslo" still says where. Written after a look for the word it stands before
 (`\b(?=I)`), so its look-behinds are read there only, not at every position of a sentence."""
 
+_SHIFTS = (
+    r"(?:(?:permanent|regular|fixed|rotating|the|\d+-hour|twelve-hour|long|overnight) )*"
+    r"(?:nights|evenings|weekends|earlies|lates|days(?! off\b)|"
+    r"(?:night|day|early|late|evening|graveyard|overnight|rotating|swing|split|weekend)"
+    r"[- ]?shifts?)\b"
+)
+"""A pattern of shifts one works ("night shifts", "permanent nights", "earlies")."""
+
 _TOPICS = _named_patterns(
     (
         (
@@ -1614,6 +1625,22 @@ _TOPICS = _named_patterns(
             + r"|\bI(?:['’]?m| am) (?:now |still )?on (?:an? )?(?:iphone|android)\b",
         ),
         ("laptop", _device("laptop|computer", _LAPTOP)),
+        (
+            "schedule",
+            rf"\bI(?:['’]?m| am) (?:now |still |currently |back |mostly |only |not |no longer )?"
+            rf"(?:on|doing|working) {_SHIFTS}(?! (?:off|tonight|tomorrow|today)\b)|"
+            rf"\bI (?:now |still |currently |mostly |mainly |only |usually |no longer )?"
+            rf"(?:work|do) {_SHIFTS}|"
+            r"\bI(?:['’]ve| have)? (?:just |recently |finally )?(?:switched|moved|changed|gone|"
+            rf"went|been put|got put) (?:back )?(?:to|onto|on to|on) {_SHIFTS}|"
+            r"\bmy (?:work )?(?:shifts? (?:is|are|runs?|starts?)|working hours are|hours are) "
+            r"(?:\w+ )?\d|"
+            r"\bI (?:usually |normally |now )?(?:start|finish) work at \d|"
+            rf"\bI (?:now |still |only |usually |normally )?work (?:from )?{_DAYS}s? "
+            rf"(?:to|through|till|until|-) {_DAYS}|"
+            r"\bI (?:now |still |only |usually |normally )?work (?:\d|one|two|three|four|five|six)"
+            r"[- ](?:days?|nights?|shifts?) (?:a|per) week\b",
+        ),
     )
 )
 """Subjects that hold one value at a time (a subject may have more than one pattern): a newer
@@ -1760,6 +1787,52 @@ HEED_TOPIC = "heed"
 """The mark, among a profile statement's topics, of one that `must_heed` reads: a mark, not a
 single-valued subject (a second allergy ends no first), so no newer statement ends it for it."""
 
+STANDING_MARK = "manner-asked"
+"""The mark, among a profile statement's topics, of a standing instruction on no subject the
+rules name (`asked_to_keep`): carried in every block with the others (`manner-`), but a mark,
+not a subject: "always give me the cheapest option first" ends no "assume TypeScript"."""
+
+MARKS = frozenset({HEED_TOPIC, STANDING_MARK})
+"""The topics that mark a statement rather than name a single-valued subject: they end nothing."""
+
+_ASKED_TO_KEEP = re.compile(
+    r"\b(?:can|could|would|will) you (?:please |pls |just )?(?:always|never|from now on)\b|"
+    r"\bplease,? (?:always|never)\b|"
+    r"^\W*(?:[\w ]{1,20}:\s*)?(?:(?:and|oh and|also|btw|so|ok|okay)\W+)*(?:please,? )?"
+    r"(?:always|never) (?:give|use|add|include|show|put|write|start|end|tell|remind|ask|suggest|"
+    r"recommend|keep|make|list|mention|check|assume)\b|"
+    r"\b(?:from now on|going forward|by default|in (?:the )?future)\b"
+    r"(?:(?!\b(?:I|we|he|she|they)\b)[^.!?]){0,60}?\b(?:you|your|please|assume|use|give|add|"
+    r"include|keep|write|show|stick (?:to|with)|default to)\b|"
+    r"\b(?:give|use|add|include|keep|write|show|assume|stick (?:to|with)|default to)\b[^.!?]*"
+    r"\b(?:from now on|going forward|by default)\b",
+    re.IGNORECASE,
+)
+"""A standing request put to the assistant ("can you always give me the cheapest option
+first?", "Always give me recipes like that please", "for any code from now on just assume
+TypeScript"); not "I'm always here for you" nor "you always give me good ideas"."""
+
+
+def asked_to_keep(sentence: str, subjects: Collection[str]) -> bool:
+    """Whether a profile statement of a standing instruction (`subjects`: the topics the rules
+    gave it) asks the assistant to keep doing something on no subject of `_MANNER_SUBJECTS`."""
+    return (
+        not any(topic.startswith("manner-") for topic in subjects)
+        and _ASKED_TO_KEEP.search(sentence) is not None
+    )
+
+
+STANDING_WORDS = ("always", "never", "from now on", "going forward", "by default", "future")
+"""Words each statement `asked_to_keep` reads holds one of."""
+
+
+def standing_marks(sentence: str) -> tuple[str, ...]:
+    """`STANDING_MARK` for a stored profile statement of a standing instruction on no subject
+    the rules name (rules newer than its file may read it), else ()."""
+    if "manner" not in kind_weights(sentence):
+        return ()
+    return (STANDING_MARK,) if asked_to_keep(sentence, manner_subjects(sentence)) else ()
+
 
 def must_heed(sentence: str) -> bool:
     """Whether a profile statement tells of an allergy, intolerance or condition that any
@@ -1849,12 +1922,28 @@ nearby"), in a message, not in the assistant's question (a reply to "Any spots n
 home)."""
 
 
+_NEEDS_SCHEDULE = re.compile(
+    r"\b(?:what time|time of (?:the )?day|best time|when (?:should|could|can|would) (?:I|we)|"
+    r"when (?:do|does|are) (?:these|they|those|the \w+|most \w+) (?:\w+ ){0,2}(?:meet|run|happen|"
+    r"start|open)|sleep\w*|naps?|napping|insomnia|jet ?lag|schedul\w*|routines?|timetable|"
+    r"(?:weekly|daily|week|day) plan|plan (?:out )?(?:my|a|the|our) (?:week|day|days)|"
+    r"meal (?:plan|prep|timing|times)|mornings? or (?:evenings?|nights?)|"
+    r"(?:evenings?|nights?) or mornings?)\b",
+    re.IGNORECASE,
+)
+"""What the hours the user works answer: when to train, sleep or eat, a plan for the week, when
+a club meets ("When is the best time of day for me to go?" to someone on night shifts)."""
+
+
 def needed_topics(message: str) -> tuple[str, ...]:
     """The single-valued subjects a user's message asks about (`asked_topics`) or needs the
-    value of to be answered: home for a day trip or what is near."""
+    value of to be answered: home for a day trip or what is near, the hours they work for when
+    to do something."""
     asked = asked_topics(kinds_asked(message))
     if "home" not in asked and _NEEDS_HOME.search(message) is not None:
-        return (*asked, "home")
+        asked = (*asked, "home")
+    if _NEEDS_SCHEDULE.search(message) is not None:
+        asked = (*asked, "schedule")
     return asked
 
 
@@ -2289,7 +2378,10 @@ def self_statement(sentence: str) -> SelfStatement | None:
     if read is not sentence:
         topics = tuple(dict.fromkeys(topics + _dropped_topics(sentence.lstrip(), typed_lower)))
     salience = BASE_SALIENCE + sum(kinds.values()) + (TOPIC_SALIENCE if topics else 0.0)
-    named = favourites_named(read) + (manner_subjects(read) if "manner" in kinds else ())
+    named = favourites_named(read)
+    if "manner" in kinds:
+        named += manner_subjects(read)
+        named += (STANDING_MARK,) if asked_to_keep(read, named) else ()
     return SelfStatement(salience, topics + named, tells_an_ending(whole))
 
 
@@ -2381,13 +2473,29 @@ DEVICE_WORDS = (
 def device_topics(sentence: str) -> tuple[str, ...]:
     """The phone and laptop subjects of a stored profile statement (rules newer than its file
     may read them)."""
+    return _stored_topics(sentence, ("phone", "laptop"))
+
+
+SCHEDULE_WORDS = ("shift", "night", "evenings", "weekends", "earlies", "lates", "days", "work at")
+"""Words each statement of the hours the user works holds (`schedule_topics`)."""
+
+
+def schedule_topics(sentence: str) -> tuple[str, ...]:
+    """The schedule subject of a stored profile statement: the hours or shifts the user works
+    (rules newer than its file may read it)."""
+    return _stored_topics(sentence, ("schedule",))
+
+
+def _stored_topics(sentence: str, wanted: Collection[str]) -> tuple[str, ...]:
+    """The topics among `wanted` that a stored profile statement states, read as it was written
+    (with "I" put back when chat dropped it)."""
     typed_lower = not any(ch.isupper() for ch in sentence)
     return tuple(
         topic
         for topic in _topics_of(
             f"I {sentence}" if _IMPLIED_I.match(sentence) else sentence, typed_lower=typed_lower
         )
-        if topic in ("phone", "laptop")
+        if topic in wanted
     )
 
 

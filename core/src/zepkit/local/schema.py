@@ -495,6 +495,32 @@ _V17: tuple[Step, ...] = (
 )
 
 
+def _schedule_topics(conn: sqlite3.Connection) -> None:
+    """Each profile statement's schedule (the hours or shifts the user works), added to its
+    topics: a message asking when to sleep or train then carries it, and a newer schedule ends
+    it. Only statements holding one of its words are read."""
+    from zepkit.local.profile import SCHEDULE_WORDS, schedule_topics
+
+    _topics_added(conn, schedule_topics, SCHEDULE_WORDS)
+
+
+def _standing_marks(conn: sqlite3.Connection) -> None:
+    """Mark each profile statement of a standing instruction on no subject the rules name
+    (`profile.asked_to_keep`) among its topics: every block then carries the newest. Only
+    statements holding one of its words are read."""
+    from zepkit.local.profile import STANDING_WORDS, standing_marks
+
+    _topics_added(conn, standing_marks, STANDING_WORDS)
+
+
+_V18: tuple[Step, ...] = (
+    # The rules know the hours the user works as a single-valued subject: the topic they add.
+    _schedule_topics,
+    # And standing instructions on no subject they name: marked among the topics.
+    _standing_marks,
+)
+
+
 MIGRATIONS: Sequence[Sequence[Step]] = (
     _V1,
     _V2,
@@ -513,6 +539,7 @@ MIGRATIONS: Sequence[Sequence[Step]] = (
     _V15,
     _V16,
     _V17,
+    _V18,
 )
 """Step i takes the schema from version i to i + 1; append steps, never edit a shipped one."""
 
@@ -527,6 +554,8 @@ WRITE_ONLY_STEPS: tuple[Step, ...] = (
     _device_topics,
     _own_entities,
     _heed_topics,
+    _schedule_topics,
+    _standing_marks,
 )
 """Steps after `READABLE_FROM` that add what only writes read, or what reads do without when a
 file lacks it (the marks of the user's own people, `retrieval.kin_holders`, and of what to
