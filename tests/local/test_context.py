@@ -10,7 +10,14 @@ from zepkit.core._backend import UserProfile
 from zepkit.core._models import Message
 from zepkit.local import LocalBackend
 from zepkit.local.profile import HEED_WORDS, must_heed
-from zepkit.local.retrieval import HEEDED_SHOWN, ProfileRow, StatementHit, heeded
+from zepkit.local.retrieval import (
+    HEEDED_SHOWN,
+    LIMITS_SHOWN,
+    ProfileRow,
+    StatementHit,
+    heeded,
+    limits,
+)
 from zepkit.local.search import DENSE_RELEVANCE_FLOOR, PROFILE_FACTS, pick_profile
 
 
@@ -347,6 +354,30 @@ async def test_the_hours_the_user_works_lead_when_a_message_asks_when(
     await _told(alice, "I'm back on day shifts since Monday.")
     profile = _lead(await _block_for(alice, "a4", asked))
     assert "back on day shifts" in profile and "permanent nights" not in profile
+
+
+async def test_the_limits_of_the_user_lead_when_a_message_plans_an_outing(
+    lexical_alice: LocalBackend,
+) -> None:
+    """A fear, a bad knee or motion sickness decides any day out or journey: the newest
+    `LIMITS_SHOWN` the user told of lead a block that plans one, however little they share with
+    it, and not a block about something else."""
+    alice = lexical_alice
+    await _told(
+        alice,
+        "I'm scared of heights, even glass floors make my legs shake.",
+        *LATER_STATEMENTS,  # "I have a bad knee from an old football injury."
+    )
+    carried = alice._engine.read(lambda conn: limits(conn, _graph_of(conn, "alice")))
+    assert [row.hit.text for row in carried] == [
+        "user: I have a bad knee from an old football injury.",
+        "user: I'm scared of heights, even glass floors make my legs shake.",
+    ]
+    assert len(carried) == LIMITS_SHOWN
+    profile = _lead(await _block_for(alice, "a2", "Can you plan a full day for us in Singapore?"))
+    assert "scared of heights" in profile and "bad knee" in profile
+    other = "What should I knit for the twins?"
+    assert "scared of heights" not in _lead(await _block_for(alice, "a3", other))
 
 
 async def test_standing_requests_on_no_named_subject_come_in_every_block(

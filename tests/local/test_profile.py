@@ -11,11 +11,14 @@ from zepkit.core._backend import SearchRequest, UserProfile
 from zepkit.core._models import Message
 from zepkit.local import LocalBackend, RuleExtractor, profile, supersede
 from zepkit.local.profile import (
+    LIMIT_WORDS,
     STANDING_MARK,
     kinds_in,
     kinds_of,
+    limits_plans,
     manner_subjects,
     needed_topics,
+    needs_limits,
     negated_value,
     self_statement,
     subjects_apart,
@@ -1182,6 +1185,42 @@ def test_single_valued_subjects(sentence: str, topics: tuple[str, ...]) -> None:
 )
 def test_what_a_message_needs_the_current_value_of(message: str, needed: tuple[str, ...]) -> None:
     assert needed_topics(message) == needed
+
+
+@pytest.mark.parametrize(
+    ("sentence", "limits"),
+    [
+        ("I'm scared of heights, even glass floors make my legs shake.", True),
+        ("I have a real fear of flying, so the train it is.", True),
+        ("I can't swim.", True),
+        ("I get motion sickness on long bus rides.", True),
+        ("I use a wheelchair since a car crash when I was 19.", True),
+        ("I'm 24 weeks pregnant with our first.", True),
+        ("I have a bad back from rugby.", True),
+        ("My sister Marta is pregnant, the baby comes in March!", False),  # hers, not theirs
+        ("My mum had a stroke and uses a wheelchair now.", False),
+        ("That's exactly what I was afraid of.", False),
+        ("I went back to the shop.", False),
+    ],
+)
+def test_a_limit_any_plan_must_heed(sentence: str, limits: bool) -> None:
+    assert limits_plans(sentence) is limits
+    # the upgrade to schema 18 reads only the statements holding one of these
+    assert not limits or any(word in sentence.lower() for word in LIMIT_WORDS)
+
+
+@pytest.mark.parametrize(
+    ("message", "plans"),
+    [
+        ("Can you plan the whole day for us in Singapore?", True),
+        ("How should I travel from Milan to Venice?", True),
+        ("Any fun activities for a rainy Saturday?", True),
+        ("What should I cook tonight?", False),
+        ("Can you check my cover letter?", False),
+    ],
+)
+def test_a_message_planning_outings_or_travel(message: str, plans: bool) -> None:
+    assert needs_limits(message) is plans
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from zepkit.core._errors import BackendError, ConfigurationError
 from zepkit.core._models import Message
 from zepkit.local import LocalBackend, check_fts5, schema
 from zepkit.local.ids import graph_range
-from zepkit.local.profile import STANDING_MARK
+from zepkit.local.profile import LIMIT_MARK, STANDING_MARK
 from zepkit.local.schema import SCHEMA_VERSION
 
 
@@ -390,14 +390,15 @@ async def test_a_version_16_file_marks_what_to_heed(db_path: Path) -> None:
     assert marked == [(f"user: {said[0]}",)]
 
 
-async def test_a_version_17_file_gains_the_hours_the_user_works(db_path: Path) -> None:
+async def test_a_version_17_file_gains_the_hours_worked_and_the_marks(db_path: Path) -> None:
     """Step 18 adds the schedule subject to the statements stored before it: night shifts told
     then end by day shifts told after the upgrade; a statement of another subject is left. It
-    marks a standing request on no subject the rules name."""
+    marks a standing request on no subject the rules name, and a limit plans must heed."""
     said = (
         "I work permanent night shifts at the hospital.",
         "I have a dog.",
         "Can you always give me the cheapest option first?",
+        "I'm scared of heights.",
     )
     await _file_saying(db_path, *said)
     _stored_without(db_path, "topics", version=17)
@@ -413,8 +414,14 @@ async def test_a_version_17_file_gains_the_hours_the_user_works(db_path: Path) -
             "WHERE s.topics LIKE ?",
             (f"% {STANDING_MARK} %",),
         ).fetchall()
+        limited = conn.execute(
+            "SELECT r.text FROM statement_rows AS r JOIN statements AS s ON s.id = r.id "
+            "WHERE s.topics LIKE ?",
+            (f"% {LIMIT_MARK} %",),
+        ).fetchall()
     conn.close()
     assert marked == [(f"user: {said[2]}",)]
+    assert limited == [(f"user: {said[3]}",)]
 
 
 async def _facts_read_only(db_path: Path, query: str) -> list[str]:

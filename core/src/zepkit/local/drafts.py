@@ -19,7 +19,7 @@ from zepkit.local.extraction import (
     ReplyExtractor,
 )
 from zepkit.local.kin import own_names
-from zepkit.local.profile import HEED_TOPIC, must_heed
+from zepkit.local.profile import HEED_TOPIC, LIMIT_MARK, limits_plans, must_heed
 from zepkit.local.stats import message_sentences
 from zepkit.local.text import split_turns
 
@@ -119,10 +119,15 @@ def _drafted(found: ExtractedStatement, speaker: str, by_user: bool) -> DraftSta
 
 def _marked(found: ExtractedStatement) -> tuple[str, ...]:
     """A user's statement's topics, with `HEED_TOPIC` when it is in their profile and tells of
-    an allergy or condition to heed: every block reads those by the topics' index."""
-    if found.profile is None or HEED_TOPIC in found.topics or not must_heed(found.text):
+    an allergy or condition to heed (every block reads those by the topics' index), and
+    `LIMIT_MARK` for a limit that plans of outings or travel must heed."""
+    if found.profile is None:
         return found.topics
-    return (*found.topics, HEED_TOPIC)
+    marks = (
+        *((HEED_TOPIC,) if HEED_TOPIC not in found.topics and must_heed(found.text) else ()),
+        *((LIMIT_MARK,) if LIMIT_MARK not in found.topics and limits_plans(found.text) else ()),
+    )
+    return (*found.topics, *marks) if marks else found.topics
 
 
 def draft_data(

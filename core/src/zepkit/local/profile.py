@@ -1792,7 +1792,58 @@ STANDING_MARK = "manner-asked"
 rules name (`asked_to_keep`): carried in every block with the others (`manner-`), but a mark,
 not a subject: "always give me the cheapest option first" ends no "assume TypeScript"."""
 
-MARKS = frozenset({HEED_TOPIC, STANDING_MARK})
+LIMIT_MARK = "limit"
+"""The mark, among a profile statement's topics, of a limit any plan of outings or travel must
+heed (`limits_plans`); a mark, not a subject: a fear of heights ends no motion sickness."""
+
+_LIMIT = re.compile(
+    r"\b(?=[im])(?<!what )(?<!that )(?:I(?:['’]m|['’]ve|['’]d)?|me)\b[^.!?;,—–]{0,40}?\b(?:"
+    r"(?:scared|afraid|terrified|frightened|petrified) (?:to death )?of|fear of|"
+    r"\w+phobi[ac]|claustrophobic|vertigo|"
+    r"(?:can['’]?t|cannot|can not|don['’]?t know how to|never learned to|never learnt to) swim|"
+    r"non-?swimmer|(?:motion|travel|car|sea|air)[- ]?sick(?:ness)?|"
+    r"wheelchair|crutches|mobility (?:scooter|issues?|problems?)|walking (?:stick|frame)|"
+    r"(?:can['’]?t|cannot|can not) (?:walk|stand) (?:far|long|for long|more than)|"
+    r"(?:bad|dodgy|weak|busted|wrecked|stuffed|injured|arthritic) (?:knees?|back|hips?|ankles?)|"
+    r"(?:knee|hip) (?:surgery|replacement)|pregnant)\b",
+    re.IGNORECASE,
+)
+
+LIMIT_WORDS = (
+    *("scared", "afraid", "terrified", "frightened", "petrified", "fear", "phobi", "vertigo"),
+    *("swim", "sick", "wheelchair", "crutches", "mobility", "walk", "stand"),
+    *("knee", "back", "hip", "ankle", "pregnant"),
+)
+"""Words each statement `limits_plans` reads holds one of (lower case)."""
+
+
+def limits_plans(sentence: str) -> bool:
+    """Whether a profile statement tells of a limit of the user's that any plan of outings or
+    travel must heed: a fear ("I'm scared of heights"), not swimming, motion sickness, getting
+    about ("I use a wheelchair", "I have bad knees"), a pregnancy; not someone else's ("My
+    sister is pregnant")."""
+    lowered = sentence.lower()  # most statements hold none of the words: spared the search
+    return any(word in lowered for word in LIMIT_WORDS) and _LIMIT.search(sentence) is not None
+
+
+_NEEDS_LIMITS = re.compile(
+    r"\b(?:plan(?:s|ning)? (?:a|an|the|our|my|for|out|some)\b|itinerar\w*|days? out|outings?|"
+    r"(?:day )?trips?|travel(?:ling|ing)?|holidays?|vacation|getaways?|excursions?|"
+    r"activit(?:y|ies)|things to do|what (?:to|should|can|could) (?:we|I) do|hik(?:e|es|ing)|"
+    r"tours?|sightseeing|weekend away|theme park|beach|walks?|swimming|cruise|ferry|boat|"
+    r"flights?|road trip)\b",
+    re.IGNORECASE,
+)
+
+
+def needs_limits(message: str) -> bool:
+    """Whether a user's message plans outings, activities or travel, which the limits they told
+    of (`limits_plans`) decide ("Plan the whole day for us in Singapore", "How should I travel
+    from Milan to Venice?")."""
+    return _NEEDS_LIMITS.search(message) is not None
+
+
+MARKS = frozenset({HEED_TOPIC, STANDING_MARK, LIMIT_MARK})
 """The topics that mark a statement rather than name a single-valued subject: they end nothing."""
 
 _ASKED_TO_KEEP = re.compile(

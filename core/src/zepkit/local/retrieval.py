@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 from zepkit.core._models import DataType
 from zepkit.local.codec import timestamp
-from zepkit.local.profile import HEED_TOPIC
+from zepkit.local.profile import HEED_TOPIC, LIMIT_MARK
 from zepkit.local.text import fact_key, normalise_name
 
 SUMMARY_STATEMENTS = 2
@@ -288,6 +288,17 @@ def heeded(conn: sqlite3.Connection, graph: int, limit: int = HEEDED_SHOWN) -> l
     condition that suggestions of food or medicine must heed (marked `HEED_TOPIC` when
     written), read by the topics' index: a few rows however long the history."""
     return _current_with_topic(conn, graph, f"% {HEED_TOPIC} %", limit)
+
+
+LIMITS_SHOWN = 2
+"""How many of the user's current limits a block planning outings or travel carries."""
+
+
+def limits(conn: sqlite3.Connection, graph: int, limit: int = LIMITS_SHOWN) -> list[ProfileRow]:
+    """The user's newest `limit` current profile statements of a limit that plans of outings or
+    travel must heed (a fear, motion sickness, a wheelchair: marked `LIMIT_MARK` when written),
+    read by the topics' index."""
+    return _current_with_topic(conn, graph, f"% {LIMIT_MARK} %", limit)
 
 
 STANDING_SHOWN = 3

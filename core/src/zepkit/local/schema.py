@@ -513,11 +513,22 @@ def _standing_marks(conn: sqlite3.Connection) -> None:
     _topics_added(conn, standing_marks, STANDING_WORDS)
 
 
+def _limit_marks(conn: sqlite3.Connection) -> None:
+    """Mark each profile statement of a limit that plans of outings or travel must heed
+    (`profile.limits_plans`) among its topics. Only statements holding one of its words are
+    read."""
+    from zepkit.local.profile import LIMIT_MARK, LIMIT_WORDS, limits_plans
+
+    _topics_added(conn, lambda text: (LIMIT_MARK,) if limits_plans(text) else (), LIMIT_WORDS)
+
+
 _V18: tuple[Step, ...] = (
     # The rules know the hours the user works as a single-valued subject: the topic they add.
     _schedule_topics,
-    # And standing instructions on no subject they name: marked among the topics.
+    # And standing instructions on no subject they name, and the limits plans must heed:
+    # marked among the topics.
     _standing_marks,
+    _limit_marks,
 )
 
 
@@ -556,6 +567,7 @@ WRITE_ONLY_STEPS: tuple[Step, ...] = (
     _heed_topics,
     _schedule_topics,
     _standing_marks,
+    _limit_marks,
 )
 """Steps after `READABLE_FROM` that add what only writes read, or what reads do without when a
 file lacks it (the marks of the user's own people, `retrieval.kin_holders`, and of what to

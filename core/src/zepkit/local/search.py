@@ -17,7 +17,13 @@ from zepkit.local.dates import named_periods
 from zepkit.local.hybrid import Retrieval, date_credit, fused, neighbours_of, spread
 from zepkit.local.ids import UuidOf, graph_range, row_uuids
 from zepkit.local.plan import QueryPlan, plan_query
-from zepkit.local.profile import heaviest_kind, kinds_asked, needed_topics, of_kinds_asked
+from zepkit.local.profile import (
+    heaviest_kind,
+    kinds_asked,
+    needed_topics,
+    needs_limits,
+    of_kinds_asked,
+)
 from zepkit.local.rerank import RRF_K, Candidate, by_relevance, fuse, mmr, rrf
 from zepkit.local.retrieval import (
     EntityRow,
@@ -29,6 +35,7 @@ from zepkit.local.retrieval import (
     entity_summary,
     heeded,
     kin_holders,
+    limits,
     load_entities,
     load_episodes,
     load_turns,
@@ -389,7 +396,10 @@ def context_block(
         exclude=exclude,
         said=said,
         candidates=candidates,
-        asked=topic_holders(conn, graph, asked) if asked else (),
+        asked=[
+            *(topic_holders(conn, graph, asked) if asked else ()),
+            *(limits(conn, graph) if terms and needs_limits(search.query) else ()),
+        ],
         kin=kin_holders(conn, graph, [*names, *maybe_names]) if terms else (),
         standing=[*standing_instructions(conn, graph), *heeded(conn, graph)],
         floor=DENSE_RELEVANCE_FLOOR if search.dense else 0.0,
