@@ -171,6 +171,7 @@ def test_chatter(sentence: str, role: str) -> None:
         ("Please note: my son is allergic to eggs.", "user"),
         ("Can you remember that my wife is pregnant?", "user"),
         ("Please help me, I'm diabetic and need a menu.", "user"),  # told while asking
+        ("Please don't expect quick answers on Fridays — I keep Shabbat, no phone.", "user"),
         ("Find me a hotel in Rome, my budget is 100 a night.", "user"),
         ("Is it safe for me to eat sushi while pregnant?", "user"),  # gives the user away
         ("How do I stop my new puppy from chewing shoes?", "user"),

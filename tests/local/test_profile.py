@@ -253,6 +253,10 @@ def test_what_shapes_a_users_days_outweighs_the_rest(weightier: str, lighter: st
         ("vet says Bingo has hip dysplasia.", "health", True),
         ("Tendinitis again, from the rowing.", "health", True),
         ("They broke a record.", "health", False),
+        # a religious observance of theirs
+        ("I keep Shabbat, no phone from Friday sundown.", "identity", True),
+        ("I'm fasting for Ramadan this month.", "identity", True),
+        ("We kept the receipts.", "identity", False),
     ],
 )
 def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read: bool) -> None:
