@@ -1180,6 +1180,7 @@ def test_single_valued_subjects(sentence: str, topics: tuple[str, ...]) -> None:
     [
         ("What vegetables would do well where I live?", ("home",)),
         ("Any good vets nearby?", ("home",)),
+        ("I'd love to earn a bit of extra money using what I'm good at. Ideas?", ("work",)),
         ("When is the best time of day for me to go to the gym?", ("schedule",)),
         ("Can you build me a weekly plan for sleep, meals and my runs?", ("schedule",)),
         ("I'd like to join a club. When do these things usually meet?", ("schedule",)),
@@ -1201,6 +1202,8 @@ def test_what_a_message_needs_the_current_value_of(message: str, needed: tuple[s
         ("I use a wheelchair since a car crash when I was 19.", True),
         ("I'm 24 weeks pregnant with our first.", True),
         ("I have a bad back from rugby.", True),
+        ("I don't drive, I never learned.", True),
+        ("Piotr will drive us there.", False),
         ("My sister Marta is pregnant, the baby comes in March!", False),  # hers, not theirs
         ("My mum had a stroke and uses a wheelchair now.", False),
         ("That's exactly what I was afraid of.", False),

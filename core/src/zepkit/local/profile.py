@@ -1320,6 +1320,8 @@ _ASKED = _named_patterns(
         (
             "work",
             r"\b(?:jobs?|occupation|profession|career|work|works|employer|company|for a living|"
+            r"skills?|(?:what|things?) I['’]?m good at|side (?:hustle|gig|income)|"
+            r"(?:extra|more) (?:money|income|cash)|"
             r"(?:my|our) (?:own |small |little )?(?:business|shop|store|bakery|caf[eé]|restaurant|"
             r"salon|studio|practice|agency|firm))\b",
         ),
@@ -1808,14 +1810,16 @@ _LIMIT = re.compile(
     r"wheelchair|crutches|mobility (?:scooter|issues?|problems?)|walking (?:stick|frame)|"
     r"(?:can['’]?t|cannot|can not) (?:walk|stand) (?:far|long|for long|more than)|"
     r"(?:bad|dodgy|weak|busted|wrecked|stuffed|injured|arthritic) (?:knees?|back|hips?|ankles?)|"
-    r"(?:knee|hip) (?:surgery|replacement)|pregnant)\b",
+    r"(?:knee|hip) (?:surgery|replacement)|pregnant|"
+    r"(?:don['’]?t|do not|can['’]?t|cannot|never learned to|never learnt to) drive|"
+    r"(?:don['’]?t|do not) (?:have|own) a car|no (?:driving )?licen[cs]e)\b",
     re.IGNORECASE,
 )
 
 LIMIT_WORDS = (
     *("scared", "afraid", "terrified", "frightened", "petrified", "fear", "phobi", "vertigo"),
     *("swim", "sick", "wheelchair", "crutches", "mobility", "walk", "stand"),
-    *("knee", "back", "hip", "ankle", "pregnant"),
+    *("knee", "back", "hip", "ankle", "pregnant", "drive", "car", "licen"),
 )
 """Words each statement `limits_plans` reads holds one of (lower case)."""
 
@@ -1823,8 +1827,8 @@ LIMIT_WORDS = (
 def limits_plans(sentence: str) -> bool:
     """Whether a profile statement tells of a limit of the user's that any plan of outings or
     travel must heed: a fear ("I'm scared of heights"), not swimming, motion sickness, getting
-    about ("I use a wheelchair", "I have bad knees"), a pregnancy; not someone else's ("My
-    sister is pregnant")."""
+    about ("I use a wheelchair", "I have bad knees", "I don't drive"), a pregnancy; not someone
+    else's ("My sister is pregnant")."""
     lowered = sentence.lower()  # most statements hold none of the words: spared the search
     return any(word in lowered for word in LIMIT_WORDS) and _LIMIT.search(sentence) is not None
 
