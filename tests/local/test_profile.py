@@ -1159,6 +1159,8 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         # a move told as the time of something else, with no place, is no new home
         ("Emil is scared of the dark since we moved, he wakes up crying.", ()),
         ("Ever since I moved to Oslo I cycle everywhere.", ("home",)),
+        ("I started as junior data analyst at Kasha Logistics last week.", ("work",)),
+        ("I started as usual at 9.", ()),
         # the hours worked: a pattern of shifts or days, not one shift
         ("I work permanent night shifts on the ICU.", ("schedule",)),
         ("I'm on nights this month.", ("schedule",)),
@@ -1181,6 +1183,7 @@ def test_single_valued_subjects(sentence: str, topics: tuple[str, ...]) -> None:
         ("What vegetables would do well where I live?", ("home",)),
         ("Any good vets nearby?", ("home",)),
         ("I'd love to earn a bit of extra money using what I'm good at. Ideas?", ("work",)),
+        ("My first quarterly review with my manager is on Thursday, what do I prepare?", ("work",)),
         ("When is the best time of day for me to go to the gym?", ("schedule",)),
         ("Can you build me a weekly plan for sleep, meals and my runs?", ("schedule",)),
         ("I'd like to join a club. When do these things usually meet?", ("schedule",)),

@@ -1321,7 +1321,9 @@ _ASKED = _named_patterns(
             "work",
             r"\b(?:jobs?|occupation|profession|career|work|works|employer|company|for a living|"
             r"skills?|(?:what|things?) I['’]?m good at|side (?:hustle|gig|income)|"
-            r"(?:extra|more) (?:money|income|cash)|"
+            r"(?:extra|more) (?:money|income|cash)|(?:my|our) (?:line )?(?:manager|boss|"
+            r"colleagues?|co-?workers?|team ?lead)|performance review|(?:annual|yearly|quarterly|"
+            r"mid-year|end-of-year) review|appraisal|promotion|pay rise|"
             r"(?:my|our) (?:own |small |little )?(?:business|shop|store|bakery|caf[eé]|restaurant|"
             r"salon|studio|practice|agency|firm))\b",
         ),
@@ -1520,6 +1522,8 @@ _TOPICS = _named_patterns(
             rf"(?:(?:at|for) {_PLACE}|as (?:a|an)\b)|"
             rf"\bI (?:just |finally |recently |officially )?started (?:work |working |my new job |"
             rf"a new job |my new role )?(?:at|with) {_PLACE}|"
+            r"\bI (?:just |finally |recently |officially )?started (?:my new job |work |working )?"
+            rf"as (?:an? )?(?:[\w-]+ ){{1,4}}?(?:at|with|for) {_PLACE}|"
             r"\bI (?:just )?(?:started|got|took|quit|left|lost) (?:a |my |the )?(?:new )?job\b"
             r"(?! (?:offer|interview|application))|"
             r"\bI(?:['’]?m| am) (?:now )?retired\b|\bI (?:now )?teach\b|"
