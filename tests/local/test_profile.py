@@ -1161,6 +1161,8 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("Ever since I moved to Oslo I cycle everywhere.", ("home",)),
         ("I started as junior data analyst at Kasha Logistics last week.", ("work",)),
         ("I started as usual at 9.", ()),
+        ("I'm now in a little bungalow in Whitby, near the harbour.", ("home",)),
+        ("I'm now in a tiny room in Rome for the week.", ()),  # a stay, not a home
         # the hours worked: a pattern of shifts or days, not one shift
         ("I work permanent night shifts on the ICU.", ("schedule",)),
         ("I'm on nights this month.", ("schedule",)),
@@ -1206,6 +1208,10 @@ def test_what_a_message_needs_the_current_value_of(message: str, needed: tuple[s
         ("I'm 24 weeks pregnant with our first.", True),
         ("I have a bad back from rugby.", True),
         ("I don't drive, I never learned.", True),
+        ("Bad news from the sports doc: stress fracture in my left tibia.", True),
+        ("MRI says I tore the meniscus.", True),
+        ("I broke my phone again.", False),
+        ("He fractured his right wrist.", False),  # his, not theirs
         ("Piotr will drive us there.", False),
         ("My sister Marta is pregnant, the baby comes in March!", False),  # hers, not theirs
         ("My mum had a stroke and uses a wheelchair now.", False),
@@ -1225,6 +1231,7 @@ def test_a_limit_any_plan_must_heed(sentence: str, limits: bool) -> None:
         ("Can you plan the whole day for us in Singapore?", True),
         ("How should I travel from Milan to Venice?", True),
         ("Any fun activities for a rainy Saturday?", True),
+        ("Can you give me a home workout plan for the next 4 weeks?", True),
         ("What should I cook tonight?", False),
         ("Can you check my cover letter?", False),
     ],

@@ -132,6 +132,16 @@ _PAYING_OFF = (
 )
 """Money owed being paid back ("Paying off my credit card."), not work "paying off"."""
 
+_INJURED = (
+    r"(?:broke|broken|fractured|sprained|twisted|tore|torn|dislocated|pulled) "
+    r"(?:my |a |his |her |their )?"
+    r"(?:left |right )?(?:arm|leg|wrist|ankle|foot|hand|finger|thumb|toe|collarbone|ribs?|"
+    r"hip|knee|back|nose|shoulder|elbow|hamstring|calf|acl|ligament|tendon|muscle|meniscus|"
+    r"tibia|fibula|achilles|disc)s?|"
+    r"(?:tore|torn|ruptured) the (?:left |right )?(?:meniscus|acl|achilles|ligament|tendon)"
+)
+"""An injury told ("he fractured his right wrist", "I tore the meniscus")."""
+
 _FAITHS = (
     r"(?:(?:all|both|practi[sc]ing|devout|observant|lapsed|strict|proud|born-again) )?"
     r"(?:muslims?|christians?|catholics?|jew(?:ish|s)?|hindus?|sikhs?|buddhists?|mormons?|"
@@ -1015,10 +1025,7 @@ _KINDS: tuple[_Kind, ...] = tuple(
             r"z[öo]liakie|embarazada|gr[áa]vida|gravid|incinta|schwanger|enceinte|zwanger|hamil|buntis|"
             r"asma|astma|silla de ruedas|cadeira de rodas|sedia a rotelle|fauteuil roulant|"
             r"rollstuhl|rolstoel|"
-            r"(?:broke|broken|fractured|sprained|twisted|tore|torn|dislocated|pulled) "
-            r"(?:my |a |his |her |their )?"
-            r"(?:left |right )?(?:arm|leg|wrist|ankle|foot|hand|finger|thumb|toe|collarbone|ribs?|"
-            r"hip|knee|back|nose|shoulder|elbow|hamstring|calf|acl|ligament|tendon|muscle)s?|"
+            rf"{_INJURED}|"
             # a condition named by its ending ("hip dysplasia", "tendinitis", "neuropathy")
             r"\w{2,}(?:itis|osis|opathy|plasia))\b",
         ),
@@ -1493,6 +1500,9 @@ _TOPICS = _named_patterns(
             r"\bI no longer live\b|\bI'?m based in\b|\bmy (?:new )?home is\b|"
             rf"\b(?:I|we)(?:['’]ve| have)? (?:just |recently |finally |now )?settled in(?:to)? "
             rf"(?!(?:the )?(?i:{_MONTH_OR_DAY})\b){_PLACE}|"
+            rf"\b(?:I|we)(?:['’]m| am|['’]re| are) now in (?:a|an|our|my) (?:[\w'’-]+ ){{0,3}}?"
+            rf"{_DWELLING} (?:in|on) {_PLACE}(?![^.!?]*\b(?:for the|this week|on holiday|hotel|"
+            r"airbnb)\b)|"
             rf"\b(?:I|we)(?:['’]m| am|['’]re| are)? (?:now |still |currently )?(?:rent|renting) "
             rf"(?:a|an|our|my) (?:[\w'’-]+ ){{0,3}}?{_DWELLING} (?:in|on) {_PLACE}|"
             rf"\bgot the keys (?:to|for) (?:a|an|our|my|the) (?:[\w'’-]+ ){{0,3}}?{_DWELLING} "
@@ -1816,14 +1826,17 @@ _LIMIT = re.compile(
     r"(?:bad|dodgy|weak|busted|wrecked|stuffed|injured|arthritic) (?:knees?|back|hips?|ankles?)|"
     r"(?:knee|hip) (?:surgery|replacement)|pregnant|"
     r"(?:don['’]?t|do not|can['’]?t|cannot|never learned to|never learnt to) drive|"
-    r"(?:don['’]?t|do not) (?:have|own) a car|no (?:driving )?licen[cs]e)\b",
+    r"(?:don['’]?t|do not) (?:have|own) a car|no (?:driving )?licen[cs]e|"
+    rf"{_INJURED})\b|"
+    r"\b(?:stress fracture|fracture|sprain|torn \w+|injury) (?:in|of|to) my\b",
     re.IGNORECASE,
 )
 
 LIMIT_WORDS = (
     *("scared", "afraid", "terrified", "frightened", "petrified", "fear", "phobi", "vertigo"),
     *("swim", "sick", "wheelchair", "crutches", "mobility", "walk", "stand"),
-    *("knee", "back", "hip", "ankle", "pregnant", "drive", "car", "licen"),
+    *("knee", "back", "hip", "ankle", "pregnant", "drive", "car", "licen", "broke", "fractur"),
+    *("sprain", "twisted", "tore", "torn", "dislocated", "pulled", "injur"),
 )
 """Words each statement `limits_plans` reads holds one of (lower case)."""
 
@@ -1831,8 +1844,9 @@ LIMIT_WORDS = (
 def limits_plans(sentence: str) -> bool:
     """Whether a profile statement tells of a limit of the user's that any plan of outings or
     travel must heed: a fear ("I'm scared of heights"), not swimming, motion sickness, getting
-    about ("I use a wheelchair", "I have bad knees", "I don't drive"), a pregnancy; not someone
-    else's ("My sister is pregnant")."""
+    about ("I use a wheelchair", "I have bad knees", "I don't drive"), an injury ("I tore the
+    meniscus", "stress fracture in my left tibia"), a pregnancy; not someone else's ("My sister
+    is pregnant")."""
     lowered = sentence.lower()  # most statements hold none of the words: spared the search
     return any(word in lowered for word in LIMIT_WORDS) and _LIMIT.search(sentence) is not None
 
@@ -1842,15 +1856,15 @@ _NEEDS_LIMITS = re.compile(
     r"(?:day )?trips?|travel(?:ling|ing)?|holidays?|vacation|getaways?|excursions?|"
     r"activit(?:y|ies)|things to do|what (?:to|should|can|could) (?:we|I) do|hik(?:e|es|ing)|"
     r"tours?|sightseeing|weekend away|theme park|beach|walks?|swimming|cruise|ferry|boat|"
-    r"flights?|road trip)\b",
+    r"flights?|road trip|workouts?|training plan|exercises?|get fit|in shape|gym)\b",
     re.IGNORECASE,
 )
 
 
 def needs_limits(message: str) -> bool:
-    """Whether a user's message plans outings, activities or travel, which the limits they told
-    of (`limits_plans`) decide ("Plan the whole day for us in Singapore", "How should I travel
-    from Milan to Venice?")."""
+    """Whether a user's message plans outings, activities, travel or exercise, which the limits
+    they told of (`limits_plans`) decide ("Plan the whole day for us in Singapore", "How should I
+    travel from Milan to Venice?", "a home workout plan for the next 4 weeks")."""
     return _NEEDS_LIMITS.search(message) is not None
 
 
