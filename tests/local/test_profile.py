@@ -1210,6 +1210,7 @@ def test_what_a_message_needs_the_current_value_of(message: str, needed: tuple[s
         ("I don't drive, I never learned.", True),
         ("Bad news from the sports doc: stress fracture in my left tibia.", True),
         ("MRI says I tore the meniscus.", True),
+        ("I ruptured the achilles last spring.", True),
         ("I broke my phone again.", False),
         ("He fractured his right wrist.", False),  # his, not theirs
         ("Piotr will drive us there.", False),

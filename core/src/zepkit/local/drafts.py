@@ -120,7 +120,7 @@ def _drafted(found: ExtractedStatement, speaker: str, by_user: bool) -> DraftSta
 def _marked(found: ExtractedStatement) -> tuple[str, ...]:
     """A user's statement's topics, with `HEED_TOPIC` when it is in their profile and tells of
     an allergy or condition to heed (every block reads those by the topics' index), and
-    `LIMIT_MARK` for a limit that plans of outings or travel must heed."""
+    `LIMIT_MARK` for a limit that plans of outings, travel or exercise must heed."""
     if found.profile is None:
         return found.topics
     marks = (

@@ -1812,8 +1812,9 @@ rules name (`asked_to_keep`): carried in every block with the others (`manner-`)
 not a subject: "always give me the cheapest option first" ends no "assume TypeScript"."""
 
 LIMIT_MARK = "limit"
-"""The mark, among a profile statement's topics, of a limit any plan of outings or travel must
-heed (`limits_plans`); a mark, not a subject: a fear of heights ends no motion sickness."""
+"""The mark, among a profile statement's topics, of a limit any plan of outings, travel or
+exercise must heed (`limits_plans`); a mark, not a subject: a fear of heights ends no motion
+sickness."""
 
 _LIMIT = re.compile(
     r"\b(?=[im])(?<!what )(?<!that )(?:I(?:['’]m|['’]ve|['’]d)?|me)\b[^.!?;,—–]{0,40}?\b(?:"
@@ -1836,17 +1837,17 @@ LIMIT_WORDS = (
     *("scared", "afraid", "terrified", "frightened", "petrified", "fear", "phobi", "vertigo"),
     *("swim", "sick", "wheelchair", "crutches", "mobility", "walk", "stand"),
     *("knee", "back", "hip", "ankle", "pregnant", "drive", "car", "licen", "broke", "fractur"),
-    *("sprain", "twisted", "tore", "torn", "dislocated", "pulled", "injur"),
+    *("sprain", "twisted", "tore", "torn", "ruptur", "dislocated", "pulled", "injur"),
 )
 """Words each statement `limits_plans` reads holds one of (lower case)."""
 
 
 def limits_plans(sentence: str) -> bool:
-    """Whether a profile statement tells of a limit of the user's that any plan of outings or
-    travel must heed: a fear ("I'm scared of heights"), not swimming, motion sickness, getting
-    about ("I use a wheelchair", "I have bad knees", "I don't drive"), an injury ("I tore the
-    meniscus", "stress fracture in my left tibia"), a pregnancy; not someone else's ("My sister
-    is pregnant")."""
+    """Whether a profile statement tells of a limit of the user's that any plan of outings,
+    travel or exercise must heed: a fear ("I'm scared of heights"), not swimming, motion
+    sickness, getting about ("I use a wheelchair", "I have bad knees", "I don't drive"), an
+    injury ("I tore the meniscus", "stress fracture in my left tibia"), a pregnancy; not
+    someone else's ("My sister is pregnant")."""
     lowered = sentence.lower()  # most statements hold none of the words: spared the search
     return any(word in lowered for word in LIMIT_WORDS) and _LIMIT.search(sentence) is not None
 

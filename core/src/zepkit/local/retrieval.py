@@ -291,13 +291,13 @@ def heeded(conn: sqlite3.Connection, graph: int, limit: int = HEEDED_SHOWN) -> l
 
 
 LIMITS_SHOWN = 2
-"""How many of the user's current limits a block planning outings or travel carries."""
+"""How many of the user's current limits a block planning outings, travel or exercise carries."""
 
 
 def limits(conn: sqlite3.Connection, graph: int, limit: int = LIMITS_SHOWN) -> list[ProfileRow]:
-    """The user's newest `limit` current profile statements of a limit that plans of outings or
-    travel must heed (a fear, motion sickness, a wheelchair: marked `LIMIT_MARK` when written),
-    read by the topics' index."""
+    """The user's newest `limit` current profile statements of a limit that plans of outings,
+    travel or exercise must heed (a fear, motion sickness, a wheelchair, an injury: marked
+    `LIMIT_MARK` when written), read by the topics' index."""
     return _current_with_topic(conn, graph, f"% {LIMIT_MARK} %", limit)
 
 

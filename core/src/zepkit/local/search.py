@@ -541,8 +541,9 @@ def pick_profile(
     """The user's profile statements worth a block: current ones first, each ranked by how
     salient, recent and relevant to the query it is, best first (each fact once), and how many
     of them lead the block (`_most_salient_led`). `candidates`: the graph's `profile_statements`
-    when they were read already; `asked`: the current value of a subject the query names
-    (`topic_holders`), as relevant as the best match however old; `kin`: the most salient
+    when they were read already; `asked`: the current value of a subject the query names or
+    needs (`topic_holders`) and the limits a plan it makes must heed (`limits`), as relevant as
+    the best match however old; `kin`: the most salient
     statements about the user's own people or pets the query names (`kin_holders`), at least
     `KIN_RELEVANCE` of the best match's relevance; `standing`: the standing
     instructions (`standing_instructions`) and the allergies and conditions to heed
