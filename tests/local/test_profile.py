@@ -1233,6 +1233,7 @@ def test_a_limit_any_plan_must_heed(sentence: str, limits: bool) -> None:
         ("How should I travel from Milan to Venice?", True),
         ("Any fun activities for a rainy Saturday?", True),
         ("Can you give me a home workout plan for the next 4 weeks?", True),
+        ("Four days in Mexico City in November: where to stay and what to see?", True),
         ("What should I cook tonight?", False),
         ("Can you check my cover letter?", False),
     ],

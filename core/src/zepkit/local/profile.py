@@ -1857,7 +1857,9 @@ _NEEDS_LIMITS = re.compile(
     r"(?:day )?trips?|travel(?:ling|ing)?|holidays?|vacation|getaways?|excursions?|"
     r"activit(?:y|ies)|things to do|what (?:to|should|can|could) (?:we|I) do|hik(?:e|es|ing)|"
     r"tours?|sightseeing|weekend away|theme park|beach|walks?|swimming|cruise|ferry|boat|"
-    r"flights?|road trip|workouts?|training plan|exercises?|get fit|in shape|gym)\b",
+    r"flights?|road trip|workouts?|training plan|exercises?|get fit|in shape|gym|"
+    r"what to (?:see|do)|where to (?:stay|go)|places to (?:go|see|visit|stay)|"
+    r"visit(?:s|ing)?|(?:spend|spending) (?:a|\w+) (?:days?|nights?|weekend|week) in)\b",
     re.IGNORECASE,
 )
 
