@@ -12,6 +12,7 @@ from zepkit.core._models import Message
 from zepkit.local import LocalBackend, RuleExtractor, profile, supersede
 from zepkit.local.profile import (
     LIMIT_WORDS,
+    SCHEDULE_WORDS,
     STANDING_MARK,
     kinds_in,
     kinds_of,
@@ -1170,6 +1171,7 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("I work Monday to Thursday now, 10 hours a day.", ("schedule",)),
         ("I work four days a week.", ("schedule",)),
         ("My shifts start at 6am.", ("schedule",)),
+        ("My working hours are 7 to 3.", ("schedule",)),
         ("I'm doing a night shift tonight.", ()),
         ("I'm on days off until Monday.", ()),
     ],
@@ -1177,6 +1179,8 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
 def test_single_valued_subjects(sentence: str, topics: tuple[str, ...]) -> None:
     reading = self_statement(sentence)
     assert reading is not None and reading.topics == topics
+    # the upgrade to schema 18 reads for the hours worked only the statements holding one of these
+    assert "schedule" not in topics or any(word in sentence.lower() for word in SCHEDULE_WORDS)
 
 
 @pytest.mark.parametrize(

@@ -2555,8 +2555,9 @@ def device_topics(sentence: str) -> tuple[str, ...]:
     return _stored_topics(sentence, ("phone", "laptop"))
 
 
-SCHEDULE_WORDS = ("shift", "night", "evenings", "weekends", "earlies", "lates", "days", "work at")
-"""Words each statement of the hours the user works holds (`schedule_topics`)."""
+SCHEDULE_WORDS = ("shift", "night", "evening", "weekend", "earlies", "lates", "day", "hour", "work")
+"""Words each statement of the hours the user works holds (`schedule_topics`): "day" for days
+and the days of the week, "work" for "I start work at 6"."""
 
 
 def schedule_topics(sentence: str) -> tuple[str, ...]:

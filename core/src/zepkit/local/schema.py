@@ -514,8 +514,8 @@ def _standing_marks(conn: sqlite3.Connection) -> None:
 
 
 def _limit_marks(conn: sqlite3.Connection) -> None:
-    """Mark each profile statement of a limit that plans of outings or travel must heed
-    (`profile.limits_plans`) among its topics. Only statements holding one of its words are
+    """Mark each profile statement of a limit that plans of outings, travel or exercise must
+    heed (`profile.limits_plans`) among its topics. Only statements holding one of its words are
     read."""
     from zepkit.local.profile import LIMIT_MARK, LIMIT_WORDS, limits_plans
 

@@ -543,9 +543,9 @@ def pick_profile(
     of them lead the block (`_most_salient_led`). `candidates`: the graph's `profile_statements`
     when they were read already; `asked`: the current value of a subject the query names or
     needs (`topic_holders`) and the limits a plan it makes must heed (`limits`), as relevant as
-    the best match however old; `kin`: the most salient
-    statements about the user's own people or pets the query names (`kin_holders`), at least
-    `KIN_RELEVANCE` of the best match's relevance; `standing`: the standing
+    the best match however old; `kin`: the most salient statements about the user's own people
+    or pets the query names (`kin_holders`), at least `KIN_RELEVANCE` of the best match's
+    relevance; `standing`: the standing
     instructions (`standing_instructions`) and the allergies and conditions to heed
     (`heeded`), which hold for every answer: they lead besides;
     `floor`: a relevance under this share of the best one's counts as none."""
