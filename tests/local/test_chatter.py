@@ -34,6 +34,7 @@ from zepkit.local.chatter import is_chatter
         ("Here are a few more ideas.", "assistant"),
         ("I guess that works.", "user"),
         ("What do you think, should I go?", "user"),  # a question first: nothing said
+        ("Paris is lovely, should I go?", "user"),  # a name first, but no health or diet
         ("By the way, how are you?", "user"),
         ("I was wondering, could you recommend a book?", "user"),  # only leads into asking
         ("Can you help me, I'm stuck?", "user"),
@@ -165,6 +166,7 @@ def test_chatter(sentence: str, role: str) -> None:
         ("Kids are resilient in tough situations!", "assistant"),
         ("Since I'm diabetic, what dessert can I have?", "user"),  # said before asking
         ("My son is 5, what books would he like?", "user"),
+        ("Linda's on warfarin for her AFib, does that make it pricier?", "user"),  # her health
         ("I'm allergic to nuts — is this cake safe?", "user"),
         ("So I just moved to Lisbon, where should I live?", "user"),
         ("Please remember that I'm vegan.", "user"),  # what to remember is a fact

@@ -349,7 +349,14 @@ def _says_before_asking(text: str) -> bool:
         _FIRST_PERSON.search(clause) is not None
         or _THE_OWN.match(clause) is not None
         or names_self(clause)  # "first-time buyer here, what does ... mean?"
+        or (_NAMED_LEAD.match(clause) is not None and bool(kinds_in(clause) & _BODY_KINDS))
     )
+
+
+_NAMED_LEAD = re.compile(r"^\W*(?-i:[A-Z][a-z]+)(?:['’]s| is| has| was| had| gets)\b")
+"""A clause opening with someone by name and what they are, have or get ("Linda's on warfarin
+for her AFib, does that ...?"): with their health or diet, a fact the question rests on."""
+_BODY_KINDS = frozenset({"health", "diet"})
 
 
 _TOLD_IN_NUMBERS = re.compile(
