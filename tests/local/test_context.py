@@ -380,6 +380,50 @@ async def test_the_limits_of_the_user_lead_when_a_message_plans_an_outing(
     assert "scared of heights" not in _lead(await _block_for(alice, "a3", other))
 
 
+async def test_the_limits_of_the_household_lead_when_a_message_plans_a_trip(
+    lexical_alice: LocalBackend,
+) -> None:
+    """The children's motion sickness decides a family's drive as the user's own would; a
+    friend's fear plans nothing of the user's."""
+    alice = lexical_alice
+    await _told(
+        alice,
+        "The kids get carsick on anything windy, even the school bus.",
+        "My friend Tom is scared of dogs.",
+        *LATER_STATEMENTS,
+    )
+    carried = alice._engine.read(lambda conn: limits(conn, _graph_of(conn, "alice")))
+    assert [row.hit.text for row in carried] == [
+        "user: I have a bad knee from an old football injury.",
+        "user: The kids get carsick on anything windy, even the school bus.",
+    ]
+    asked = "Can you plan a week at the coast for all of us in July?"
+    assert "carsick" in _lead(await _block_for(alice, "a2", asked))
+
+
+async def test_the_users_things_lead_when_a_message_is_about_them(
+    lexical_alice: LocalBackend,
+) -> None:
+    """What the kitchen lacks decides a recipe, the car a long drive, the languages of the
+    user's work the code asked for: the current one leads, however long ago told, and a newer
+    car ends the older."""
+    alice = lexical_alice
+    await _told(
+        alice,
+        "My flat has no oven, just a two-burner hob.",
+        "We have an old diesel VW Passat.",
+        "Our whole backend team is a Kotlin shop.",
+        *LATER_STATEMENTS,
+    )
+    cake = _lead(await _block_for(alice, "a2", "Which chocolate cake recipe should I make?"))
+    assert "no oven" in cake and "Passat" not in cake
+    code = "Sketch a service that reads payment events into Postgres, just the core code."
+    assert "Kotlin" in _lead(await _block_for(alice, "a3", code))
+    await _told(alice, "We traded the Passat in for a Kia EV6 last week.")
+    drive = _lead(await _block_for(alice, "a4", "How should we plan the drive to Lyon?"))
+    assert "Kia EV6" in drive and "diesel VW Passat" not in drive
+
+
 async def test_standing_requests_on_no_named_subject_come_in_every_block(
     lexical_alice: LocalBackend,
 ) -> None:

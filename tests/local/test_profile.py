@@ -14,6 +14,8 @@ from zepkit.local.profile import (
     LIMIT_WORDS,
     SCHEDULE_WORDS,
     STANDING_MARK,
+    THING_TOPICS,
+    THING_WORDS,
     kinds_in,
     kinds_of,
     limits_plans,
@@ -1184,6 +1186,43 @@ def test_single_valued_subjects(sentence: str, topics: tuple[str, ...]) -> None:
 
 
 @pytest.mark.parametrize(
+    ("sentence", "topics"),
+    [
+        ("We have an old diesel VW Passat estate from 2012.", ("car",)),
+        ("We traded the Passat in for a Kia EV6 last week (finally!).", ("car",)),
+        ("We bought a Toyota for my son.", ()),
+        ("Right now my camera is an old Canon 600D with just the kit lens.", ("camera",)),
+        ("I switched to a Fujifilm X-T30 last year.", ("camera",)),
+        ("my camera's a Pentax K1000, no auto anything", ("camera",)),
+        ("I have an old Nikon from my father.", ("camera",)),
+        ("My phone's a mess.", ()),  # what it is like, not which
+        ("It's bright, but there is no oven, only a two-burner hob and a microwave.", ("kitchen",)),
+        ("My apartment has no oven, just a two-burner cooktop.", ("kitchen",)),
+        ("We finally got an oven!", ("kitchen",)),
+        (
+            "Our whole backend team is a Kotlin shop, the CTO won't approve anything else.",
+            ("stack",),
+        ),
+        ("We're a .NET shop.", ("stack",)),
+        ("Our stack is Django and Postgres.", ("stack",)),
+        ("We are a coffee shop in Leeds.", ()),
+        ("Salma gave me her old iPhone, so I must learn everything again.", ("phone",)),
+        ("Me and Inès (we've been seeing each other since March!)", ("relationship",)),
+        ("Since I joined Novacare Pharma in regulatory affairs I drive to Bellandur.", ("work",)),
+        ("I joined Hinge in March.", ()),
+    ],
+)
+def test_the_things_of_the_user_read_as_subjects(sentence: str, topics: tuple[str, ...]) -> None:
+    """A car or camera by its make, what the kitchen lacks, the languages of the work, a phone
+    given, a partner seen since, an employer joined in a department: each one at a time."""
+    reading = self_statement(sentence)
+    assert (reading.topics if reading is not None else ()) == topics
+    # the upgrade to schema 19 reads only the statements holding one of these
+    assert set(topics) <= set(THING_TOPICS)
+    assert not topics or any(word in sentence.lower() for word in THING_WORDS)
+
+
+@pytest.mark.parametrize(
     ("message", "needed"),
     [
         ("What vegetables would do well where I live?", ("home",)),
@@ -1193,8 +1232,18 @@ def test_single_valued_subjects(sentence: str, topics: tuple[str, ...]) -> None:
         ("When is the best time of day for me to go to the gym?", ("schedule",)),
         ("Can you build me a weekly plan for sleep, meals and my runs?", ("schedule",)),
         ("I'd like to join a club. When do these things usually meet?", ("schedule",)),
-        ("What should I cook tonight?", ()),
+        ("What should I cook tonight?", ("kitchen",)),
         ("Tell me a joke about penguins.", ()),
+        ("How should we plan the drive and the stops? About 1100 km.", ("car",)),
+        ("The phone says the memory is almost full. How do I save my photos?", ("phone", "camera")),
+        ("What settings should I use so my photos aren't blurry?", ("camera",)),
+        ("Which chocolate cake recipe would you suggest?", ("kitchen",)),
+        ("Can you sketch a service that reads a Kafka topic? Just the core code.", ("stack",)),
+        (
+            "Our 6 month anniversary is in 2 weeks, help me plan something special?",
+            ("relationship",),
+        ),
+        ("My LinkedIn profile is outdated, can you write me a headline?", ("work",)),
     ],
 )
 def test_what_a_message_needs_the_current_value_of(message: str, needed: tuple[str, ...]) -> None:
@@ -1219,7 +1268,10 @@ def test_what_a_message_needs_the_current_value_of(message: str, needed: tuple[s
         ("He fractured his right wrist.", False),  # his, not theirs
         ("Piotr will drive us there.", False),
         ("My sister Marta is pregnant, the baby comes in March!", False),  # hers, not theirs
-        ("My mum had a stroke and uses a wheelchair now.", False),
+        ("My mum had a stroke and uses a wheelchair now.", True),  # the household's plans
+        ("The kids get carsick on anything windy.", True),
+        ("My husband is terrified of flying.", True),
+        ("My friend Tom is scared of dogs.", False),
         ("That's exactly what I was afraid of.", False),
         ("I went back to the shop.", False),
     ],

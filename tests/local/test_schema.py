@@ -424,6 +424,46 @@ async def test_a_version_17_file_gains_the_hours_worked_and_the_marks(db_path: P
     assert limited == [(f"user: {said[3]}",)]
 
 
+async def test_a_version_18_file_gains_the_things_and_the_households_limits(
+    db_path: Path,
+) -> None:
+    """Step 19 adds the car, the camera, what the kitchen lacks and the languages of the work to
+    the statements stored before it (a car told then ends by one told after the upgrade), and
+    marks a limit of the household's; a statement of none is left."""
+    said = (
+        "We have an old diesel VW Passat estate from 2012.",
+        "My camera is an old Canon 600D with just the kit lens.",
+        "My flat has no oven, just a two-burner hob.",
+        "Our whole backend team is a Kotlin shop.",
+        "My mum uses a wheelchair now.",
+        "I have a dog.",
+    )
+    await _file_saying(db_path, *said)
+    _stored_without(db_path, "topics", version=18)
+
+    news = ("We traded the Passat in for a Kia EV6 last week.",)
+    ended = await _ended_after(db_path, news, "Passat camera oven Kotlin wheelchair dog", limit=10)
+    assert ended[f"user: {said[0]}"] is not None
+    assert ended[f"user: {said[5]}"] is None
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        topics = dict(
+            conn.execute(
+                "SELECT r.text, s.topics FROM statement_rows AS r "
+                "JOIN statements AS s ON s.id = r.id WHERE r.profile IS NOT NULL"
+            ).fetchall()
+        )
+    conn.close()
+    assert [topics[f"user: {text}"] for text in said] == [
+        " car ",
+        " camera ",
+        " kitchen ",
+        " stack ",
+        f" {LIMIT_MARK} ",
+        None,
+    ]
+
+
 async def _facts_read_only(db_path: Path, query: str) -> list[str]:
     """The facts of user "u" a search for `query` finds through a read-only open of the file."""
     async with LocalBackend(db_path, retriever="lexical", read_only=True) as reader:

@@ -534,6 +534,12 @@ or what the household owns ("We have two cats", "Our car is an old Prius"), else
 group or the conversation itself (`_of_the_household`)."""
 
 _HOUSEHOLD_KINDS = frozenset({"health", "diet", "people", "pets", "home"})
+_CAR_MAKES = (
+    r"toyota|honda|volvo|tesla|bmw|audi|subaru|mazda|nissan|hyundai|kia|volkswagen|vw|mercedes|"
+    r"chevy|chevrolet|jeep|fiat|peugeot|renault|skoda|prius|lexus|porsche|corolla|camry|ford|"
+    r"land rover|range rover|vauxhall|citroen|dacia|polestar|mitsubishi|suzuki|jaguar"
+)
+"""Cars by their makers' names (and two models as well known), in lower case."""
 _OWNED = (
     r"cars?|vans?|trucks?|pickups?|suvs?|minivans?|motorbikes?|motorcycles?|scooters?|mopeds?|"
     r"bikes?|bicycles?|e-?bikes?|boats?|sailboats?|yachts?|canoes?|kayaks?|rvs?|campers?|"
@@ -541,16 +547,13 @@ _OWNED = (
     r"allotments?|balcon(?:y|ies)|terraces?|patios?|driveways?|hobs?|ovens?|cookers?|aga|"
     r"boilers?|dishwashers?|washing machines?|tumble dryers?|fridges?|freezers?|heat pumps?|"
     r"solar panels?|air fryers?|slow cookers?|pressure cookers?|espresso machines?|"
-    r"toyota|honda|volvo|tesla|bmw|audi|subaru|mazda|nissan|hyundai|kia|"
-    r"volkswagen|vw|mercedes|chevy|chevrolet|jeep|fiat|peugeot|renault|skoda|prius|lexus|"
-    r"porsche|corolla|camry|harley|ford|land rover|range rover|vauxhall|citroen|dacia|"
-    r"polestar|mitsubishi|suzuki|jaguar|ducati|yamaha|kawasaki"
+    rf"{_CAR_MAKES}|harley|ducati|yamaha|kawasaki"
 )
 """What a household may own (the kind `belongings`), cars also by their makers' names, in lower
 case."""
 _DEVICES = (
     r"(?:my|our|a|an|the|new|old|work|\d+ ?gb) (?:[\w-]+ ){0,2}(?:phone|smartphone|laptop|"
-    r"tablet|router|printer|e-?reader|smart ?watch|desktop|pc|computer)|iphones?|ipads?|"
+    r"tablet|router|printer|e-?reader|smart ?watch|desktop|pc|computer|camera)|iphones?|ipads?|"
     r"macbooks?|chromebooks?|thinkpads?|kindles?|pixel \d\w*|galaxy (?:s|a|z|note|tab) ?\d+\w*|"
     r"oneplus|fairphone"
 )
@@ -559,7 +562,7 @@ by a model's name ("Pixel 7a", "MacBook"): "to phone", "pixels" and "the tablets
 are no device."""
 _HOUSEHOLD_OWNS = re.compile(
     rf"(?<![\w'’])(?:our (?:[\w-]+ )?(?:{_OWNED})\b|we(?:['’]ve| have)?(?: just| recently| "
-    r"finally| still)? (?:have|has|own|got|bought|drive|keep|ride|sold)\b|"
+    r"finally| still)? (?:have|has|own|got|bought|drive|keep|ride|sold|traded|swapped)\b|"
     r"we(?:['’]ve| have) (?:just |recently |finally |still |always )?had\b|"
     r"we (?:don['’]?t|do not|no longer) (?:have|own)\b|we (?:haven['’]?t|have not) got\b|"
     r"we(?:['’]re| are) (?:a|an) (?:[\w&'’-]+ ){1,2}household\b|"
@@ -1327,6 +1330,7 @@ _ASKED = _named_patterns(
         (
             "work",
             r"\b(?:jobs?|occupation|profession|career|work|works|employer|company|for a living|"
+            r"linkedin|(?:my|a|the|new) (?:cv|résumé|resume)|cover letter|"
             r"skills?|(?:what|things?) I['’]?m good at|side (?:hustle|gig|income)|"
             r"(?:extra|more) (?:money|income|cash)|(?:my|our) (?:line )?(?:manager|boss|"
             r"colleagues?|co-?workers?|team ?lead)|performance review|(?:annual|yearly|quarterly|"
@@ -1420,16 +1424,35 @@ _STARTED_DATING = (
 _JOINED_AS = (
     r"(?:just |finally |officially |recently )?joined (?-i:[A-Z])[\w&.'’-]*"
     r"(?: (?-i:[A-Z])[\w&.'’-]*)*(?: (?:today|yesterday|this week|last week|on \w+))? "
-    r"as (?!(?:a |an |the )?(?:member|guest|volunteer|customer|patient)s?\b)\w"
+    r"(?:as (?!(?:a |an |the )?(?:member|guest|volunteer|customer|patient)s?\b)\w|"
+    rf"in (?!(?:the|a|an|my|our|{_MONTH_OR_DAY})\b)(?-i:[a-z]))"
 )
-"""Joining an employer in a role ("Joined PayNest today as backend engineer"), said with "I" or
-without it (two branches: one opening with "I" shares the prefix tree of the others)."""
+"""Joining an employer in a role or a department ("Joined PayNest today as backend engineer",
+"since I joined Novacare Pharma in regulatory affairs"), said with "I" or without it (two
+branches: one opening with "I" shares the prefix tree of the others)."""
 _HIRED = r"(?:just |finally |officially )?(?:got|been|was) hired (?:at|by) \w"
 _PHONE = (
     r"(?:iphone|pixel|galaxy|samsung|oneplus|motorola|moto|nokia|xiaomi|huawei|oppo|fairphone|"
     r"xperia|blackberry)\b"
 )
 """A phone by its make."""
+_STACK = (
+    r"\b(?:we(?:['’]re| are)|(?:our|my) (?:[\w-]+ ){0,3}(?:team|company|org|department|"
+    r"employer|workplace|firm|shop)(?:['’]s| is)) (?:a|an|all|purely|strictly|basically) "
+    r"(?:(?:[\w-]+ )?(?-i:[A-Z.#+])[\w#+.-]*|(?-i:[A-Z.#+])[\w#+.-]* \w+) shop\b|"
+    r"\b(?:our|my|the) (?:tech |team['’]s |company['’]s |work |whole )?stack is\b|"
+    r"\bwe (?:only |mostly |all |just )?(?:write|code in|program in|develop in|build in) "
+    r"(?!(?i:it|everything|all|our|the|a|an)\b)(?-i:[A-Z.#+])[\w#+.-]*"
+)
+"""The languages and tools the user's work is done in ("our whole backend team is a Kotlin
+shop", "our stack is Django and Postgres", "we write Go"): what code asked for is written in."""
+_STACK_TOLD = re.compile(_STACK, re.IGNORECASE)
+
+_CAMERA = (
+    r"(?:canon|nikon|sony|fuji(?:film)?|olympus|lumix|panasonic|pentax|leica|gopro|ricoh|dslr|"
+    r"mirrorless)\b(?! (?:printers?|tvs?|headphones|speakers?|playstation|microwave)\b)"
+)
+"""A camera by its make, or what kind it is."""
 _LAPTOP = (
     r"(?:macbook|thinkpad|chromebook|dell|lenovo|asus|acer|razer|surface|hp|mac)\b"
     r"(?! (?:printers?|monitors?|keyboards?|mouse|mice|tablets?|ink|screens?|chargers?)\b)"
@@ -1446,21 +1469,25 @@ _GOT_FOR = (
 
 def _device(nouns: str, makes: str) -> str:
     """The pattern of a device the user has (`nouns`: what it is called, `makes`: its makes):
-    "my phone is a ...", "I have a Pixel", "I switched to an iPhone", "Got a new phone"; not
-    one got for someone else ("I got an iPhone for my son")."""
+    "my phone is a Pixel 7", "I have a Pixel", "I switched to an iPhone", "Got a new phone"; not
+    one got for someone else ("I got an iPhone for my son"), nor what it is like ("my phone's a
+    mess")."""
     new = (
         rf"(?:just |finally )?(?:got|bought) (?:a|an|myself a) new (?:{nouns})\b"
         rf"(?![^.!?;]*\bfor {_GOT_FOR})"
     )
     return (
-        rf"\bmy (?:new |current |work )?(?:{nouns}) is (?:a|an|the)\b|"
+        rf"\bmy (?:new |current |work )?(?:{nouns})(?: is|['’]s) (?:a|an|the) "
+        r"(?:(?:new|old|used|refurbished|second-hand|cheap|basic|budget|\d{4}) )*"
+        rf"(?:(?-i:[A-Z0-9])|{makes})|"
         r"\bI (?:now |still |currently |just |finally )?(?:have|use|own|got|bought) (?:a|an|the) "
-        rf"(?:new |used |refurbished )?{makes}(?![^.!?;]*\bfor {_GOT_FOR})|"
+        rf"(?:new |used |refurbished |old |second-hand )?{makes}(?![^.!?;]*\bfor {_GOT_FOR})|"
         r"\bI(?:['’]ve| have)? (?:just |finally |recently |now )?(?:switched|changed|upgraded) "
         r"(?:back )?(?:over )?(?:from (?:an? |my |the )?[\w-]+(?: [\w-]+){0,2} )?to "
         rf"(?:an? |the )?(?:new )?{makes}|"
         rf"\bI {new}|^\W*{new}|"
-        rf"\bmy (?:{nouns}) (?:was|got|has been) (?:stolen|snatched|nicked|pinched)\b"
+        rf"\bmy (?:{nouns}) (?:was|got|has been) (?:stolen|snatched|nicked|pinched)\b|"
+        rf"\b(?:gave|handed|passed) me (?:her|his|their|an?) (?:old |spare |used )?{makes}"
     )
 
 
@@ -1600,6 +1627,7 @@ _TOPICS = _named_patterns(
             rf"\b(?:I|we)(?:['’]ve| have)? {_STARTED_DATING}|"
             r"\bwe(?:['’]ve| have)? (?:just |finally |recently )?started "
             r"(?:dating|going out|seeing each other)\b|"
+            r"\bwe(?:['’]ve| have) been (?:dating|going out|seeing each other) (?:since|for)\b|"
             r"\b(?:we|and I)(?:['’]ve| have)? (?:just |finally |recently |now )?"
             r"moved in together\b",
         ),
@@ -1636,7 +1664,29 @@ _TOPICS = _named_patterns(
             r"\b(?:I|we) (?:just |finally )?(?:bought|got) (?:a|an|my first|our first) "
             r"(?:new |used |second-hand |electric )?car\b(?![ -](?:seats?|park|wash|insurance|"
             r"charger|mats?|keys?|boot|port|pool|share|sick|alarm|radio|stereo|cover|wax|"
-            r"battery)\b)",
+            r"battery)\b)|"
+            # "We have an old diesel VW Passat", "We traded the Passat in for a Kia EV6"
+            r"\b(?:I|we)(?:['’]ve| have)? (?:now |still |currently |just |finally |recently )?"
+            r"(?:have|own|drive|got|bought|leased?|(?:traded|swapped|part[- ]exchanged) "
+            r"(?:[\w-]+ ){1,4}?(?:in )?for) (?:a|an) (?:(?:old|new|used|little|second-hand|"
+            rf"electric|hybrid|diesel|petrol|\d{{4}}) )*(?:{_CAR_MAKES})\b"
+            rf"(?![^.!?;]*\bfor {_GOT_FOR})",
+        ),
+        ("camera", _device("camera", _CAMERA)),
+        ("stack", _STACK),
+        (
+            # what the kitchen lacks ("there is no oven, only a two-burner hob"), or now has
+            "kitchen",
+            r"\b(?:there['’]?s|there is|I have|we have|(?:it|my \w+|our \w+) has|with) no "
+            r"(?:proper |real |working |actual )?(?:oven|stove|cooker|hob|freezer|kitchen)\b|"
+            r"\b(?:I|we) (?:don['’]?t|do not) (?:have|own) (?:an?|any) (?:proper |real |working )?"
+            r"(?:oven|stove|cooker|freezer)\b|"
+            r"\bonly (?:have )?(?:a |an |one |two |2 )?(?:(?:single|tiny|small|little|one|two|2|"
+            r"camping|portable)[- ])*(?:burner|ring|hob|cooktop|hot ?plate|stovetop|induction|"
+            r"camping stove|microwave)|"
+            r"\b(?:my|our) (?:new )?(?:tiny|small|little|galley|shared|minuscule) kitchen\b|"
+            r"\b(?:I|we)(?:['’]ve| have)? (?:finally |just |now )?(?:got|bought|have) "
+            r"(?:an?|a new|a proper) oven\b(?! (?:thermometer|gloves?|mitts?|trays?|dish)\b)",
         ),
         (
             "phone",
@@ -1816,8 +1866,17 @@ LIMIT_MARK = "limit"
 exercise must heed (`limits_plans`); a mark, not a subject: a fear of heights ends no motion
 sickness."""
 
+_HOUSEHOLD_KIN = (
+    r"(?:my|our|the) (?:little |youngest |eldest |oldest |older |younger |elderly )?(?:kids?|"
+    r"children|son|daughter|boys|girls|baby|toddler|twins|wife|husband|partner|fianc[eé]e?|"
+    r"boyfriend|girlfriend|mum|mom|mother|dad|father|parents)"
+)
+"""The people a household's plans include: the user's children, partner and parents (not the
+relatives who live their own lives: "my sister is pregnant" plans nothing of the user's)."""
+
 _LIMIT = re.compile(
-    r"\b(?=[im])(?<!what )(?<!that )(?:I(?:['’]m|['’]ve|['’]d)?|me)\b[^.!?;,—–]{0,40}?\b(?:"
+    r"\b(?=[imot])(?<!what )(?<!that )(?:I(?:['’]m|['’]ve|['’]d)?|me|"
+    rf"{_HOUSEHOLD_KIN})\b[^.!?;,—–]{{0,40}}?\b(?:"
     r"(?:scared|afraid|terrified|frightened|petrified) (?:to death )?of|fear of|"
     r"\w+phobi[ac]|claustrophobic|vertigo|"
     r"(?:can['’]?t|cannot|can not|don['’]?t know how to|never learned to|never learnt to) swim|"
@@ -1843,11 +1902,12 @@ LIMIT_WORDS = (
 
 
 def limits_plans(sentence: str) -> bool:
-    """Whether a profile statement tells of a limit of the user's that any plan of outings,
-    travel or exercise must heed: a fear ("I'm scared of heights"), not swimming, motion
-    sickness, getting about ("I use a wheelchair", "I have bad knees", "I don't drive"), an
-    injury ("I tore the meniscus", "stress fracture in my left tibia"), a pregnancy; not
-    someone else's ("My sister is pregnant")."""
+    """Whether a profile statement tells of a limit that any plan of outings, travel or
+    exercise must heed, the user's or their household's (`_HOUSEHOLD_KIN`): a fear ("I'm scared
+    of heights"), not swimming, motion sickness ("the kids get carsick"), getting about ("I use a
+    wheelchair", "my mum uses a wheelchair now", "I don't drive"), an injury ("I tore the
+    meniscus", "stress fracture in my left tibia"), a pregnancy; not a relative's with a life of
+    their own ("My sister is pregnant")."""
     lowered = sentence.lower()  # most statements hold none of the words: spared the search
     return any(word in lowered for word in LIMIT_WORDS) and _LIMIT.search(sentence) is not None
 
@@ -2014,16 +2074,49 @@ _NEEDS_SCHEDULE = re.compile(
 a club meets ("When is the best time of day for me to go?" to someone on night shifts)."""
 
 
+_NEEDS_THINGS = _named_patterns(
+    (
+        (
+            "car",
+            r"\b(?:drive|driving|road ?trips?|(?:the|my|our) car|charging|petrol|fuel|"
+            r"towing|roof ?(?:box|rack)|parking)\b",
+        ),
+        ("phone", r"\b(?:(?:smart|cell ?|mobile )?phones?|iphones?|android|ios)\b"),
+        ("laptop", r"\b(?:laptops?|computers?|pcs?|macbooks?|chromebooks?)\b"),
+        (
+            "stack",
+            r"\b(?:code|coding|script|snippet|endpoints?|apis?|microservices?|implement|"
+            r"refactor\w*|unit tests?|backend|frontend|pipelines?|deploy\w*|sql|database)\b",
+        ),
+        ("camera", r"\b(?:cameras?|lens(?:es)?|photos?|photograph\w*|pictures|pics|shutter)\b"),
+        (
+            "kitchen",
+            r"\b(?:recipes?|bak(?:e|es|ing)|cook(?:s|ing)?|cakes?|roast\w*|menus?|meal prep|"
+            r"desserts?|bread|cookies|casseroles?|ovens?|dinner part(?:y|ies))\b",
+        ),
+        (
+            "relationship",
+            r"\b(?:anniversary|date nights?|valentine['’]?s?|(?:my|our) first date)\b",
+        ),
+    )
+)
+"""What a message about a thing needs to know of the user's own: the car for a drive, the phone
+or laptop for what to do on it, the languages of their work for code, the camera for photos,
+what the kitchen has for a recipe, the partner for an anniversary."""
+_NEEDS_THING_RULES = PatternSet(dict(_NEEDS_THINGS))
+
+
 def needed_topics(message: str) -> tuple[str, ...]:
     """The single-valued subjects a user's message asks about (`asked_topics`) or needs the
     value of to be answered: home for a day trip or what is near, the hours they work for when
-    to do something."""
+    to do something, the things of theirs it is about (`_NEEDS_THINGS`)."""
     asked = asked_topics(kinds_asked(message))
     if "home" not in asked and _NEEDS_HOME.search(message) is not None:
         asked = (*asked, "home")
     if _NEEDS_SCHEDULE.search(message) is not None:
         asked = (*asked, "schedule")
-    return asked
+    things = _NEEDS_THING_RULES.matching(message)
+    return (*asked, *(name for name, _ in _NEEDS_THINGS if name in things and name not in asked))
 
 
 _GOES_ON = re.compile(
@@ -2365,6 +2458,14 @@ def bio_line(sentence: str) -> bool:
     )
 
 
+_KITCHEN_LACKS = re.compile(
+    r"\bthere(?:['’]s| is) no (?:proper |real |working )?(?:oven|stove|cooker|hob)\b"
+    r"(?! (?:needed|required|necessary)\b)",
+    re.IGNORECASE,
+)
+"""What the user's kitchen lacks, said without "I" ("there is no oven, only a two-burner hob")."""
+
+
 def self_statement(sentence: str) -> SelfStatement | None:
     """The profile reading of a sentence its speaker says about themselves, else None.
 
@@ -2389,6 +2490,8 @@ def self_statement(sentence: str) -> SelfStatement | None:
         or _BORN.match(sentence) is not None
         or bio
         or (_life_without_i(sentence) and _YOU.search(sentence) is None)
+        or _KITCHEN_LACKS.search(sentence) is not None
+        or _STACK_TOLD.search(sentence) is not None
     )
     someone = (
         not own
@@ -2553,6 +2656,41 @@ def device_topics(sentence: str) -> tuple[str, ...]:
     """The phone and laptop subjects of a stored profile statement (rules newer than its file
     may read them)."""
     return _stored_topics(sentence, ("phone", "laptop"))
+
+
+THING_TOPICS = ("car", "camera", "kitchen", "phone", "relationship", "work", "stack")
+"""The subjects schema 19's rules read in more forms: a car or camera by its make, what the
+kitchen lacks, the languages of the work, a phone given, a partner seen since, an employer
+joined in a department."""
+THING_WORDS = (
+    *_CAR_MAKES.split("|"),
+    *("canon", "nikon", "sony", "fuji", "olympus", "lumix", "panasonic", "pentax", "leica"),
+    *(
+        "gopro",
+        "ricoh",
+        "dslr",
+        "mirrorless",
+        "camera",
+        "oven",
+        "stove",
+        "cooker",
+        "hob",
+        "freezer",
+        "kitchen",
+        "burner",
+        "ring",
+    ),
+    *("cooktop", "plate", "induction", "microwave", "gave me", "handed me", "passed me"),
+    *("each other", "dating", "going out", "joined", "shop", "stack", "write", "code in"),
+    *("program in", "develop in", "build in"),
+)
+"""Words each statement of `THING_TOPICS` that the rules read anew holds one of (lower case)."""
+
+
+def thing_topics(sentence: str) -> tuple[str, ...]:
+    """The subjects of `THING_TOPICS` a stored profile statement states (rules newer than its
+    file may read them)."""
+    return _stored_topics(sentence, THING_TOPICS)
 
 
 SCHEDULE_WORDS = ("shift", "night", "evening", "weekend", "earlies", "lates", "day", "hour", "work")

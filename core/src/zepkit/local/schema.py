@@ -515,8 +515,8 @@ def _standing_marks(conn: sqlite3.Connection) -> None:
 
 def _limit_marks(conn: sqlite3.Connection) -> None:
     """Mark each profile statement of a limit that plans of outings, travel or exercise must
-    heed (`profile.limits_plans`) among its topics. Only statements holding one of its words are
-    read."""
+    heed (`profile.limits_plans`) among its topics (read again at schema 19 for the household's).
+    Only statements holding one of its words are read."""
     from zepkit.local.profile import LIMIT_MARK, LIMIT_WORDS, limits_plans
 
     _topics_added(conn, lambda text: (LIMIT_MARK,) if limits_plans(text) else (), LIMIT_WORDS)
@@ -528,6 +528,25 @@ _V18: tuple[Step, ...] = (
     # And standing instructions on no subject they name, and the limits plans must heed:
     # marked among the topics.
     _standing_marks,
+    _limit_marks,
+)
+
+
+def _thing_topics(conn: sqlite3.Connection) -> None:
+    """Each profile statement's car, camera, kitchen, the languages of the work, phone, partner
+    or job told in a form the rules read since (`profile.THING_TOPICS`), added to its topics: a
+    drive then carries the car, a recipe what the kitchen lacks. Only statements holding one of
+    their words are read."""
+    from zepkit.local.profile import THING_WORDS, thing_topics
+
+    _topics_added(conn, thing_topics, THING_WORDS)
+
+
+_V19: tuple[Step, ...] = (
+    # The rules know a camera, what the kitchen lacks and the languages of the user's work as
+    # single-valued subjects, and read a car, a phone, a partner and a job in more forms: the
+    # topics they add. And the limits of the household's children, partner and parents.
+    _thing_topics,
     _limit_marks,
 )
 
@@ -551,6 +570,7 @@ MIGRATIONS: Sequence[Sequence[Step]] = (
     _V16,
     _V17,
     _V18,
+    _V19,
 )
 """Step i takes the schema from version i to i + 1; append steps, never edit a shipped one."""
 
@@ -568,6 +588,7 @@ WRITE_ONLY_STEPS: tuple[Step, ...] = (
     _schedule_topics,
     _standing_marks,
     _limit_marks,
+    _thing_topics,
 )
 """Steps after `READABLE_FROM` that add what only writes read, or what reads do without when a
 file lacks it (the marks of the user's own people, `retrieval.kin_holders`, and of what to
