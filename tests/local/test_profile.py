@@ -284,6 +284,7 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "Please always reply in Spanish.",  # how the user wants to be spoken to
         "From now on, keep your answers short, bullet points only.",
         "Never use emojis when you write to me.",
+        "and please, when you explain me things, use simple english and short sentences.",
         "Please keep your answers short, I read them on my phone.",  # no "always", but "your"
         "Please don't use emojis in your replies.",
         "Stop using emojis.",
@@ -1244,10 +1245,41 @@ def test_the_things_of_the_user_read_as_subjects(sentence: str, topics: tuple[st
             ("relationship",),
         ),
         ("My LinkedIn profile is outdated, can you write me a headline?", ("work",)),
+        ("My washing machine died. Which one should I buy?", ()),
     ],
 )
 def test_what_a_message_needs_the_current_value_of(message: str, needed: tuple[str, ...]) -> None:
     assert needed_topics(message) == needed
+
+
+@pytest.mark.parametrize(
+    ("message", "asked"),
+    [
+        ("My washing machine died. Which one should I buy?", True),
+        ("Is a dishwasher worth buying for two people?", True),
+        ("Can we afford a week in Crete?", True),
+        ("Which one should I read first?", False),
+    ],
+)
+def test_a_purchase_asks_for_the_users_money_limits(message: str, asked: bool) -> None:
+    """What to buy, whether it is worth it or affordable turns on what the user can spend."""
+    assert ("constraints" in profile.kinds_asked(message)) is asked
+
+
+@pytest.mark.parametrize(
+    ("sentence", "told"),
+    [
+        ("It's coeliac disease.", True),
+        ("Turns out it's coeliac disease.", True),
+        ("So it's endometriosis, apparently.", True),
+        ("It is a disease of the elderly, sadly.", False),
+        ("It's a syndrome that affects the nerves.", False),
+    ],
+)
+def test_a_diagnosis_told_as_what_it_is(sentence: str, told: bool) -> None:
+    """After "Got the results back.", what "it" is, the whole sentence, is the speaker's
+    diagnosis; a sentence going on about the condition is not."""
+    assert (self_statement(sentence) is not None) is told
 
 
 @pytest.mark.parametrize(
@@ -1264,6 +1296,8 @@ def test_what_a_message_needs_the_current_value_of(message: str, needed: tuple[s
         ("Bad news from the sports doc: stress fracture in my left tibia.", True),
         ("MRI says I tore the meniscus.", True),
         ("I ruptured the achilles last spring.", True),
+        ("Since my herniated disc I can't carry the flour sacks anymore.", True),
+        ("I can't lift anything heavy since the op.", True),
         ("I broke my phone again.", False),
         ("He fractured his right wrist.", False),  # his, not theirs
         ("Piotr will drive us there.", False),

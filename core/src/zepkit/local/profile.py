@@ -765,8 +765,9 @@ where they live, their job, their diet): who the user is now, above what their b
 
 _STANDING = (
     r"\b(?:always|never|from now on|going forward|in (?:the )?future|every time|each time|"
-    r"by default)\b(?=.*\b(?:you|your|reply|replies|respond|answer|answers|write|use|keep|"
-    r"format|explain|call|address|give|include|avoid|skip|stop|remember|remind|speak|talk|"
+    r"by default|when(?:ever)? you (?:explain|answer|reply|respond|write|talk|describe)"
+    r"(?! (?:the|this|that|it|these|those)\b))\b(?=.*\b(?:you|your|reply|replies|respond|"
+    r"answer|answers|write|use|keep|format|explain|call|address|give|include|avoid|skip|stop|remember|remind|speak|talk|"
     r"translate|summari[sz]e|sum up)\b|.*\b(?:start|begin|end|open|lead|close)\b[^.!?]{0,30}?"
     r"\bwith (?:a |an |the |your )?(?:tl;?dr|summary|summaries|recap|bottom line|key points?|"
     r"conclusion|short answer|one[- ]liner|one[- ]line))|"
@@ -776,7 +777,8 @@ _STANDING = (
 )
 """A standing instruction to the assistant ("Please always reply in Spanish.", "From now on,
 keep your answers short.", "Please call me Alex.", "for any code from now on just assume
-TypeScript"): how the user wants to be spoken to or answered, worth every later block."""
+TypeScript", "when you explain me things, use simple English"; not "when you write the email,
+use a formal tone"): how the user wants to be spoken to or answered, worth every later block."""
 
 _ANSWERS_FORM = re.compile(
     r"\b(?:keep|make|write|format|start|end|limit)\b[^.?!]{0,40}?\byour (?:answers|replies|"
@@ -1345,7 +1347,11 @@ _ASKED = _named_patterns(
         ),
         ("identity", r"\b(?:name|age|languages?|nationality|background)\b"),
         ("plans", r"\b(?:plans?|trips?|upcoming|events?|schedule|travels?|travell?ing)\b"),
-        ("constraints", r"\b(?:budgets?|constraints?|limits?|restrictions?)\b"),
+        (
+            "constraints",
+            r"\b(?:budgets?|constraints?|limits?|restrictions?|afford\w*|worth (?:buying|the "
+            r"money)|(?:which|what) (?:\w+ ){0,2}should (?:I|we) (?:buy|get|choose|pick))\b",
+        ),
         (
             "fitness",
             r"\b(?:exercis\w*|fitness|sports?|workouts?|training|physical activit\w*|gym|active)\b",
@@ -1887,6 +1893,8 @@ _LIMIT = re.compile(
     r"(?:knee|hip) (?:surgery|replacement)|pregnant|"
     r"(?:don['’]?t|do not|can['’]?t|cannot|never learned to|never learnt to) drive|"
     r"(?:don['’]?t|do not) (?:have|own) a car|no (?:driving )?licen[cs]e|"
+    r"(?:can['’]?t|cannot|can not|shouldn['’]?t|mustn['’]?t) (?:lift|carry)|"
+    r"(?:herniated|slipped|bulging|prolapsed) discs?|"
     rf"{_INJURED})\b|"
     r"\b(?:stress fracture|fracture|sprain|torn \w+|injury) (?:in|of|to) my\b",
     re.IGNORECASE,
@@ -1897,6 +1905,7 @@ LIMIT_WORDS = (
     *("swim", "sick", "wheelchair", "crutches", "mobility", "walk", "stand"),
     *("knee", "back", "hip", "ankle", "pregnant", "drive", "car", "licen", "broke", "fractur"),
     *("sprain", "twisted", "tore", "torn", "ruptur", "dislocated", "pulled", "injur"),
+    *("lift", "carry", "disc"),
 )
 """Words each statement `limits_plans` reads holds one of (lower case)."""
 
@@ -2458,6 +2467,17 @@ def bio_line(sentence: str) -> bool:
     )
 
 
+_DIAGNOSIS = re.compile(
+    r"^\W*(?:(?:so|well|and|turns out|apparently|confirmed|officially|results? (?:are )?in)"
+    r"[,:!.]? )*it(?:['’]s| is|['’]s been| was) (?:confirmed |officially |definitely )?"
+    r"(?:an? )?(?:[\w'’-]+ ){0,3}?(?:disease|syndrome|disorder|coeliac|celiac|diabetes|asthma|"
+    r"arthritis|endometriosis|\w+itis|\w+osis|cancer|lupus|crohn['’]s|epilepsy|migraines?|"
+    r"adhd|autism)(?:,? (?:type [12]|apparently|after all|then|confirmed))?\W*$",
+    re.IGNORECASE,
+)
+"""A diagnosis told as what "it" is, the whole sentence ("Got the results back. It's coeliac
+disease."): the speaker's, as "I have coeliac disease" would be."""
+
 _KITCHEN_LACKS = re.compile(
     r"\bthere(?:['’]s| is) no (?:proper |real |working )?(?:oven|stove|cooker|hob)\b"
     r"(?! (?:needed|required|necessary)\b)",
@@ -2492,6 +2512,7 @@ def self_statement(sentence: str) -> SelfStatement | None:
         or (_life_without_i(sentence) and _YOU.search(sentence) is None)
         or _KITCHEN_LACKS.search(sentence) is not None
         or _STACK_TOLD.search(sentence) is not None
+        or _DIAGNOSIS.match(sentence) is not None
     )
     someone = (
         not own
