@@ -167,6 +167,10 @@ def test_chatter(sentence: str, role: str) -> None:
         ("Since I'm diabetic, what dessert can I have?", "user"),  # said before asking
         ("My son is 5, what books would he like?", "user"),
         ("Linda's on warfarin for her AFib, does that make it pricier?", "user"),  # her health
+        (
+            "Please remind them to park in the street — Graciela's wheelchair needs the space.",
+            "user",
+        ),
         ("I'm allergic to nuts — is this cake safe?", "user"),
         ("So I just moved to Lisbon, where should I live?", "user"),
         ("Please remember that I'm vegan.", "user"),  # what to remember is a fact

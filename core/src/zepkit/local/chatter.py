@@ -429,13 +429,15 @@ _CLAUSE = re.compile(r"\s*(?:[,;:—–]|\s-\s|\b(?:because|since|as|now that)\b
 
 def _tells_while_asking(text: str) -> bool:
     """A request or question that tells something of the user: a request to remember it, a
-    clause of the user's own about their health, diet, people, work, home, limits..., or one
-    going on about someone of theirs ("a party for my son, he is turning 6")."""
+    clause of the user's own about their health, diet, people, work, home, limits..., one of
+    someone's health by name ("park in the street — Graciela's wheelchair needs the space"), or
+    one going on about someone of theirs ("a party for my son, he is turning 6")."""
     remember = _REMEMBER.match(text)
     if remember is not None:
         return _FIRST_PERSON.search(text, remember.end()) is not None
     return any(
         (_FIRST_PERSON.search(clause) is not None and bool(kinds_in(clause) & TOLD_KINDS))
+        or (_NAMED_LEAD.match(clause) is not None and bool(kinds_in(clause) & _BODY_KINDS))
         or (goes_on(clause) and _FIRST_PERSON.search(before) is not None and about_someone(before))
         for before, clause in itertools.pairwise(_CLAUSE.split(text))
     )
