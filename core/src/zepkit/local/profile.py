@@ -767,7 +767,8 @@ _STANDING = (
     r"\b(?:always|never|from now on|going forward|in (?:the )?future|every time|each time|"
     r"by default|when(?:ever)? you (?:explain|answer|reply|respond|write|talk|describe)"
     r"(?! (?:the|this|that|it|these|those)\b))\b(?=.*\b(?:you|your|reply|replies|respond|"
-    r"answer|answers|write|use|keep|format|explain|call|address|give|include|avoid|skip|stop|remember|remind|speak|talk|"
+    r"answer|answers|write|use|keep|format|explain|call|address|give|include|avoid|skip|stop|"
+    r"remember|remind|speak|talk|"
     r"translate|summari[sz]e|sum up)\b|.*\b(?:start|begin|end|open|lead|close)\b[^.!?]{0,30}?"
     r"\bwith (?:a |an |the |your )?(?:tl;?dr|summary|summaries|recap|bottom line|key points?|"
     r"conclusion|short answer|one[- ]liner|one[- ]line))|"
@@ -2686,24 +2687,10 @@ joined in a department."""
 THING_WORDS = (
     *_CAR_MAKES.split("|"),
     *("canon", "nikon", "sony", "fuji", "olympus", "lumix", "panasonic", "pentax", "leica"),
-    *(
-        "gopro",
-        "ricoh",
-        "dslr",
-        "mirrorless",
-        "camera",
-        "oven",
-        "stove",
-        "cooker",
-        "hob",
-        "freezer",
-        "kitchen",
-        "burner",
-        "ring",
-    ),
-    *("cooktop", "plate", "induction", "microwave", "gave me", "handed me", "passed me"),
-    *("each other", "dating", "going out", "joined", "shop", "stack", "write", "code in"),
-    *("program in", "develop in", "build in"),
+    *("gopro", "ricoh", "dslr", "mirrorless", "camera", "oven", "stove", "cooker", "hob"),
+    *("freezer", "kitchen", "burner", "ring", "cooktop", "plate", "induction", "microwave"),
+    *("gave me", "handed me", "passed me", "each other", "dating", "going out", "joined"),
+    *("shop", "stack", "write", "code in", "program in", "develop in", "build in"),
 )
 """Words each statement of `THING_TOPICS` that the rules read anew holds one of (lower case)."""
 
