@@ -285,6 +285,7 @@ def test_kinds_tell_a_word_from_its_other_senses(sentence: str, kind: str, read:
         "From now on, keep your answers short, bullet points only.",
         "Never use emojis when you write to me.",
         "and please, when you explain me things, use simple english and short sentences.",
+        "Please give me measurements in grams and Celsius from now on, I weigh everything.",
         "Please keep your answers short, I read them on my phone.",  # no "always", but "your"
         "Please don't use emojis in your replies.",
         "Stop using emojis.",
@@ -1126,6 +1127,11 @@ def test_chat_spelling_finds_single_valued_subjects() -> None:
         ("Don't use emojis.", ("manner-emojis",)),
         ("Emojis are fine now.", ("manner-emojis",)),
         ("Use imperial units from now on, please.", ("manner-units",)),
+        (
+            "Please give me temperatures in Celsius from now on, I bake a lot.",
+            ("manner-temperature",),
+        ),
+        ("when you explain me things, use simple english please", ("manner-language",)),
         ("Always give distances in km.", ("manner-distance",)),
         ("Please call me Samantha from now on.", ("manner-name",)),
         ("I prefer bullet points.", ("manner-format",)),

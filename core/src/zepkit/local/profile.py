@@ -763,10 +763,19 @@ TOPIC_SALIENCE = 1.5
 """What a self-statement adds when it states one of the user's single-valued subjects (`_TOPICS`:
 where they live, their job, their diet): who the user is now, above what their brother does."""
 
+_WHEN_YOU_ANSWER = (
+    r"when(?:ever)? you (?:explain|answer|reply|respond|write|talk|describe)"
+    r"(?! (?:the|this|that|it|these|those)\b)"
+)
+"""Every time the assistant answers ("when you explain me things"), not one task ("when you
+write the email")."""
+_WHEN_YOU_STANDING = re.compile(
+    rf"^\W*(?:and |so )?(?:please,? )?{_WHEN_YOU_ANSWER}", re.IGNORECASE
+)
+
 _STANDING = (
     r"\b(?:always|never|from now on|going forward|in (?:the )?future|every time|each time|"
-    r"by default|when(?:ever)? you (?:explain|answer|reply|respond|write|talk|describe)"
-    r"(?! (?:the|this|that|it|these|those)\b))\b(?=.*\b(?:you|your|reply|replies|respond|"
+    rf"by default|{_WHEN_YOU_ANSWER})\b(?=.*\b(?:you|your|reply|replies|respond|"
     r"answer|answers|write|use|keep|format|explain|call|address|give|include|avoid|skip|stop|"
     r"remember|remind|speak|talk|"
     r"translate|summari[sz]e|sum up)\b|.*\b(?:start|begin|end|open|lead|close)\b[^.!?]{0,30}?"
@@ -859,10 +868,11 @@ _STANDING_LAST = re.compile(
     r"\b(?:use|reply|respond|answer|write|keep|format|give|include|avoid|skip|stop|speak|talk|"
     r"assume|stick (?:to|with)|default to)\b[^.?!]*\b(?:from now on|going forward|by default)"
     r"(?:,? (?:please|thanks|thank you))?"
-    r"(?:\W*$|\s*[-–—;:(]|,\s*(?:as|since|because|cause|cos|coz|bc)\b)",
+    r"(?:\W*$|\s*[-–—;:(]|,\s*(?:as|since|because|cause|cos|coz|bc|I|I['’]m|I['’]ve|we)\b)",
     re.IGNORECASE,
 )
-"""The same with "from now on" last ("Please use bullet points from now on."); read only where
+"""The same with "from now on" last ("Please use bullet points from now on."), or before why
+("Please give me measurements in grams from now on, I weigh everything"); read only where
 those words are (`_ends_standing`)."""
 
 _STANDING_RULE = re.compile(_STANDING, re.IGNORECASE)
@@ -2492,8 +2502,10 @@ def self_statement(sentence: str) -> SelfStatement | None:
 
     The caller has already ruled out chatter (questions, requests, politeness)."""
     bio = bio_line(sentence)
-    if _HYPOTHETICAL.search(sentence) or (_WHOLLY_QUOTED.match(sentence) and not bio):
-        return None
+    if (_HYPOTHETICAL.search(sentence) and not _WHEN_YOU_STANDING.match(sentence)) or (
+        _WHOLLY_QUOTED.match(sentence) and not bio
+    ):
+        return None  # "When you explain things, use simple English" stands: no hypothesis
     if sentence.lstrip()[:1] in ("'", "‘"):
         # the first sentence of a passage in single quotes (a draft of the user's own to edit)
         # reads as one in double quotes does: "'I am allergic to penicillin. I take ..."
