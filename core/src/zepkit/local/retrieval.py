@@ -223,12 +223,27 @@ def profile_statements(
 
 def topic_holders(conn: sqlite3.Connection, graph: int, topics: Sequence[str]) -> list[ProfileRow]:
     """For each of `topics` (single-valued subjects: "home", "work"), the current profile
-    statement that gives its value (the latest, when more than one does), if any."""
-    found: dict[int, ProfileRow] = {}
-    for topic in topics:
-        for row in _current_with_topic(conn, graph, f"% {topic} %", 1):
-            found[row.hit.id] = row
-    return list(found.values())
+    statement that gives its value (the latest, when more than one does), if any. The current
+    statements with topics are read once for all of them (a message about photos needs the
+    phone and the camera), by the partial index of statements with topics."""
+    wanted = set(topics)
+    newest: dict[str, int] = {}
+    for key, held in conn.execute(
+        "SELECT id, topics FROM statements WHERE graph = ? AND topics IS NOT NULL "
+        "AND profile IS NOT NULL AND invalid_at IS NULL",
+        (graph,),
+    ):
+        for topic in wanted.intersection(held.split()):
+            newest[topic] = max(key, newest.get(topic, key))
+    ids = sorted(set(newest.values()), reverse=True)
+    if not ids:
+        return []
+    marks = ", ".join("?" * len(ids))
+    rows = conn.execute(
+        f"SELECT {_PROFILE_COLUMNS} FROM statement_rows WHERE id IN ({marks}) ORDER BY id DESC",
+        ids,
+    ).fetchall()
+    return [ProfileRow(StatementHit(*row[:-1]), row[-1]) for row in rows]
 
 
 KIN_SHOWN = 3
